@@ -1,0 +1,48 @@
+"""The rules over the whole memory: every file, with or without evidence."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from typing import Iterable
+
+from pydantic import BaseModel, ConfigDict
+
+from .model import Dimension, Evidence, MemoryFile
+from .rules import DEFAULT_THRESHOLD, FileChanges, apply_rules
+
+
+class FileUpdate(BaseModel):
+    """One memory file before and after the rules, and whether it must be written."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    dimension: Dimension
+    before: MemoryFile | None
+    after: MemoryFile
+    changes: FileChanges
+
+    @property
+    def write(self) -> bool:
+        """Only changed files are written; a file with no items is never created."""
+        if self.before is None:
+            return bool(self.after.items)
+        return self.after != self.before
+
+
+def plan_updates(
+    files: dict[Dimension, MemoryFile | None],
+    evidence: Iterable[Evidence],
+    today: dt.date,
+    threshold: float = DEFAULT_THRESHOLD,
+) -> list[FileUpdate]:
+    """Apply rules A–G to every dimension's file, in the order of `Dimension`."""
+    by_dimension: dict[Dimension, list[Evidence]] = defaultdict(list)
+    for ev in evidence:
+        by_dimension[ev.dimension].append(ev)
+    updates = []
+    for dimension in Dimension:
+        before = files.get(dimension)
+        after, changes = apply_rules(before or MemoryFile.new(dimension), by_dimension[dimension], today, threshold)
+        updates.append(FileUpdate(dimension=dimension, before=before, after=after, changes=changes))
+    return updates

@@ -1,0 +1,229 @@
+"""Rules A–G of SPEC §3, applied to one memory file. Deterministic; `today` is passed in."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from pydantic import BaseModel
+
+from .format import is_adopted
+from .match import TextIndex
+from .model import ACTIVE, FADING, Dimension, Entry, Evidence, Item, MemoryFile, RawLine, Section
+
+DEFAULT_THRESHOLD = 90.0
+
+
+class FileChanges(BaseModel):
+    """What one application of the rules did to one file, item texts by kind."""
+
+    dimension: Dimension
+    added: list[str] = []
+    refreshed: list[str] = []
+    faded: list[str] = []
+    deleted: list[str] = []
+    merged: list[str] = []
+    adopted: list[str] = []
+    expired: int = 0
+
+
+@dataclass(eq=False)
+class _Slot:
+    """An item while the rules work on it."""
+
+    text: str
+    last: dt.date
+    seen: int
+    pinned: bool
+    section: str
+    was_fading: bool  # Fading when the run began: the only items rule E may delete
+    origin: str | None  # the section it was read from; None for an item new in this run
+    sources: set[str] = field(default_factory=set)
+    newest: dt.date | None = None
+    deleted: bool = False
+
+    def item(self) -> Item:
+        return Item(text=self.text, last=self.last, seen=self.seen, pinned=self.pinned)
+
+
+def apply_rules(
+    memory: MemoryFile,
+    evidence: Iterable[Evidence],
+    today: dt.date,
+    threshold: float = DEFAULT_THRESHOLD,
+) -> tuple[MemoryFile, FileChanges]:
+    """Apply rules A–G to `memory` with this run's evidence; return the new file and what changed."""
+    window = memory.decay_window
+    changes = FileChanges(dimension=memory.dimension)
+    pool = _Pool(threshold)
+    layout = _read_slots(memory, today, pool, changes)
+    _apply_evidence(memory.dimension, pool, evidence, today, window, changes)
+    for slot in pool.live():
+        _decay(slot, today, window, changes)
+    updated = _write_slots(memory, layout, pool)
+    if updated != memory:
+        updated.last_updated = today
+    return updated, changes
+
+
+class _Pool:
+    """Every item of the file while the rules run, indexed by wording; ids are list positions."""
+
+    def __init__(self, threshold: float):
+        self.slots: list[_Slot] = []
+        self.index: TextIndex[int] = TextIndex(threshold)
+
+    def live(self) -> list[_Slot]:
+        return [s for s in self.slots if not s.deleted]
+
+    def find(self, text: str) -> int | None:
+        return self.index.find(text)
+
+    def add(self, slot: _Slot) -> int:
+        self.slots.append(slot)
+        self.index.add(len(self.slots) - 1, slot.text)
+        return len(self.slots) - 1
+
+    def merge_into(self, survivor: int, slot: _Slot, changes: FileChanges) -> None:
+        """Rule F: merge `slot` into item `survivor`, then any item its wording now matches."""
+        self.index.remove(survivor)
+        changes.merged.append(_absorb(self.slots[survivor], slot))
+        while (other := self.index.find(self.slots[survivor].text)) is not None:
+            self.index.remove(other)
+            survivor, absorbed = min(survivor, other), max(survivor, other)
+            changes.merged.append(_absorb(self.slots[survivor], self.slots[absorbed]))
+        self.index.add(survivor, self.slots[survivor].text)
+
+
+def _read_slots(memory: MemoryFile, today: dt.date, pool: _Pool, changes: FileChanges) -> dict[int, _Slot]:
+    """Load the file's items into the pool, merging duplicates (F); map each entry to its slot."""
+    layout: dict[int, _Slot] = {}  # id() of an Item entry in memory.sections → its slot
+    for section in memory.sections:
+        if section.heading not in (ACTIVE, FADING):
+            continue
+        for entry in section.entries:
+            if not isinstance(entry, Item):
+                continue
+            last = entry.last
+            if is_adopted(entry):
+                last = today
+                changes.adopted.append(entry.text)
+            slot = _Slot(entry.text, last, entry.seen, entry.pinned, section.heading,
+                         was_fading=section.heading == FADING, origin=section.heading)
+            layout[id(entry)] = slot
+            target = pool.find(slot.text)
+            if target is None:
+                pool.add(slot)
+            else:
+                pool.merge_into(target, slot, changes)
+    return layout
+
+
+def _absorb(survivor: _Slot, other: _Slot) -> str:
+    """Merge `other` into `survivor` (rule F); return the wording that was dropped."""
+    mine, theirs = survivor.text, other.text
+    if _clearer(other, survivor):
+        survivor.text = theirs
+    survivor.seen += other.seen
+    survivor.last = max(survivor.last, other.last)
+    survivor.pinned = survivor.pinned or other.pinned
+    if ACTIVE in (survivor.section, other.section):
+        survivor.section = ACTIVE
+    survivor.was_fading = survivor.was_fading and other.was_fading
+    other.deleted = True
+    return theirs if survivor.text == mine else mine
+
+
+def _clearer(a: _Slot, b: _Slot) -> bool:
+    """Whether `a`'s wording is clearer than `b`'s: the stated (pinned), the more seen, the fuller."""
+    return (a.pinned, a.seen, len(a.text)) > (b.pinned, b.seen, len(b.text))
+
+
+def _apply_evidence(
+    dimension: Dimension,
+    pool: _Pool,
+    evidence: Iterable[Evidence],
+    today: dt.date,
+    window: int,
+    changes: FileChanges,
+) -> None:
+    """Rules A, B and C, with F between pieces of evidence; G keeps `pinned`."""
+    touched: list[_Slot] = []
+    for ev in evidence:
+        if ev.dimension != dimension:
+            raise ValueError(f"{ev.dimension.value} evidence given to the {dimension.value} file")
+        # A source dated in the future is treated as seen today.
+        seen_on = min(ev.date or today, today)
+        if (today - seen_on).days > 2 * window:
+            changes.expired += 1
+            continue
+        target = pool.find(ev.matches) if ev.matches else None
+        if target is None:
+            target = pool.find(ev.text)
+        if target is None:
+            target = pool.add(_Slot(ev.text, seen_on, 0, False, ACTIVE, was_fading=False, origin=None))
+        slot = pool.slots[target]
+        slot.sources.add(ev.source)
+        slot.newest = max(slot.newest or seen_on, seen_on)
+        slot.pinned = slot.pinned or ev.pinned
+        touched.append(slot)
+    for slot in dict.fromkeys(touched):
+        if slot.deleted or not slot.sources:
+            continue
+        slot.seen += len(slot.sources)
+        slot.last = max(slot.last, slot.newest or today)
+        if slot.origin is None:
+            changes.added.append(slot.text)
+        else:
+            changes.refreshed.append(slot.text)
+        slot.section = ACTIVE  # B: a Fading item with evidence returns to Active
+        slot.sources.clear()
+
+
+def _decay(slot: _Slot, today: dt.date, window: int, changes: FileChanges) -> None:
+    """Rules D and E; G: pinned items never fade nor go."""
+    if slot.pinned:
+        return
+    age = (today - slot.last).days
+    if slot.section == ACTIVE and age > window:
+        slot.section = FADING
+        changes.faded.append(slot.text)
+    elif slot.section == FADING and slot.was_fading and age > 2 * window:
+        slot.deleted = True
+        changes.deleted.append(slot.text)
+
+
+def _write_slots(memory: MemoryFile, layout: dict[int, _Slot], pool: _Pool) -> MemoryFile:
+    """The file with each item where it was, movers and newcomers after a section's last item."""
+    updated = memory.model_copy(deep=True)
+    placed: set[int] = set()
+    sections: list[Section] = []
+    for section in memory.sections:
+        entries: list[Entry] = []
+        for entry in section.entries:
+            slot = layout.get(id(entry)) if isinstance(entry, Item) else None
+            if slot is None:
+                entries.append(entry)
+            elif not slot.deleted and slot.section == section.heading and id(slot) not in placed:
+                placed.add(id(slot))
+                entries.append(slot.item())
+        sections.append(Section(heading=section.heading, entries=entries))
+    updated.sections = sections
+    for slot in pool.live():
+        if id(slot) not in placed:
+            _insert_item(updated.section(slot.section), slot.item())
+    return updated
+
+
+def _insert_item(section: Section, item: Item) -> None:
+    """Put `item` after the section's last item, or before its trailing blank lines."""
+    entries = section.entries
+    at = len(entries)
+    last_item = max((i for i, e in enumerate(entries) if isinstance(e, Item)), default=None)
+    if last_item is not None:
+        at = last_item + 1
+    else:
+        while at > 0 and isinstance(entries[at - 1], RawLine) and not entries[at - 1].text.strip():
+            at -= 1
+    entries.insert(at, item)

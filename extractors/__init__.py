@@ -1,0 +1,1 @@
+"""Turning sources into evidence: LLM, offline, and external-preference synthesis."""

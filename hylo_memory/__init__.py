@@ -1,0 +1,1 @@
+"""hylo-memory: a personal long-term memory pipeline."""

@@ -1,0 +1,1 @@
+"""The run: config, vault, windows, ledger, locking, the CLI and the scheduler."""

@@ -1,0 +1,105 @@
+"""The command line: `refresh`, `remember`, `apply`, `schedule`, `status` (SPEC §6)."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import sys
+from pathlib import Path
+
+from hylo_memory.decay import Dimension, HyloMemoryError
+from hylo_memory.decay.model import DIMENSION_NAMES
+
+from . import clock
+from .config import Config, load_config
+from .errors import InputError
+from .evidence_file import read_evidence
+from .memory import apply_evidence, check_vault, open_store
+from .remember import Decision, remember
+from .summary import render_changes
+
+
+def _date(value: str) -> dt.date:
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a YYYY-MM-DD date") from None
+
+
+def _dimension(value: str) -> Dimension:
+    try:
+        return Dimension(value.strip().lower())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"unknown dimension {value!r} (one of {DIMENSION_NAMES})") from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="hylo-memory", description="Keep one person's long-term memory.")
+    parser.add_argument("--config", type=Path, help="TOML config file (default ~/.config/hylo-memory/config.toml)")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help, description=help)
+        sub.add_argument("--vault", type=Path, required=True, help="the notes vault folder")
+        sub.add_argument("--today", type=_date, help="the run's date, YYYY-MM-DD (default: today)")
+        return sub
+
+    apply = command("apply", "apply evidence from a JSONL file through the rules, with no LLM")
+    apply.add_argument("--evidence", type=Path, required=True, help="one JSON evidence object a line")
+    apply.add_argument("--dry-run", action="store_true", help="show what would change, write nothing")
+
+    rem = command("remember", "record one fact the person states")
+    rem.add_argument("text", help='the fact, e.g. "I\'m vegetarian"')
+    rem.add_argument("--dimension", type=_dimension, help=f"one of {DIMENSION_NAMES}")
+    rem.add_argument("--pin", action=argparse.BooleanOptionalAction, default=None,
+                     help="pin it (never fades); default: pinned for identity, preferences, beliefs, people")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return _run(args)
+    except HyloMemoryError as exc:
+        print(f"hylo-memory: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("hylo-memory: interrupted", file=sys.stderr)
+        return 130
+
+
+def _run(args: argparse.Namespace) -> int:
+    config = load_config(args.config)
+    vault = check_vault(args.vault)
+    today = args.today or clock.today(config.timezone)
+    store = open_store(vault, config)
+    if args.command == "apply":
+        evidence = read_evidence(args.evidence)
+        updates = apply_evidence(store, evidence, today, config, dry_run=args.dry_run)
+        print(render_changes(updates), end="")
+        return 0
+    if args.command == "remember":
+        decision = _decide(args, config)
+        _, line = remember(store, decision, today, config.similarity_threshold)
+        print(line)
+        return 0
+    raise AssertionError(args.command)
+
+
+def _decide(args: argparse.Namespace, config: Config) -> Decision:
+    text = " ".join(args.text.split())
+    if not text:
+        raise InputError("remember: the fact is empty")
+    if args.dimension is None:
+        raise InputError(f"remember: say which file with --dimension ({DIMENSION_NAMES})")
+    pinned = args.dimension.pinned_by_default if args.pin is None else args.pin
+    return Decision(dimension=args.dimension, text=text, pinned=pinned)
+
+
+def cli() -> None:
+    """The console script's entry point."""
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    cli()

@@ -1,0 +1,101 @@
+"""Configuration: a TOML file, `HYLO_MEMORY_*` variables, and the SDK's own OpenAI variables."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+import zoneinfo
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
+
+from .errors import ConfigError
+
+DEFAULT_CONFIG = Path("~/.config/hylo-memory/config.toml")
+
+
+class Config(BaseSettings):
+    """Every setting, with its default. Precedence: command line, environment, file."""
+
+    model_config = SettingsConfigDict(env_prefix="HYLO_MEMORY_", extra="forbid", populate_by_name=True)
+
+    # The vault
+    memory_dir: str = "_memory"
+    extra_scan_paths: list[str] = []
+    timezone: str | None = None  # None: the machine's local time zone
+    max_note_bytes: int = Field(1_000_000, ge=1)
+    # The run
+    first_run_days: int = Field(90, ge=1)
+    incremental_days: int = Field(2, ge=1)
+    per_run_cap: int | None = Field(None, ge=1)  # sources extracted per run; the rest wait
+    similarity_threshold: float = Field(90.0, gt=0, le=100)
+    archive_keep: int = Field(10, ge=0)
+    lock_timeout: float = Field(600.0, ge=0)
+    schedule: str = "0 3 * * *"
+    # The extractor
+    extractor: Literal["auto", "offline", "openai"] = "auto"
+    model: str = "gpt-4o-mini"
+    api_key: SecretStr | None = Field(None, validation_alias=AliasChoices("api_key", "HYLO_MEMORY_API_KEY", "OPENAI_API_KEY"))
+    base_url: str | None = Field(None, validation_alias=AliasChoices("base_url", "HYLO_MEMORY_BASE_URL", "OPENAI_BASE_URL"))
+    temperature: float = Field(0.0, ge=0, le=2)
+    timeout: float = Field(60.0, gt=0)
+    retries: int = Field(3, ge=0)
+    concurrency: int = Field(4, ge=1)
+    request_token_budget: int = Field(6000, ge=500)
+    run_token_ceiling: int = Field(2_000_000, ge=1000)
+    max_reply_tokens: int = Field(2000, ge=64)
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                zoneinfo.ZoneInfo(value)
+            except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+                raise ValueError(f"unknown time zone {value!r}") from None
+        return value
+
+    @property
+    def uses_llm(self) -> bool:
+        """The LLM is used when chosen, or by default when a key or server is configured."""
+        if self.extractor == "auto":
+            return self.api_key is not None or self.base_url is not None
+        return self.extractor == "openai"
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # Command-line options (init), then the environment, then the TOML file.
+        return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, _config_file.get()))
+
+
+_config_file: ContextVar[Path | None] = ContextVar("config_file", default=None)
+
+
+def load_config(path: str | Path | None = None, **overrides: Any) -> Config:
+    """The configuration from `path` (or the default file, if present), env and `overrides`."""
+    file = Path(os.path.expanduser(str(path or DEFAULT_CONFIG)))
+    if path is not None and not file.is_file():
+        raise ConfigError(f"{file}: config file not found")
+    token = _config_file.set(file if file.is_file() else None)
+    try:
+        return Config(**{k: v for k, v in overrides.items() if v is not None})
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{file}: not valid TOML: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{file}: cannot read: {exc}") from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "config"
+        raise ConfigError(f"configuration ({file}, HYLO_MEMORY_*): {where}: {first['msg']}") from None
+    finally:
+        _config_file.reset(token)

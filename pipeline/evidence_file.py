@@ -1,0 +1,51 @@
+"""Reading `apply --evidence FILE.jsonl`: every line valid, or the whole file refused."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from hylo_memory.decay import Evidence
+from hylo_memory.decay.model import DIMENSION_NAMES
+
+from .errors import InputError
+
+
+def read_evidence(path: Path) -> list[Evidence]:
+    """Parse a JSONL evidence file; raise `InputError` naming the first bad line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: evidence file not found") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: is not UTF-8 text") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+    evidence = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{path}:{number}: not valid JSON: {exc.msg}") from None
+        if not isinstance(data, dict):
+            raise InputError(f"{path}:{number}: expected a JSON object")
+        try:
+            evidence.append(Evidence.model_validate(data))
+        except ValidationError as exc:
+            raise InputError(f"{path}:{number}: {describe(exc)}") from None
+    return evidence
+
+
+def describe(exc: ValidationError) -> str:
+    """The first validation error in words a person can act on."""
+    error = exc.errors()[0]
+    field = ".".join(str(p) for p in error["loc"])
+    if field == "dimension" and error["type"] != "missing":
+        return f"unknown dimension {error.get('input')!r} (one of {DIMENSION_NAMES})"
+    if error["type"] == "missing":
+        return f"missing field {field!r}"
+    return f"{field}: {error['msg']}"

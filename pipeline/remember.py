@@ -1,0 +1,38 @@
+"""Record one fact the person states: `hylo-memory remember "I'm vegetarian"`."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from pydantic import BaseModel
+
+from hylo_memory.decay import Dimension, Evidence, FileUpdate, apply_rules
+from hylo_memory.decay.model import MemoryFile
+from hylo_memory.decay.store import MemoryStore
+
+REMEMBER_SOURCE = "remember"
+
+
+class Decision(BaseModel):
+    """Where a stated fact goes, in which words, and whether it is pinned."""
+
+    dimension: Dimension
+    text: str
+    pinned: bool
+    reason: str = ""  # how the decision was made, shown to the person
+
+
+def remember(store: MemoryStore, decision: Decision, today: dt.date, threshold: float) -> tuple[FileUpdate, str]:
+    """Apply the rules to the one file with this fact; return the update and a one-line report."""
+    before = store.read(decision.dimension)
+    evidence = Evidence(dimension=decision.dimension, text=decision.text, source=REMEMBER_SOURCE,
+                        pinned=decision.pinned, date=today)
+    after, changes = apply_rules(before or MemoryFile.new(decision.dimension), [evidence], today, threshold)
+    update = FileUpdate(dimension=decision.dimension, before=before, after=after, changes=changes)
+    if update.write:
+        store.write(after)
+    kept = next(i for i in after.items if i.text in changes.added + changes.refreshed)
+    verb = "Kept" if changes.added else "Refreshed"
+    pin = "pinned" if kept.pinned else "not pinned, it will fade"
+    note = f"; {decision.reason}" if decision.reason else ""
+    return update, f'{verb} "{kept.text}" in {store.path(decision.dimension).name} (seen {kept.seen}, {pin}){note}'

@@ -1,0 +1,111 @@
+"""The run summary: a pydantic model, its JSON form, and its text rendered by jinja2."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Literal
+
+from pydantic import BaseModel
+
+from hylo_memory.decay import FileChanges, FileUpdate
+from hylo_memory.templates import render
+
+
+class Counts(BaseModel):
+    added: int = 0
+    refreshed: int = 0
+    faded: int = 0
+    deleted: int = 0
+    expired: int = 0
+    merged: int = 0
+    adopted: int = 0
+
+
+class SourceCounts(BaseModel):
+    shorts: int = 0
+    knowledge: int = 0
+    extra: int = 0
+
+
+class FileReport(BaseModel):
+    """What happened to one memory file."""
+
+    file: str
+    created: bool
+    written: bool
+    changes: FileChanges
+
+
+class Deleted(BaseModel):
+    file: str
+    text: str
+
+
+class Skipped(BaseModel):
+    path: str
+    reason: str
+
+
+class Usage(BaseModel):
+    requests: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class RunSummary(BaseModel):
+    """Everything SPEC §4.8 asks a run to report; `--json` prints exactly this."""
+
+    mode: Literal["first", "incremental"]
+    window_days: int
+    window_start: dt.date
+    today: dt.date
+    extractor: str
+    sources: SourceCounts = SourceCounts()
+    changed_files: list[str] = []
+    counts: Counts = Counts()
+    deleted: list[Deleted] = []
+    skipped: list[Skipped] = []
+    status: Literal["ok", "partial", "failed"] = "ok"
+    dry_run: bool = False
+    already_extracted: int = 0
+    waiting: int = 0  # sources in the window left for the next run (cap or failure)
+    failures: list[str] = []
+    dropped_evidence: int = 0
+    usage: Usage = Usage()
+    files: list[FileReport] = []
+
+    def to_json(self) -> str:
+        return self.model_dump_json(exclude={"files"})
+
+    def to_text(self) -> str:
+        return render("summary.txt.j2", summary=self, **changes_context(self.files))
+
+
+def file_reports(updates: list[FileUpdate]) -> list[FileReport]:
+    return [
+        FileReport(file=u.dimension.filename, created=u.before is None, written=u.write, changes=u.changes)
+        for u in updates
+    ]
+
+
+def total_counts(reports: list[FileReport]) -> Counts:
+    counts = Counts()
+    for r in reports:
+        c = r.changes
+        counts.added += len(c.added)
+        counts.refreshed += len(c.refreshed)
+        counts.faded += len(c.faded)
+        counts.deleted += len(c.deleted)
+        counts.expired += c.expired
+        counts.merged += len(c.merged)
+        counts.adopted += len(c.adopted)
+    return counts
+
+
+def changes_context(reports: list[FileReport]) -> dict[str, object]:
+    return {"updates": reports, "totals": total_counts(reports)}
+
+
+def render_changes(updates: list[FileUpdate]) -> str:
+    """The per-file change report that `apply` and `remember` print."""
+    return render("changes.txt.j2", **changes_context(file_reports(updates)))
