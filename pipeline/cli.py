@@ -15,7 +15,9 @@ from .config import Config, load_config
 from .errors import InputError
 from .evidence_file import read_evidence
 from .memory import apply_evidence, check_vault, open_store
-from .remember import Decision, remember
+from hylo_memory.extractors.base import Decision
+
+from .remember import remember
 from .summary import render_changes
 
 

@@ -4,22 +4,12 @@ from __future__ import annotations
 
 import datetime as dt
 
-from pydantic import BaseModel
-
-from hylo_memory.decay import Dimension, Evidence, FileUpdate, apply_rules
+from hylo_memory.decay import Evidence, FileUpdate, apply_rules
 from hylo_memory.decay.model import MemoryFile
 from hylo_memory.decay.store import MemoryStore
+from hylo_memory.extractors.base import Decision
 
 REMEMBER_SOURCE = "remember"
-
-
-class Decision(BaseModel):
-    """Where a stated fact goes, in which words, and whether it is pinned."""
-
-    dimension: Dimension
-    text: str
-    pinned: bool
-    reason: str = ""  # how the decision was made, shown to the person
 
 
 def remember(store: MemoryStore, decision: Decision, today: dt.date, threshold: float) -> tuple[FileUpdate, str]:

@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from hylo_memory.decay import FileChanges, FileUpdate
+from hylo_memory.extractors.base import Usage
 from hylo_memory.templates import render
 
 
@@ -44,12 +45,6 @@ class Deleted(BaseModel):
 class Skipped(BaseModel):
     path: str
     reason: str
-
-
-class Usage(BaseModel):
-    requests: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
 
 
 class RunSummary(BaseModel):

@@ -1,0 +1,119 @@
+"""The extractor interface: sources in, evidence out. The pipeline knows only this."""
+
+from __future__ import annotations
+
+import datetime as dt
+from enum import Enum
+from typing import Protocol
+
+from pydantic import BaseModel, Field
+
+from hylo_memory.decay import Dimension, Evidence
+
+
+class SourceKind(str, Enum):
+    short = "short"
+    knowledge = "knowledge"
+    extra = "extra"
+
+
+class Perspective(str, Enum):
+    own = "own"
+    external = "external"
+    mixed = "mixed"
+
+
+class Source(BaseModel):
+    """One note or knowledge unit, read from the vault and dated."""
+
+    path: str  # vault-relative, with forward slashes: the source's identity everywhere
+    kind: SourceKind
+    date: dt.date
+    text: str  # the body, frontmatter removed
+    content_hash: str
+    title: str | None = None
+    tags: list[str] = []
+    perspective: Perspective = Perspective.own  # judged by the pipeline when missing
+    source_notes: list[str] = []
+
+    @property
+    def dimensions(self) -> frozenset[Dimension]:
+        """What may be extracted from it directly (SPEC §4.5); external units only join the pool."""
+        if self.perspective == Perspective.external:
+            return frozenset()
+        return frozenset(Dimension)
+
+
+class AuthorProfile(BaseModel):
+    """Who the author is, as a lens for extraction and for judging perspectives."""
+
+    name: str | None = None
+    aliases: list[str] = []
+    projects: list[str] = []
+    roles: list[str] = []
+    people: list[str] = []
+    intro: str | None = None
+
+
+class Candidate(BaseModel):
+    """An existing memory item an extractor may say a piece of evidence restates."""
+
+    dimension: Dimension
+    text: str
+
+
+class Cluster(BaseModel):
+    """A theme shared by two or more external (or mixed) units."""
+
+    tags: list[str]
+    titles: list[str]
+    sources: list[str]  # the units' paths
+    date: dt.date  # the newest unit's date
+
+
+class Usage(BaseModel):
+    requests: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def add(self, other: "Usage") -> None:
+        self.requests += other.requests
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+
+
+class Extraction(BaseModel):
+    """What an extractor returns: evidence, and which sources it could not extract."""
+
+    evidence: list[Evidence] = []
+    failed: list[str] = []  # paths of sources to leave unextracted for the next run
+    failures: list[str] = []  # one line per failed batch, for the summary
+    dropped: int = 0  # evidence proposed but invalid, dropped
+    usage: Usage = Field(default_factory=Usage)
+
+
+class Decision(BaseModel):
+    """Where a stated fact goes, in which words, and whether it is pinned."""
+
+    dimension: Dimension
+    text: str
+    pinned: bool
+    reason: str = ""  # how the decision was made, shown to the person
+
+
+class Extractor(Protocol):
+    """Turns sources into evidence. Implementations: offline (rules) and openai (LLM)."""
+
+    name: str
+
+    def extract(self, sources: list[Source], profile: AuthorProfile, existing: list[Candidate]) -> Extraction:
+        """Evidence from these sources; a source listed in `failed` is retried next run."""
+        ...
+
+    def synthesise(self, clusters: list[Cluster], profile: AuthorProfile) -> Extraction:
+        """One preference per cluster, worded as a trait; one piece of evidence per unit."""
+        ...
+
+    def classify(self, text: str, dimension: Dimension | None, pinned: bool | None) -> Decision:
+        """Dimension, wording and pinning for a fact stated with `remember`."""
+        ...
