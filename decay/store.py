@@ -18,7 +18,7 @@ DEFAULT_ARCHIVE_KEEP = 10
 def atomic_write(path: Path, data: bytes, mode: int = 0o600) -> None:
     """Write `path` whole or not at all: unique temp file, fsync, rename, fsync the folder."""
     folder = path.parent
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     try:
         os.fchmod(fd, mode)
@@ -76,10 +76,13 @@ class MemoryStore:
 
     def write(self, memory: MemoryFile) -> Path:
         """Write one memory file atomically, archiving the version it replaces."""
-        path = self.path(memory.dimension)
+        return self.write_text(memory.dimension, render(memory))
+
+    def write_text(self, dimension: Dimension, text: str) -> Path:
+        path = self.path(dimension)
         self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         self._archive(path)
-        atomic_write(path, render(memory).encode("utf-8"))
+        atomic_write(path, text.encode("utf-8"))
         return path
 
     def _archive(self, path: Path) -> None:

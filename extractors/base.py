@@ -33,13 +33,13 @@ class Source(BaseModel):
     content_hash: str
     title: str | None = None
     tags: list[str] = []
-    perspective: Perspective = Perspective.own  # judged by the pipeline when missing
+    perspective: Perspective | None = None  # a unit's own; judged by the pipeline when missing
     source_notes: list[str] = []
 
     @property
     def dimensions(self) -> frozenset[Dimension]:
         """What may be extracted from it directly (SPEC §4.5); external units only join the pool."""
-        if self.perspective == Perspective.external:
+        if self.perspective is Perspective.external:
             return frozenset()
         return frozenset(Dimension)
 

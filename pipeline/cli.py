@@ -17,6 +17,8 @@ from .evidence_file import read_evidence
 from .memory import apply_evidence, check_vault, open_store
 from hylo_memory.extractors.base import Decision
 
+from .extractor_choice import make_extractor
+from .refresh import diff, refresh
 from .remember import remember
 from .summary import render_changes
 
@@ -46,6 +48,12 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--today", type=_date, help="the run's date, YYYY-MM-DD (default: today)")
         return sub
 
+    ref = command("refresh", "one run: read recent notes, extract evidence, apply the rules, summarise")
+    ref.add_argument("--dry-run", action="store_true", help="print what would change (a diff per file); write nothing")
+    ref.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    ref.add_argument("--intro", help="a self-introduction: name, role, projects")
+    ref.add_argument("--extractor", choices=["offline", "openai"], help="default: openai when a key or base URL is set")
+
     apply = command("apply", "apply evidence from a JSONL file through the rules, with no LLM")
     apply.add_argument("--evidence", type=Path, required=True, help="one JSON evidence object a line")
     apply.add_argument("--dry-run", action="store_true", help="show what would change, write nothing")
@@ -71,10 +79,23 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    config = load_config(args.config)
+    config = load_config(args.config, extractor=getattr(args, "extractor", None))
     vault = check_vault(args.vault)
     today = args.today or clock.today(config.timezone)
     store = open_store(vault, config)
+    if args.command == "refresh":
+        summary, updates = refresh(vault, config, make_extractor(config), today, args.dry_run, args.intro)
+        if args.json:
+            print(summary.to_json())
+        else:
+            if args.dry_run:
+                print(diff(updates, store), end="")
+            print(summary.to_text(), end="")
+        if summary.status != "ok":
+            print(f"hylo-memory: run {summary.status}: {summary.waiting} sources wait for the next run"
+                  + (f" ({summary.failures[0]})" if summary.failures else ""), file=sys.stderr)
+            return 2
+        return 0
     if args.command == "apply":
         evidence = read_evidence(args.evidence)
         updates = apply_evidence(store, evidence, today, config, dry_run=args.dry_run)

@@ -1,0 +1,91 @@
+"""Crash safety: a run's writes are planned in a journal before any is made.
+
+Commit order: (1) the journal — every changed memory file's new text, the sources to
+mark extracted, the run's end — is written atomically; (2) the memory files are
+written; (3) the ledger records sources and run in one transaction; (4) the journal
+is removed. A process killed before (1) changed nothing, and its sources are extracted
+again by the next run. Killed after (1), the next process to take the memory lock
+replays the journal — rewriting files and committing the ledger are both idempotent —
+so the run ends exactly as if it had not been interrupted.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+from pydantic import BaseModel, ValidationError
+
+from hylo_memory.decay import Dimension
+from hylo_memory.decay.store import MemoryStore, atomic_write, fsync_dir
+
+from .errors import HyloMemoryError
+from .ledger import STATE_DIR, Ledger
+
+JOURNAL_FILE = "journal.json"
+
+
+class RunEnd(BaseModel):
+    """The ledger's record of a finished run."""
+
+    run_id: int
+    today: dt.date
+    status: str
+    waiting: int
+    counts: dict
+    usage: dict
+
+
+class Journal(BaseModel):
+    files: dict[Dimension, str] = {}  # the full new text of each changed memory file
+    sources: list[tuple[str, str]] = []  # (path, content hash) extracted by the run
+    run: RunEnd | None = None
+
+
+def commit(store: MemoryStore, journal: Journal, ledger: Ledger | None = None) -> None:
+    """Make the journal's writes durable, in the crash-safe order above (call under the memory lock)."""
+    path = journal_path(store)
+    atomic_write(path, journal.model_dump_json().encode("utf-8"))
+    _apply(store, ledger, journal)
+    path.unlink()
+    fsync_dir(path.parent)
+
+
+def recover(store: MemoryStore) -> bool:
+    """Finish a run a crash interrupted after its journal was written; True if there was one."""
+    path = journal_path(store)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return False
+    try:
+        journal = Journal.model_validate_json(data)
+    except ValidationError:
+        raise HyloMemoryError(f"{path}: unfinished run journal is unreadable; move it aside to continue") from None
+    if journal.run is None:
+        _apply(store, None, journal)
+    else:
+        with Ledger.for_memory_dir(store.folder) as ledger:
+            _apply(store, ledger, journal)
+    path.unlink()
+    fsync_dir(path.parent)
+    return True
+
+
+def journal_path(store: MemoryStore) -> Path:
+    return store.folder / STATE_DIR / JOURNAL_FILE
+
+
+def _apply(store: MemoryStore, ledger: Ledger | None, journal: Journal) -> None:
+    for dimension, text in journal.files.items():
+        path = store.path(dimension)
+        # On a replay, a file already written is left as it is (and not archived again).
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            store.write_text(dimension, text)
+    if ledger is None or journal.run is None:
+        return
+    run = journal.run
+    with ledger.transaction():
+        if ledger.run_status(run.run_id) == "running":
+            ledger.record_sources(run.run_id, run.today, journal.sources)
+            ledger.finish_run(run.run_id, run.status, run.waiting, run.counts, run.usage)

@@ -1,0 +1,198 @@
+"""The ledger: which sources were extracted (by content hash) and every run (SQLite).
+
+Schema changes are migrations applied once each, by name, in order.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import sqlite3
+from pathlib import Path
+from typing import Callable, Iterable
+
+from pydantic import BaseModel
+
+STATE_DIR = ".state"
+LEDGER_FILE = "ledger.db"
+
+
+def _m001_initial(db: sqlite3.Connection) -> None:
+    db.execute(
+        """CREATE TABLE sources (
+            path TEXT PRIMARY KEY,
+            hash TEXT NOT NULL,
+            run_id INTEGER NOT NULL,
+            extracted_on TEXT NOT NULL
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE runs (
+            id INTEGER PRIMARY KEY,
+            started_at TEXT NOT NULL,
+            ended_at TEXT,
+            today TEXT NOT NULL,
+            mode TEXT NOT NULL,
+            window_start TEXT NOT NULL,
+            window_days INTEGER NOT NULL,
+            status TEXT NOT NULL,
+            waiting INTEGER NOT NULL DEFAULT 0,
+            counts TEXT NOT NULL DEFAULT '{}',
+            requests INTEGER NOT NULL DEFAULT 0,
+            prompt_tokens INTEGER NOT NULL DEFAULT 0,
+            completion_tokens INTEGER NOT NULL DEFAULT 0
+        )"""
+    )
+
+
+MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
+    ("m001_initial", _m001_initial),
+]
+
+
+class RunRecord(BaseModel):
+    id: int
+    started_at: str
+    ended_at: str | None
+    today: dt.date
+    mode: str
+    window_start: dt.date
+    window_days: int
+    status: str
+    waiting: int
+    counts: dict
+    requests: int
+    prompt_tokens: int
+    completion_tokens: int
+
+
+class Ledger:
+    """One vault's ledger; `None` path gives an in-memory one (a dry run writes nothing)."""
+
+    def __init__(self, path: Path | None):
+        self.path = path
+        self.db = sqlite3.connect(str(path) if path else ":memory:", isolation_level=None, timeout=30)
+        self.db.row_factory = sqlite3.Row
+        self._migrate()
+
+    @classmethod
+    def for_memory_dir(cls, memory_dir: Path, readonly: bool = False) -> "Ledger":
+        path = memory_dir / STATE_DIR / LEDGER_FILE
+        if readonly:
+            return cls.snapshot(path)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fresh = not path.exists()
+        ledger = cls(path)
+        if fresh:
+            path.chmod(0o600)
+        return ledger
+
+    @classmethod
+    def snapshot(cls, path: Path) -> "Ledger":
+        """An in-memory copy of the ledger at `path` (empty if none): reads, never writes it."""
+        ledger = cls(None)
+        if path.exists():
+            source = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+            try:
+                source.backup(ledger.db)
+            finally:
+                source.close()
+            ledger._migrate()
+        return ledger
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> "Ledger":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _migrate(self) -> None:
+        self.db.execute("CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+        done = {row["name"] for row in self.db.execute("SELECT name FROM migrations")}
+        for name, migrate in MIGRATIONS:
+            if name in done:
+                continue
+            with self.transaction():
+                migrate(self.db)
+                self.db.execute("INSERT INTO migrations VALUES (?, ?)", (name, _stamp()))
+
+    def transaction(self) -> "_Transaction":
+        return _Transaction(self.db)
+
+    # Sources
+
+    def extracted_hash(self, path: str) -> str | None:
+        row = self.db.execute("SELECT hash FROM sources WHERE path = ?", (path,)).fetchone()
+        return row["hash"] if row else None
+
+    def is_extracted(self, path: str, content_hash: str) -> bool:
+        """Whether this source, with this very content, was extracted before."""
+        return self.extracted_hash(path) == content_hash
+
+    def record_sources(self, run_id: int, today: dt.date, sources: Iterable[tuple[str, str]]) -> None:
+        self.db.executemany(
+            "INSERT INTO sources VALUES (?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET "
+            "hash = excluded.hash, run_id = excluded.run_id, extracted_on = excluded.extracted_on",
+            [(path, h, run_id, today.isoformat()) for path, h in sources],
+        )
+
+    # Runs
+
+    def start_run(self, today: dt.date, mode: str, window_start: dt.date, window_days: int) -> int:
+        cursor = self.db.execute(
+            "INSERT INTO runs (started_at, today, mode, window_start, window_days, status) "
+            "VALUES (?, ?, ?, ?, ?, 'running')",
+            (_stamp(), today.isoformat(), mode, window_start.isoformat(), window_days),
+        )
+        return int(cursor.lastrowid)
+
+    def finish_run(self, run_id: int, status: str, waiting: int, counts: dict, usage: dict) -> None:
+        self.db.execute(
+            "UPDATE runs SET ended_at = ?, status = ?, waiting = ?, counts = ?, requests = ?, "
+            "prompt_tokens = ?, completion_tokens = ? WHERE id = ?",
+            (_stamp(), status, waiting, json.dumps(counts), usage.get("requests", 0),
+             usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0), run_id),
+        )
+
+    def run_status(self, run_id: int) -> str | None:
+        row = self.db.execute("SELECT status FROM runs WHERE id = ?", (run_id,)).fetchone()
+        return row["status"] if row else None
+
+    def last_complete(self) -> dt.date | None:
+        """The date of the last run that extracted everything in its window."""
+        row = self.db.execute(
+            "SELECT max(today) AS day FROM runs WHERE status = 'ok' AND waiting = 0"
+        ).fetchone()
+        return dt.date.fromisoformat(row["day"]) if row and row["day"] else None
+
+    def last_success_at(self) -> dt.datetime | None:
+        """When the last run that did not fail ended (for the scheduler's catch-up)."""
+        row = self.db.execute(
+            "SELECT max(ended_at) AS at FROM runs WHERE status IN ('ok', 'partial')"
+        ).fetchone()
+        return dt.datetime.fromisoformat(row["at"]) if row and row["at"] else None
+
+    def recent_runs(self, limit: int = 5) -> list[RunRecord]:
+        rows = self.db.execute("SELECT * FROM runs ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
+        return [RunRecord(**{**dict(row), "counts": json.loads(row["counts"])}) for row in rows]
+
+
+class _Transaction:
+    """BEGIN IMMEDIATE … COMMIT, rolled back on any exception."""
+
+    def __init__(self, db: sqlite3.Connection):
+        self.db = db
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.db.execute("BEGIN IMMEDIATE")
+        return self.db
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+def _stamp() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")

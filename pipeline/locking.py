@@ -1,0 +1,44 @@
+"""Locks that keep two processes from interleaving their writes to one vault.
+
+`filelock` takes an OS lock (flock) on a file in the state folder; the kernel drops it
+when its process dies, so a lock left by a killed process is recovered without a human.
+"""
+
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from filelock import FileLock, Timeout
+
+from .errors import LockTimeout
+
+MEMORY_LOCK = "memory.lock"  # held while memory files and the ledger are read for writing and written
+RUN_LOCK = "run.lock"  # held for a whole refresh, so two refreshes never extract the same sources
+PATIENCE = 1.0  # seconds of silent waiting before saying why we wait
+
+
+@contextmanager
+def hold(state_dir: Path, name: str, timeout: float, what: str) -> Iterator[None]:
+    """Hold the named lock; wait for it (saying so after a second) up to `timeout` seconds."""
+    state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    lock = FileLock(str(state_dir / name), mode=0o600, preserve_lock_file=True)
+    try:
+        lock.acquire(timeout=min(PATIENCE, timeout))
+    except Timeout:
+        if timeout <= PATIENCE:
+            raise LockTimeout(f"{state_dir.parent}: another hylo-memory process is using this vault ({what})") from None
+        print(f"hylo-memory: waiting for another hylo-memory process on {state_dir.parent} ({what})…",
+              file=sys.stderr, flush=True)
+        try:
+            lock.acquire(timeout=timeout - PATIENCE)
+        except Timeout:
+            raise LockTimeout(
+                f"{state_dir.parent}: another hylo-memory process kept this vault busy for {timeout:.0f} s ({what})"
+            ) from None
+    try:
+        yield
+    finally:
+        lock.release()

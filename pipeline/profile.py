@@ -1,0 +1,66 @@
+"""The author profile (SPEC §4.2) and the perspective of units that do not say theirs."""
+
+from __future__ import annotations
+
+import re
+
+from hylo_memory.decay import MemoryFile
+from hylo_memory.extractors.base import AuthorProfile, Perspective, Source
+from hylo_memory.extractors.patterns import RELATIONS
+
+_CAP = r"[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+){0,3}"
+# Keywords are matched in any case, names only with their capital: (?i:…) scopes the former.
+_NAME = re.compile(rf"(?i:\bname(?: is|:)\s*|\bcalled\s+|\bnamed\s+|^I(?:'m|’m| am)\s+)(?P<v>{_CAP})")
+_ALIAS = re.compile(rf"\b(?:also known as|aka|a\.k\.a\.|goes by|alias(?:es)?:?|handle:?)\s+@?(?P<v>\w[\w.'’-]*\w)", re.I)
+_ROLE = re.compile(r"\b(?i:works as|role:|job:|I(?:'m| am) an?)\s+(?:an?\s+)?(?P<v>[a-z][\w -]{2,40}?)(?=\s+(?:at|for|of)\b|[,.;]|$)")
+_PROJECT = re.compile(
+    r"\b(?i:runs|run|hosts|host|host of|founded|founder of|creator of|created|builds|building|maintains|owns|"
+    r"working on|my own|my)\s+(?i:the\s+|a\s+|an\s+|my\s+)?(?i:own\s+)?(?i:podcast|newsletter|project|app|blog|product|"
+    r"company|startup|channel|show)?\s*[\"“'‘]?(?P<v>[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,3})"
+)
+_PERSON = re.compile(rf"(?:\bmy\s+(?:{'|'.join(map(re.escape, RELATIONS))}),?\s+(?P<a>[A-Z][\w'’-]+)|^(?P<b>[A-Z][\w'’-]+) — )", re.I)
+_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+def build_profile(identity: MemoryFile | None, goals: MemoryFile | None, intro: str | None) -> AuthorProfile:
+    """Name, aliases, projects, roles and people from `_identity.md`, `_goals.md` and the intro."""
+    texts = [i.text for f in (identity, goals) if f is not None for i in f.items]
+    if intro:
+        texts += [s for s in re.split(r"(?<=[.!?;])\s+|\n+", intro) if s.strip()]
+    profile = AuthorProfile(intro=intro or None)
+    for text in texts:
+        if profile.name is None and (m := _NAME.search(text)):
+            profile.name = m["v"]
+        profile.aliases += [m["v"] for m in _ALIAS.finditer(text)]
+        profile.roles += [m["v"].strip() for m in _ROLE.finditer(text)]
+        profile.projects += [m["v"].strip() for m in _PROJECT.finditer(text)]
+        profile.people += [m["a"] or m["b"] for m in _PERSON.finditer(text)]
+    for field in ("aliases", "roles", "projects", "people"):
+        setattr(profile, field, list(dict.fromkeys(getattr(profile, field))))
+    return profile
+
+
+def slug(text: str) -> str:
+    return _SLUG.sub("-", text.lower()).strip("-")
+
+
+def is_own_path(path: str, profile: AuthorProfile) -> bool:
+    """A note under the author's own short notes, project or name is in their own words."""
+    parts = [slug(p) for p in path.split("/")]
+    if parts and parts[0] == "shorts":
+        return True
+    names = [p for p in profile.projects + profile.aliases + [profile.name or ""] if p]
+    own = {slug(n) for n in names if slug(n)}
+    return any(part in own for part in parts[:-1]) or any(part.startswith(f"{o}-") for o in own for part in parts[:-1])
+
+
+def judge_perspective(unit: Source, profile: AuthorProfile) -> Perspective:
+    """The unit's stated perspective; else judged from its `source_notes` (none at all: personal)."""
+    if unit.perspective is not None:
+        return unit.perspective
+    if not unit.source_notes:
+        return Perspective.own
+    own = [is_own_path(p.lstrip("/"), profile) for p in unit.source_notes]
+    if all(own):
+        return Perspective.own
+    return Perspective.mixed if any(own) else Perspective.external

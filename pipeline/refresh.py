@@ -1,0 +1,147 @@
+"""One refresh run, start to finish (SPEC §4)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
+
+from hylo_memory.decay import Dimension, FileUpdate, plan_updates, render
+from hylo_memory.decay.store import MemoryStore, atomic_write
+from hylo_memory.extractors.base import Extraction, Extractor, Source, SourceKind
+
+from .collect import Collected, collect
+from .config import Config
+from .extraction import extract_all
+from .journal import Journal, RunEnd, commit, recover
+from .ledger import STATE_DIR, Ledger
+from .locking import MEMORY_LOCK, RUN_LOCK, hold
+from .memory import open_store
+from .profile import build_profile
+from .summary import Deleted, RunSummary, SourceCounts, file_reports, total_counts
+from .vault import FolderVault
+from .window import Window, choose_window
+
+RUNS_DIR = "runs"
+
+
+def refresh(
+    vault: Path,
+    config: Config,
+    extractor: Extractor,
+    today: dt.date,
+    dry_run: bool = False,
+    intro: str | None = None,
+) -> tuple[RunSummary, list[FileUpdate]]:
+    """Collect, extract, apply the rules, write, record; return the summary and the updates."""
+    store = open_store(vault, config)
+    if dry_run:
+        # A dry run writes nothing at all, not even a lock or the ledger.
+        with Ledger.for_memory_dir(store.folder, readonly=True) as ledger:
+            return _run(vault, store, ledger, config, extractor, today, intro, dry_run=True)
+    state = store.folder / STATE_DIR
+    with hold(state, RUN_LOCK, config.lock_timeout, "a refresh is running"):
+        with hold(state, MEMORY_LOCK, config.lock_timeout, "memory files are being written"):
+            recover(store)
+        with Ledger.for_memory_dir(store.folder) as ledger:
+            return _run(vault, store, ledger, config, extractor, today, intro, dry_run=False)
+
+
+def _run(
+    vault: Path,
+    store: MemoryStore,
+    ledger: Ledger,
+    config: Config,
+    extractor: Extractor,
+    today: dt.date,
+    intro: str | None,
+    dry_run: bool,
+) -> tuple[RunSummary, list[FileUpdate]]:
+    files = store.read_all()  # a hand-broken file stops the run here, before any work
+    window = choose_window(today, files[Dimension.identity] is None, ledger.last_complete(), config)
+    profile = build_profile(files[Dimension.identity], files[Dimension.goals], intro)
+    reader = FolderVault(vault, config.extra_scan_paths, config.memory_dir, config.max_note_bytes)
+    collected = collect(reader, window, ledger, profile, config.per_run_cap)
+    run_id = ledger.start_run(today, window.mode, window.start, window.days)
+    extraction = extract_all(extractor, collected.sources, profile, files)
+    extracted = [s for s in collected.sources if s.path not in extraction.failed]
+
+    state = store.folder / STATE_DIR
+    with _memory_lock(state, config, dry_run):
+        # Read again under the lock: a `remember` may have written while we extracted.
+        files = store.read_all()
+        updates = plan_updates(files, extraction.evidence, today, config.similarity_threshold)
+        summary = _summary(window, extractor.name, collected, extraction, extracted, updates, dry_run)
+        if not dry_run:
+            journal = Journal(
+                files={u.dimension: render(u.after) for u in updates if u.write},
+                sources=[(s.path, s.content_hash) for s in extracted],
+                run=RunEnd(run_id=run_id, today=today, status=summary.status, waiting=summary.waiting,
+                           counts=summary.counts.model_dump(), usage=summary.usage.model_dump()),
+            )
+            commit(store, journal, ledger)
+    if not dry_run:
+        atomic_write(state / RUNS_DIR / f"{run_id:06d}.json", summary.model_dump_json(indent=2).encode())
+    return summary, updates
+
+
+def _memory_lock(state: Path, config: Config, dry_run: bool) -> AbstractContextManager[None]:
+    return nullcontext() if dry_run else hold(state, MEMORY_LOCK, config.lock_timeout, "memory files are being written")
+
+
+def _summary(
+    window: Window,
+    extractor: str,
+    collected: Collected,
+    extraction: Extraction,
+    extracted: list[Source],
+    updates: list[FileUpdate],
+    dry_run: bool,
+) -> RunSummary:
+    reports = file_reports(updates)
+    failed = len(collected.sources) - len(extracted)
+    if failed and not extracted:
+        status = "failed"
+    elif failed:
+        status = "partial"
+    else:
+        status = "ok"
+    return RunSummary(
+        mode=window.mode,
+        window_days=window.days,
+        window_start=window.start,
+        today=window.today,
+        extractor=extractor,
+        sources=SourceCounts(
+            shorts=sum(s.kind == SourceKind.short for s in extracted),
+            knowledge=sum(s.kind == SourceKind.knowledge for s in extracted),
+            extra=sum(s.kind == SourceKind.extra for s in extracted),
+        ),
+        changed_files=[r.file for r in reports if r.written],
+        counts=total_counts(reports),
+        deleted=[Deleted(file=r.file, text=t) for r in reports for t in r.changes.deleted],
+        skipped=collected.skipped,
+        status=status,
+        dry_run=dry_run,
+        already_extracted=collected.already_extracted,
+        waiting=len(collected.waiting) + failed,
+        failures=extraction.failures,
+        dropped_evidence=extraction.dropped,
+        usage=extraction.usage,
+        files=reports,
+    )
+
+
+def diff(updates: list[FileUpdate], store: MemoryStore) -> str:
+    """A unified diff per memory file that would change (for `--dry-run`)."""
+    out = []
+    for u in updates:
+        if not u.write:
+            continue
+        path = store.path(u.dimension)
+        before = path.read_text(encoding="utf-8").splitlines(keepends=True) if u.before else []
+        name = str(path)
+        out += difflib.unified_diff(before, render(u.after).splitlines(keepends=True),
+                                    fromfile=name if u.before else "/dev/null", tofile=name)
+    return "".join(out)

@@ -1,0 +1,39 @@
+"""Run modes and scan windows (SPEC §4.1)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Literal
+
+from pydantic import BaseModel
+
+from .config import Config
+
+Mode = Literal["first", "incremental"]
+
+
+class Window(BaseModel):
+    """The run's mode and the dates, inclusive, whose sources it reads."""
+
+    mode: Mode
+    start: dt.date
+    today: dt.date
+
+    @property
+    def days(self) -> int:
+        return (self.today - self.start).days + 1
+
+    def contains(self, day: dt.date) -> bool:
+        return self.start <= day <= self.today
+
+
+def choose_window(today: dt.date, first: bool, last_complete: dt.date | None, config: Config) -> Window:
+    """First run: the last 90 days. Otherwise the last 2 days, reaching back to the last complete run."""
+    if first:
+        return Window(mode="first", start=today - dt.timedelta(days=config.first_run_days - 1), today=today)
+    start = today - dt.timedelta(days=config.incremental_days - 1)
+    if last_complete is not None:
+        # A machine that was off for a week loses nothing; the ledger keeps
+        # sources the last run already extracted from being counted twice.
+        start = min(start, last_complete)
+    return Window(mode="incremental", start=start, today=today)
