@@ -1,0 +1,45 @@
+"""`make demo`: a first run on a copy of examples/vault, then an incremental run days later.
+
+The sample vault stays untouched; the copy lives in a temporary folder that is
+printed so you can open its `_memory/` afterwards. No API key is needed.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from hylo_memory.pipeline.cli import main
+
+SAMPLE = Path(__file__).resolve().parent / "vault"
+
+
+def step(title: str, argv: list[str]) -> None:
+    print(f"\n$ hylo-memory {' '.join(argv)}\n")
+    print(f"# {title}")
+    code = main(argv)
+    if code != 0:
+        sys.exit(code)
+
+
+def run() -> None:
+    vault = Path(tempfile.mkdtemp(prefix="hylo-memory-demo-")) / "vault"
+    shutil.copytree(SAMPLE, vault)
+    # The demo's runs use the offline extractor whatever the environment says.
+    offline = ["--extractor", "offline"]
+    step("First run: no memory yet, so the last 90 days are read.",
+         ["refresh", "--vault", str(vault), "--today", "2026-11-28", *offline])
+    step("Five days later: the window reaches back to the last run; two new notes are read.",
+         ["refresh", "--vault", str(vault), "--today", "2026-12-03", *offline])
+    step("Recording one stated fact (pinned: a standing preference).",
+         ["remember", "Always answer in English", "--vault", str(vault), "--dimension", "preferences",
+          "--today", "2026-12-03"])
+    print(f"\nThe memory files are in {vault / '_memory'}:")
+    for path in sorted((vault / "_memory").glob("_*.md")):
+        print(f"\n--- {path.name}\n{path.read_text(encoding='utf-8')}", end="")
+
+
+if __name__ == "__main__":
+    run()

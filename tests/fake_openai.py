@@ -1,0 +1,661 @@
+"""A fake OpenAI-compatible HTTP server for tests.
+
+It is a real HTTP server (stdlib ``ThreadingHTTPServer`` on 127.0.0.1, ephemeral
+port, one thread per connection), so the real ``openai`` client can be pointed
+at it::
+
+    with FakeOpenAI() as fake:
+        fake.enqueue(reply('{"facts": []}'), error(429, "slow down", headers={"Retry-After": "1"}))
+        client = openai.OpenAI(base_url=fake.base_url, api_key="test-key", max_retries=0)
+        ...
+        assert fake.chat_requests[0].body["model"] == "gpt-test"
+
+or through the pytest fixture ``fake_openai`` (register it from
+``tests/conftest.py`` with ``from fake_openai import fake_openai``).
+
+How a POST /v1/chat/completions request is answered, first match wins:
+
+1. ``reject_json_schema`` (a status code: 400, 422 or 500) and the body carries
+   ``response_format: {"type": "json_schema", ...}`` -> an error naming
+   ``response_format``.  Does not consume the script.
+2. ``when(...)`` rules whose predicate matches the body (for concurrent requests:
+   decide by prompt content rather than by arrival order).
+3. The scripted queue (``enqueue`` / ``script``), first in, first out.
+4. ``handler(body)`` if set; it may return ``None`` to fall through.
+5. ``reply(default_content)``.
+
+Responses are built with ``reply``, ``error``, ``delay``, ``raw`` (and the
+shortcuts ``rate_limited`` and ``json_schema_unsupported``).  A handler or rule
+may also return a plain ``str`` (same as ``reply(str)``) or a ``dict`` (sent
+verbatim as a 200 JSON body).
+
+``latency`` seconds are added to every request.  Delays wake up early when the
+server stops, so a test whose client timed out does not slow teardown down.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Union
+
+import pytest
+
+__all__ = [
+    "Delay",
+    "Error",
+    "FakeOpenAI",
+    "Raw",
+    "RecordedRequest",
+    "Reply",
+    "delay",
+    "error",
+    "fake_openai",
+    "json_schema_unsupported",
+    "prompt_text",
+    "rate_limited",
+    "raw",
+    "reject_json_schema_handler",
+    "reply",
+    "wants_json_schema",
+]
+
+
+# --------------------------------------------------------------------------- #
+# Response descriptions
+# --------------------------------------------------------------------------- #
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A successful chat completion whose message content is ``content``."""
+
+    content: str
+    usage: dict[str, int] | None = None
+    model: str | None = None
+    finish_reason: str = "stop"
+    headers: dict[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class Error:
+    """An HTTP error with an OpenAI-style body ``{"error": {...}}``."""
+
+    status: int
+    message: str
+    type: str | None = None
+    code: str | None = None
+    param: str | None = None
+    headers: dict[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class Delay:
+    """Wait ``seconds`` then answer with ``then`` (``None``: the next source in line)."""
+
+    seconds: float
+    then: Response | None = None
+
+
+@dataclass(frozen=True)
+class Raw:
+    """Send ``body`` byte for byte (e.g. invalid JSON)."""
+
+    body: bytes
+    status: int = 200
+    content_type: str = "application/json"
+    headers: dict[str, str] | None = None
+
+
+Response = Union[Reply, Error, Delay, Raw]
+HandlerResult = Union[Response, str, dict, None]
+Handler = Callable[[dict], HandlerResult]
+
+_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    409: "conflict_error",
+    422: "invalid_request_error",
+    429: "rate_limit_exceeded",
+}
+
+
+def reply(
+    content: str,
+    usage: dict[str, int] | None = None,
+    *,
+    model: str | None = None,
+    finish_reason: str = "stop",
+    headers: dict[str, str] | None = None,
+) -> Reply:
+    """A 200 chat completion.  ``usage`` may give any of prompt/completion/total
+    tokens; missing ones are computed (prompt ~ len(json.dumps(messages))//4,
+    completion ~ len(content)//4, total = their sum).  ``model`` defaults to the
+    request's model."""
+    return Reply(content, usage, model, finish_reason, headers)
+
+
+def error(
+    status: int,
+    message: str = "fake error",
+    headers: dict[str, str] | None = None,
+    *,
+    type: str | None = None,
+    code: str | None = None,
+    param: str | None = None,
+) -> Error:
+    """An HTTP error; ``type`` defaults by status (``server_error`` for 5xx)."""
+    return Error(status, message, type, code, param, headers)
+
+
+def delay(seconds: float, then: Response | str | None = None) -> Delay:
+    """Wait, then answer with ``then`` (a response or a ``str`` content).  With
+    ``then=None`` the answer comes from the rules / handler / default instead.
+    To simulate a client timeout, use ``seconds`` larger than the client's."""
+    if isinstance(then, str):
+        then = reply(then)
+    return Delay(seconds, then)
+
+
+def raw(
+    body: bytes | str,
+    status: int = 200,
+    *,
+    content_type: str = "application/json",
+    headers: dict[str, str] | None = None,
+) -> Raw:
+    """A verbatim body, e.g. ``raw("{not json")``."""
+    if isinstance(body, str):
+        body = body.encode("utf-8")
+    return Raw(body, status, content_type, headers)
+
+
+def rate_limited(retry_after: float | str = 1, message: str = "Rate limit reached") -> Error:
+    """429 with a ``Retry-After`` header (seconds)."""
+    return error(429, message, headers={"Retry-After": str(retry_after)}, code="rate_limit_exceeded")
+
+
+_JSON_SCHEMA_MESSAGES = {
+    400: "response_format json_schema is not supported",
+    422: "Unprocessable Entity: 'response_format' of type 'json_schema' is not supported by this model",
+    500: "Internal server error while handling response_format: json_schema is not supported",
+}
+
+
+def json_schema_unsupported(status: int = 400, message: str | None = None) -> Error:
+    """What a server without structured outputs says (400, 422 or 500 variants)."""
+    return error(
+        status,
+        message or _JSON_SCHEMA_MESSAGES.get(status, _JSON_SCHEMA_MESSAGES[400]),
+        param="response_format",
+        code="unsupported_response_format" if status < 500 else None,
+    )
+
+
+def wants_json_schema(body: dict) -> bool:
+    """True when the request asks for ``response_format`` of type ``json_schema``."""
+    fmt = body.get("response_format") if isinstance(body, dict) else None
+    return isinstance(fmt, dict) and fmt.get("type") == "json_schema"
+
+
+def reject_json_schema_handler(status: int = 400, fallback: Handler | str = "{}") -> Handler:
+    """A handler rejecting json_schema requests and answering the rest with
+    ``fallback`` (a handler or a content string)."""
+
+    def handler(body: dict) -> HandlerResult:
+        if wants_json_schema(body):
+            return json_schema_unsupported(status)
+        return fallback(body) if callable(fallback) else reply(fallback)
+
+    return handler
+
+
+def prompt_text(body: dict) -> str:
+    """All message contents of a chat request joined by newlines (text parts of
+    list-style contents included) -- handy for ``"notes/a.md" in prompt_text(body)``."""
+    parts: list[str] = []
+    for message in (body or {}).get("messages") or []:
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, str):
+            parts.append(content)
+        elif isinstance(content, list):
+            for part in content:
+                if isinstance(part, dict) and isinstance(part.get("text"), str):
+                    parts.append(part["text"])
+    return "\n".join(parts)
+
+
+# --------------------------------------------------------------------------- #
+# Recording
+# --------------------------------------------------------------------------- #
+
+
+@dataclass
+class RecordedRequest:
+    method: str
+    path: str
+    headers: dict[str, str]  # names lower-cased
+    body: Any  # parsed JSON, or None when absent / not JSON
+    raw_body: bytes = b""
+    index: int = 0  # arrival order, from 0
+
+    @property
+    def prompt(self) -> str:
+        return prompt_text(self.body) if isinstance(self.body, dict) else ""
+
+
+@dataclass
+class _Rule:
+    predicate: Callable[[dict], bool]
+    response: Response | Callable[[dict], HandlerResult]
+    times: int | None  # None: unlimited
+    hits: int = 0
+
+
+# --------------------------------------------------------------------------- #
+# HTTP plumbing
+# --------------------------------------------------------------------------- #
+
+
+class _Stopped(Exception):
+    """The server stopped while a request was waiting."""
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True  # we join them ourselves, with a bound
+    block_on_close = False
+    allow_reuse_address = False
+
+    def __init__(self, fake: FakeOpenAI) -> None:
+        self.fake = fake
+        self.conn_lock = threading.Lock()
+        self.connections: set[socket.socket] = set()
+        self.handler_threads: set[threading.Thread] = set()
+        super().__init__(("127.0.0.1", 0), _Handler)
+
+    def process_request(self, request, client_address):  # one thread per connection
+        with self.conn_lock:
+            self.connections.add(request)
+            self.handler_threads = {t for t in self.handler_threads if t.is_alive()}
+            t = threading.Thread(
+                target=self.process_request_thread,
+                args=(request, client_address),
+                name=f"fake-openai-conn-{client_address[1]}",
+                daemon=True,
+            )
+            self.handler_threads.add(t)
+        t.start()
+
+    def shutdown_request(self, request):
+        with self.conn_lock:
+            self.connections.discard(request)
+        super().shutdown_request(request)
+
+    def handle_error(self, request, client_address):
+        # Clients hanging up (timeouts, teardown) are expected; stay quiet.
+        pass
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, like a real API server
+    server_version = "FakeOpenAI/1.0"
+    timeout = 60  # idle keep-alive connections give up eventually
+    server: _Server
+
+    def log_message(self, format, *args):  # noqa: A002 - silence stderr
+        pass
+
+    def do_GET(self):
+        self._dispatch()
+
+    def do_POST(self):
+        self._dispatch()
+
+    def do_PUT(self):
+        self._dispatch()
+
+    def do_DELETE(self):
+        self._dispatch()
+
+    def _read_body(self) -> bytes:
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            chunks = []
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        pass
+                    return b"".join(chunks)
+                chunks.append(self.rfile.read(size))
+                self.rfile.readline()
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(length) if length else b""
+
+    def _dispatch(self) -> None:
+        fake = self.server.fake
+        raw_body = self._read_body()
+        try:
+            body = json.loads(raw_body) if raw_body else None
+        except ValueError:
+            body = None
+        record = fake._record(
+            self.command,
+            self.path.split("?", 1)[0],
+            {k.lower(): v for k, v in self.headers.items()},
+            body,
+            raw_body,
+        )
+        fake._enter()
+        try:
+            fake._sleep(fake.latency)
+            response = fake._respond(record, raw_body)
+            while isinstance(response, Delay):
+                fake._sleep(response.seconds)
+                response = response.then if response.then is not None else fake._fallback(record)
+            status, headers, payload = fake._render(response, record)
+        except _Stopped:
+            self.close_connection = True
+            return
+        finally:
+            fake._leave()
+        self.send_response(status)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+        self.wfile.flush()
+
+
+# --------------------------------------------------------------------------- #
+# The fake
+# --------------------------------------------------------------------------- #
+
+
+class FakeOpenAI:
+    """A programmable OpenAI-compatible server on 127.0.0.1 (see module docs)."""
+
+    def __init__(
+        self,
+        *,
+        handler: Handler | None = None,
+        latency: float = 0.0,
+        default_content: str = "{}",
+        reject_json_schema: int | None = None,
+        models: tuple[str, ...] = ("gpt-4o-mini", "gpt-4o", "fake-model"),
+    ) -> None:
+        self.handler = handler
+        self.latency = latency
+        self.default_content = default_content
+        self.reject_json_schema = reject_json_schema
+        self.models = tuple(models)
+        self._lock = threading.Lock()
+        self._requests: list[RecordedRequest] = []
+        self._queue: deque[Response] = deque()
+        self._rules: list[_Rule] = []
+        self._ids = itertools.count(1)
+        self._in_flight = 0
+        self.max_in_flight = 0  # highest number of requests being served at once
+        self._stop = threading.Event()
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle --------------------------------------------------------- #
+
+    def start(self) -> FakeOpenAI:
+        if self._server is not None:
+            raise RuntimeError("FakeOpenAI already started")
+        self._stop.clear()
+        self._server = _Server(self)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="fake-openai-server",
+            daemon=True,
+        )
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        server, thread = self._server, self._thread
+        if server is None:
+            return
+        self._stop.set()  # wake requests sleeping in latency / delay
+        server.shutdown()  # stop accepting
+        if thread is not None:
+            thread.join()
+        with server.conn_lock:
+            connections = list(server.connections)
+            threads = list(server.handler_threads)
+        for conn in connections:  # unblock idle keep-alive readers
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        for t in threads:
+            t.join(timeout=5)
+        server.server_close()
+        self._server = self._thread = None
+
+    stop = close
+
+    def __enter__(self) -> FakeOpenAI:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # -- addresses --------------------------------------------------------- #
+
+    @property
+    def port(self) -> int:
+        if self._server is None:
+            raise RuntimeError("FakeOpenAI is not running")
+        return self._server.server_address[1]
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def base_url(self) -> str:
+        return f"{self.url}/v1"
+
+    # -- programming ------------------------------------------------------- #
+
+    def enqueue(self, *responses: Response | str) -> FakeOpenAI:
+        """Append scripted responses (a ``str`` means ``reply(str)``)."""
+        with self._lock:
+            self._queue.extend(reply(r) if isinstance(r, str) else r for r in responses)
+        return self
+
+    script = enqueue
+
+    def when(
+        self,
+        match: str | Callable[[dict], bool],
+        response: Response | str | Callable[[dict], HandlerResult],
+        *,
+        times: int | None = None,
+    ) -> FakeOpenAI:
+        """Answer requests whose prompt contains ``match`` (or for which
+        ``match(body)`` is true) with ``response`` -- a response, a ``str``
+        content, or a callable ``body -> response``.  ``times=None``: forever;
+        otherwise the rule retires after that many hits.  Rules are checked in
+        the order added, before the script."""
+        if isinstance(match, str):
+            needle = match
+            predicate: Callable[[dict], bool] = lambda body: needle in prompt_text(body)  # noqa: E731
+        else:
+            predicate = match
+        if isinstance(response, str):
+            response = reply(response)
+        with self._lock:
+            self._rules.append(_Rule(predicate, response, times))
+        return self
+
+    def reset(self) -> None:
+        """Forget requests, script and rules (handler and options are kept)."""
+        with self._lock:
+            self._requests.clear()
+            self._queue.clear()
+            self._rules.clear()
+            self.max_in_flight = 0
+
+    # -- inspection -------------------------------------------------------- #
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """Every request received so far (a snapshot, arrival order)."""
+        with self._lock:
+            return list(self._requests)
+
+    @property
+    def chat_requests(self) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.path.rstrip("/").endswith("/chat/completions")]
+
+    @property
+    def pending(self) -> int:
+        """Scripted responses not yet consumed."""
+        with self._lock:
+            return len(self._queue)
+
+    # -- internals (called from handler threads) --------------------------- #
+
+    def _record(self, method: str, path: str, headers: dict, body: Any, raw_body: bytes) -> RecordedRequest:
+        with self._lock:
+            rec = RecordedRequest(method, path, headers, body, raw_body, len(self._requests))
+            self._requests.append(rec)
+            return rec
+
+    def _enter(self) -> None:
+        with self._lock:
+            self._in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self._in_flight)
+
+    def _leave(self) -> None:
+        with self._lock:
+            self._in_flight -= 1
+
+    def _sleep(self, seconds: float) -> None:
+        if seconds and seconds > 0 and self._stop.wait(seconds):
+            raise _Stopped
+        if self._stop.is_set():
+            raise _Stopped
+
+    def _respond(self, record: RecordedRequest, raw_body: bytes) -> Response | dict:
+        path = record.path.rstrip("/")
+        if record.method == "GET" and path in ("/v1/models", "/models"):
+            return {
+                "object": "list",
+                "data": [
+                    {"id": m, "object": "model", "created": 1700000000, "owned_by": "fake-openai"}
+                    for m in self.models
+                ],
+            }
+        if path not in ("/v1/chat/completions", "/chat/completions"):
+            return error(404, f"Unknown request URL: {record.method} {record.path}", code="unknown_url")
+        if record.method != "POST":
+            return error(405, f"Method {record.method} not allowed", type="invalid_request_error")
+        body = record.body
+        if not isinstance(body, dict):
+            return error(400, "We could not parse the JSON body of your request.", type="invalid_request_error")
+        if body.get("stream"):
+            return error(400, "FakeOpenAI does not support stream=true", param="stream")
+        if self.reject_json_schema and wants_json_schema(body):
+            return json_schema_unsupported(self.reject_json_schema)
+        with self._lock:
+            for rule in self._rules:
+                if rule.times is not None and rule.hits >= rule.times:
+                    continue
+                if rule.predicate(body):
+                    rule.hits += 1
+                    chosen: Any = rule.response
+                    break
+            else:
+                chosen = self._queue.popleft() if self._queue else None
+        if callable(chosen):
+            chosen = chosen(body)
+        if chosen is None:
+            return self._fallback(record)
+        return self._coerce(chosen)
+
+    def _fallback(self, record: RecordedRequest) -> Response | dict:
+        """Handler, then the default reply (used after the script is empty and
+        after a ``delay(..., then=None)``)."""
+        handler = self.handler
+        if handler is not None and isinstance(record.body, dict):
+            result = handler(record.body)
+            if result is not None:
+                return self._coerce(result)
+        return reply(self.default_content)
+
+    @staticmethod
+    def _coerce(result: HandlerResult) -> Response | dict:
+        if isinstance(result, str):
+            return reply(result)
+        if isinstance(result, (Reply, Error, Delay, Raw, dict)):
+            return result
+        raise TypeError(f"FakeOpenAI: unsupported response {result!r}")
+
+    def _render(self, response: Response | dict, record: RecordedRequest) -> tuple[int, dict[str, str], bytes]:
+        n = next(self._ids)
+        headers = {"Content-Type": "application/json", "x-request-id": f"req_fake_{n}"}
+        if isinstance(response, Raw):
+            headers["Content-Type"] = response.content_type
+            headers.update(response.headers or {})
+            return response.status, headers, response.body
+        if isinstance(response, dict):
+            return 200, headers, json.dumps(response).encode()
+        if isinstance(response, Error):
+            headers.update(response.headers or {})
+            err_type = response.type or ("server_error" if response.status >= 500 else _ERROR_TYPES.get(response.status, "invalid_request_error"))
+            payload = {
+                "error": {
+                    "message": response.message,
+                    "type": err_type,
+                    "param": response.param,
+                    "code": response.code,
+                }
+            }
+            return response.status, headers, json.dumps(payload).encode()
+        assert isinstance(response, Reply), response
+        headers.update(response.headers or {})
+        body = record.body if isinstance(record.body, dict) else {}
+        usage = dict(response.usage or {})
+        usage.setdefault("prompt_tokens", len(json.dumps(body.get("messages", []))) // 4)
+        usage.setdefault("completion_tokens", len(response.content) // 4)
+        usage.setdefault("total_tokens", usage["prompt_tokens"] + usage["completion_tokens"])
+        completion = {
+            "id": f"chatcmpl-fake-{n}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": response.model or body.get("model") or "fake-model",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": response.content, "refusal": None},
+                    "logprobs": None,
+                    "finish_reason": response.finish_reason,
+                }
+            ],
+            "usage": usage,
+            "system_fingerprint": "fp_fake",
+        }
+        return 200, headers, json.dumps(completion).encode()
+
+
+@pytest.fixture
+def fake_openai() -> Iterator[FakeOpenAI]:
+    """A running ``FakeOpenAI``; stopped (threads joined, sockets closed) at teardown."""
+    with FakeOpenAI() as fake:
+        yield fake
