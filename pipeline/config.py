@@ -43,6 +43,7 @@ class Config(BaseSettings):
     temperature: float = Field(0.0, ge=0, le=2)
     timeout: float = Field(60.0, gt=0)
     retries: int = Field(3, ge=0)
+    retry_backoff: float = Field(0.5, ge=0)  # seconds before the first retry, doubling
     concurrency: int = Field(4, ge=1)
     request_token_budget: int = Field(6000, ge=500)
     run_token_ceiling: int = Field(2_000_000, ge=1000)

@@ -1,14 +1,23 @@
 """Jinja2 templates: prompts and the run summary. `render` is the one way to use them."""
 
+import re
 from functools import cache
 from pathlib import Path
 
 import jinja2
 
 
+_FRAME_TAG = re.compile(r"<(\s*/?\s*source)", re.IGNORECASE)
+
+
+def source_text(value: object) -> str:
+    """Text from notes, made unable to open or close the <source> frame it sits in."""
+    return _FRAME_TAG.sub(r"‹\1", str(value))
+
+
 @cache
 def environment() -> jinja2.Environment:
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(Path(__file__).parent),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
@@ -16,6 +25,8 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
         autoescape=False,  # plain text and prompts, never HTML
     )
+    env.filters["source_text"] = source_text
+    return env
 
 
 def render(name: str, **context: object) -> str:

@@ -1,0 +1,107 @@
+"""Packing sources into requests by a token budget, and choosing the items each may see.
+
+Token counts are a calibrated estimate (about four characters a token for English
+prose, fewer for other scripts) rather than tiktoken, whose encodings are fetched
+from the network at first use — this pipeline must run where nothing can be fetched.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+
+from pydantic import BaseModel
+
+from .base import Candidate, Source
+
+_WORD = re.compile(r"\w{3,}")
+_STOP = frozenset("the and for with that this from have has was were are you your not but they them their what "
+                  "when which who will would about into than then there these those our out can all just".split())
+
+
+def estimate_tokens(text: str) -> int:
+    """Tokens in `text`: ~4 characters a token for ASCII, ~1 a token for other scripts."""
+    ascii_chars = sum(1 for ch in text if ord(ch) < 128)
+    return math.ceil(ascii_chars / 4 + (len(text) - ascii_chars) * 0.9)
+
+
+class Part(BaseModel):
+    """A source, or one piece of a source too long for one request."""
+
+    source: Source
+    text: str
+    piece: int = 1
+    pieces: int = 1
+
+
+class Batch(BaseModel):
+    """The parts one request carries."""
+
+    parts: list[Part]
+
+    @property
+    def paths(self) -> list[str]:
+        return list(dict.fromkeys(p.source.path for p in self.parts))
+
+    @property
+    def text(self) -> str:
+        return "\n".join(p.text for p in self.parts)
+
+
+def pack(sources: list[Source], budget: int) -> list[Batch]:
+    """Many short sources a request, a long one alone, a huge one cut into pieces.
+
+    `budget` is the tokens the sources of one request may take (the prompt's fixed
+    parts already subtracted).
+    """
+    batches: list[Batch] = []
+    current: list[Part] = []
+    used = 0
+    for source in sources:
+        cost = estimate_tokens(source.text) + _PER_SOURCE
+        if cost > budget:
+            batches += [Batch(parts=[part]) for part in _cut(source, budget)]
+            continue
+        if current and used + cost > budget:
+            batches.append(Batch(parts=current))
+            current, used = [], 0
+        current.append(Part(source=source, text=source.text))
+        used += cost
+    if current:
+        batches.append(Batch(parts=current))
+    return batches
+
+
+_PER_SOURCE = 40  # the source's header line in the prompt
+
+
+def _cut(source: Source, budget: int) -> list[Part]:
+    """Cut a source into pieces that fit, at paragraph breaks where possible."""
+    limit = max(200, (budget - _PER_SOURCE) * 4)  # characters
+    chunks: list[str] = []
+    for paragraph in source.text.split("\n\n"):
+        chunks += [paragraph[i : i + limit] for i in range(0, len(paragraph), limit)]
+    pieces: list[str] = []
+    current = ""
+    for chunk in chunks:
+        if current and len(current) + len(chunk) + 2 > limit:
+            pieces.append(current)
+            current = chunk
+        else:
+            current = f"{current}\n\n{chunk}" if current else chunk
+    if current.strip():
+        pieces.append(current)
+    return [Part(source=source, text=p, piece=i, pieces=len(pieces)) for i, p in enumerate(pieces, start=1)]
+
+
+def relevant(existing: list[Candidate], text: str, limit: int) -> list[Candidate]:
+    """The existing items that share the most words with the batch, at most `limit`."""
+    words = Counter(w for w in _WORD.findall(text.lower()) if w not in _STOP)
+    scored = []
+    for index, candidate in enumerate(existing):
+        overlap = sum(1 for w in set(_WORD.findall(candidate.text.lower())) if w in words)
+        if overlap:
+            scored.append((-overlap, index, candidate))
+    scored.sort(key=lambda t: (t[0], t[1]))
+    return [c for _, _, c in scored[:limit]]

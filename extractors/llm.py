@@ -1,0 +1,192 @@
+"""The LLM extractor: batched, structured, validated requests to an OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Awaitable, Callable, TypeVar
+
+from rapidfuzz import fuzz
+
+from hylo_memory.decay import Dimension, Evidence
+from hylo_memory.decay.match import normalise
+from hylo_memory.templates import render
+
+from .base import AuthorProfile, Candidate, Cluster, Decision, Extraction, Source, Usage
+from .batching import Batch, estimate_tokens, pack, relevant
+from .llm_client import ChatClient, Mode, RequestFailed
+from .offline import OfflineExtractor
+from .replies import (ClassifyReply, ExtractionReply, InvalidReply, SynthesisReply, clean_text, parse_model,
+                      parse_object, strict_schema)
+from .synthesis import cluster_evidence
+
+T = TypeVar("T")
+MAX_CANDIDATES = 40  # existing items shown per request: the relevant ones, never whole files
+_OVERHEAD_ROOM = 0.8  # share of the request budget sources may fill, after the fixed parts
+
+
+class LLMExtractor:
+    """Extraction through any OpenAI-compatible chat completions endpoint."""
+
+    def __init__(self, config: Any):
+        self.config = config
+        self.name = f"openai ({config.model})"
+        # What the server accepts and what the run has spent outlive each event loop.
+        self.mode = Mode.json_schema
+        self.usage = Usage()
+
+    # Extraction
+
+    def extract(self, sources: list[Source], profile: AuthorProfile, existing: list[Candidate]) -> Extraction:
+        return self._spend(lambda client: self._extract(client, sources, profile, existing))
+
+    async def _extract(self, client: ChatClient, sources: list[Source], profile: AuthorProfile,
+                       existing: list[Candidate]) -> Extraction:
+        system = render("extract_instructions.j2")
+        fixed = estimate_tokens(system) + estimate_tokens(self._request_text([], [], profile))
+        budget = int((self.config.request_token_budget - fixed - self.config.max_reply_tokens) * _OVERHEAD_ROOM)
+        batches = pack(sources, max(budget, 300))
+        gate = asyncio.Semaphore(self.config.concurrency)
+
+        async def one(batch: Batch) -> Extraction:
+            async with gate:
+                return await self._extract_batch(client, system, batch, profile, existing)
+
+        result = Extraction()
+        for part in await asyncio.gather(*(one(b) for b in batches)):
+            result.evidence += part.evidence
+            result.failed += part.failed
+            result.failures += part.failures
+            result.dropped += part.dropped
+        return result
+
+    def _request_text(self, candidates: list[tuple[int, Candidate]], sources: list, profile: AuthorProfile) -> str:
+        return render("extract_request.j2", profile=profile, candidates=candidates, sources=sources)
+
+    async def _extract_batch(self, client: ChatClient, system: str, batch: Batch, profile: AuthorProfile,
+                             existing: list[Candidate]) -> Extraction:
+        # Short ids the pipeline assigns: the model cannot invent a path or an item.
+        sources = [(f"S{i}", part) for i, part in enumerate(batch.parts, start=1)]
+        candidates = list(enumerate(relevant(existing, batch.text, MAX_CANDIDATES), start=1))
+        messages = [{"role": "system", "content": system},
+                    {"role": "user", "content": self._request_text(candidates, sources, profile)}]
+        by_id = {sid: part.source for sid, part in sources}
+        items = dict(candidates)
+
+        def read(raw: str) -> Extraction:
+            entries, dropped = parse_model(raw, ExtractionReply, "evidence")
+            evidence = []
+            for entry in entries:
+                source, text = by_id.get(entry.source.strip()), clean_text(entry.text)
+                linked = items.get(entry.restates) if entry.restates is not None else None
+                if (source is None or text is None or entry.dimension not in source.dimensions
+                        or (entry.restates is not None and linked is None)):
+                    dropped += 1
+                    continue
+                matches = linked.text if linked is not None and linked.dimension == entry.dimension else None
+                evidence.append(Evidence(dimension=entry.dimension, text=text, source=source.path,
+                                         date=source.date, matches=matches))
+            return Extraction(evidence=evidence, dropped=dropped)
+
+        try:
+            return await self._ask(client, messages, "extraction", strict_schema(ExtractionReply), read)
+        except (RequestFailed, InvalidReply) as exc:
+            return Extraction(failed=batch.paths,
+                              failures=[f"batch of {len(batch.paths)} source(s) from {batch.paths[0]}: {exc}"])
+
+    async def _ask(self, client: ChatClient, messages: list[dict[str, str]], name: str, schema: dict,
+                   read: Callable[[str], T]) -> T:
+        """One request and, if the reply is not the JSON asked for, one repair carrying the error."""
+        raw = await client.complete(messages, name, schema)
+        try:
+            return read(raw)
+        except InvalidReply as exc:
+            repair = [*messages, {"role": "assistant", "content": raw[:4000]},
+                      {"role": "user", "content": f"That reply was not usable: {exc}. "
+                                                  "Answer again with only the JSON object asked for."}]
+            raw = await client.complete(repair, name, schema)
+            return read(raw)
+
+    # The external pool
+
+    def synthesise(self, clusters: list[Cluster], profile: AuthorProfile) -> Extraction:
+        return self._spend(lambda client: self._synthesise(client, clusters, profile))
+
+    async def _synthesise(self, client: ChatClient, clusters: list[Cluster], profile: AuthorProfile) -> Extraction:
+        numbered = list(enumerate(clusters, start=1))
+        messages = [{"role": "system", "content": render("synthesise_instructions.j2")},
+                    {"role": "user", "content": render("synthesise_request.j2", clusters=numbered, profile=profile)}]
+
+        def read(raw: str) -> Extraction:
+            entries, dropped = parse_model(raw, SynthesisReply, "preferences")
+            evidence, done = [], set()
+            for entry in entries:
+                text = clean_text(entry.text)
+                if entry.cluster not in dict(numbered) or entry.cluster in done or text is None:
+                    dropped += 1
+                    continue
+                done.add(entry.cluster)
+                evidence += cluster_evidence(dict(numbered)[entry.cluster], text)
+            return Extraction(evidence=evidence, dropped=dropped)
+
+        try:
+            return await self._ask(client, messages, "synthesis", strict_schema(SynthesisReply), read)
+        except (RequestFailed, InvalidReply) as exc:
+            paths = sorted({p for c in clusters for p in c.sources})
+            return Extraction(failed=paths, failures=[f"external preferences of {len(clusters)} cluster(s): {exc}"])
+
+    # remember
+
+    def classify(self, text: str, dimension: Dimension | None, pinned: bool | None) -> Decision:
+        messages = [{"role": "system", "content": render("classify_instructions.j2")},
+                    {"role": "user", "content": render("classify_request.j2", text=text)}]
+
+        async def ask(client: ChatClient) -> ClassifyReply:
+            return await self._ask(client, messages, "memory_item", strict_schema(ClassifyReply),
+                                   lambda raw: parse_object(raw, ClassifyReply))
+
+        try:
+            proposed = self._run(ask)
+        except (RequestFailed, InvalidReply) as exc:
+            decision = OfflineExtractor().classify(text, dimension, pinned)
+            return decision.model_copy(update={"reason": f"LLM unavailable ({exc}); {decision.reason or 'as given'}"})
+        wording = clean_text(proposed.text)
+        kept_own = wording is None or not keeps_the_point(text, wording)
+        return Decision(
+            dimension=dimension or proposed.dimension,
+            text=text if kept_own else wording,
+            pinned=proposed.pinned if pinned is None else pinned,
+            reason="filed by the LLM" + ("; kept your wording" if kept_own and wording else ""),
+        )
+
+    # Plumbing
+
+    def _run(self, work: Callable[[ChatClient], Awaitable[T]]) -> T:
+        """Run `work` on a fresh event loop and client, keeping the run's mode and usage."""
+        async def main() -> T:
+            c = self.config
+            client = ChatClient(model=c.model, api_key=c.api_key.get_secret_value() if c.api_key else None,
+                                base_url=c.base_url, timeout=c.timeout, retries=c.retries,
+                                temperature=c.temperature, max_reply_tokens=c.max_reply_tokens,
+                                token_ceiling=c.run_token_ceiling, backoff=c.retry_backoff,
+                                mode=self.mode, spent=self.usage)
+            try:
+                return await work(client)
+            finally:
+                self.mode = client.mode
+                await client.close()
+
+        return asyncio.run(main())
+
+    def _spend(self, work: Callable[[ChatClient], Awaitable[Extraction]]) -> Extraction:
+        """`_run` for extraction work: the result carries the requests and tokens it cost."""
+        before = self.usage.model_copy()
+        result = self._run(work)
+        result.usage = Usage(requests=self.usage.requests - before.requests,
+                             prompt_tokens=self.usage.prompt_tokens - before.prompt_tokens,
+                             completion_tokens=self.usage.completion_tokens - before.completion_tokens)
+        return result
+
+
+def keeps_the_point(original: str, wording: str) -> bool:
+    """Whether a tidied wording still says what the person said (shares most of its words)."""
+    return fuzz.token_set_ratio(normalise(original), normalise(wording)) >= 60

@@ -1,0 +1,125 @@
+"""What the model may answer, and pure functions from a raw reply to checked results.
+
+The model proposes; these functions decide. A reply that is not the JSON asked for
+raises `InvalidReply` (worth one repair attempt); a single bad entry in a good reply
+is dropped and counted, never fatal.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from hylo_memory.decay import Dimension
+
+MAX_TEXT = 200  # characters: an item is one line, not a paragraph
+
+
+class EvidenceEntry(BaseModel):
+    dimension: Dimension
+    text: str = Field(description="the fact about the author, one short line, third person without a subject")
+    source: str = Field(description="the id of the source it comes from, e.g. S2")
+    restates: int | None = Field(description="the number of the existing item it restates, or null")
+
+
+class ExtractionReply(BaseModel):
+    evidence: list[EvidenceEntry]
+
+
+class PreferenceEntry(BaseModel):
+    cluster: int = Field(description="the cluster number")
+    text: str = Field(description="the author's underlying orientation, worded as a trait")
+
+
+class SynthesisReply(BaseModel):
+    preferences: list[PreferenceEntry]
+
+
+class ClassifyReply(BaseModel):
+    dimension: Dimension
+    text: str = Field(description="the fact, tidied, in the person's own words")
+    pinned: bool = Field(description="true for a standing fact or preference, false for current work or moods")
+
+
+class InvalidReply(Exception):
+    """The reply is not the JSON asked for; carries the raw reply for the repair prompt."""
+
+    def __init__(self, message: str, raw: str):
+        super().__init__(message)
+        self.raw = raw
+
+
+def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The model's JSON schema in the form OpenAI's strict structured outputs accept."""
+    schema = model.model_json_schema()
+
+    def tighten(node: Any) -> None:
+        if isinstance(node, dict):
+            node.pop("title", None)
+            node.pop("default", None)
+            if node.get("type") == "object" and "properties" in node:
+                node["required"] = list(node["properties"])
+                node["additionalProperties"] = False
+            for value in node.values():
+                tighten(value)
+        elif isinstance(node, list):
+            for value in node:
+                tighten(value)
+
+    tighten(schema)
+    return schema
+
+
+def parse_json(raw: str | None) -> Any:
+    """The JSON in a reply: as is, or inside a fence, or from the first { to the last }."""
+    if not raw or not raw.strip():
+        raise InvalidReply("the reply was empty", raw or "")
+    text = raw.strip()
+    fenced = re.search(r"```(?:json)?\s*(.*?)```", text, re.DOTALL)
+    candidates = [text]
+    if fenced:
+        candidates.append(fenced.group(1))
+    if "{" in text and "}" in text:
+        candidates.append(text[text.index("{") : text.rindex("}") + 1])
+    for candidate in candidates:
+        try:
+            return json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+    raise InvalidReply("the reply is not valid JSON", raw)
+
+
+def parse_model(raw: str | None, model: type[BaseModel], key: str) -> tuple[list[Any], int]:
+    """The entries under `key`, each validated alone; returns (valid entries, how many dropped)."""
+    data = parse_json(raw)
+    if not isinstance(data, dict) or not isinstance(data.get(key), list):
+        raise InvalidReply(f'the reply must be a JSON object with a "{key}" list', raw or "")
+    entry_model = model.model_fields[key].annotation.__args__[0]  # type: ignore[union-attr]
+    entries, dropped = [], 0
+    for item in data[key]:
+        try:
+            entries.append(entry_model.model_validate(item))
+        except ValidationError:
+            dropped += 1
+    return entries, dropped
+
+
+def parse_object(raw: str | None, model: type[BaseModel]) -> BaseModel:
+    """A whole reply as one object (the `remember` classification)."""
+    data = parse_json(raw)
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise InvalidReply(f"{'.'.join(map(str, first['loc']))}: {first['msg']}", raw or "") from None
+
+
+def clean_text(text: str) -> str | None:
+    """One tidy line, or None when empty or too long to be an item."""
+    text = " ".join(text.replace("`", "'").split()).strip(" -•*")
+    if not text or len(text) > MAX_TEXT:
+        return None
+    return text

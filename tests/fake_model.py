@@ -1,0 +1,50 @@
+"""A fake model behind the fake server: answers like a careful LLM would, deterministically.
+
+It reads the prompt the pipeline really sent — the <source> frames, the numbered
+existing items, the clusters — and answers with the offline patterns, so tests and
+benchmarks exercise the real request and reply path end to end.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from hylo_memory.decay.match import normalise
+from hylo_memory.extractors.patterns import statements
+
+_SOURCE = re.compile(r'<source id="(?P<id>S\d+)"[^>]*perspective="(?P<perspective>\w+)"[^>]*>\n(?P<body>.*?)</source>',
+                     re.DOTALL)
+_ITEM = re.compile(r"^(?P<n>\d+)\. \[(?P<dim>\w+)\] (?P<text>.+)$", re.MULTILINE)
+_CLUSTER = re.compile(r"^(?P<n>\d+)\. tags: (?P<tags>[^;]*);", re.MULTILINE)
+
+
+def messages_text(body: dict) -> tuple[str, str]:
+    messages = body["messages"]
+    return messages[0]["content"], messages[-1]["content"]
+
+
+def answer(body: dict) -> str:
+    """The JSON content a well-behaved model would reply with to this request."""
+    system, user = messages_text(body)
+    if "Clusters:" in user:
+        return json.dumps({"preferences": [
+            {"cluster": int(m["n"]), "text": "Drawn to " + " and ".join(t.strip() for t in m["tags"].split(",")[:2])}
+            for m in _CLUSTER.finditer(user)
+        ]})
+    if user.startswith("Statement:"):
+        statement = user.split("Statement:", 1)[1].strip().splitlines()[0]
+        found = statements(statement)
+        dimension = found[0][0].value if found else "preferences"
+        return json.dumps({"dimension": dimension, "text": statement, "pinned": dimension not in ("goals", "state")})
+    items = {(m["dim"], normalise(m["text"])): int(m["n"]) for m in _ITEM.finditer(user)}
+    evidence = []
+    for source in _SOURCE.finditer(user):
+        for dimension, text in statements(source["body"]):
+            evidence.append({"dimension": dimension.value, "text": text, "source": source["id"],
+                             "restates": items.get((dimension.value, normalise(text)))})
+    return json.dumps({"evidence": evidence})
+
+
+def source_ids(body: dict) -> list[str]:
+    return [m["id"] for m in _SOURCE.finditer(messages_text(body)[1])]
