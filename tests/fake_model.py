@@ -20,8 +20,9 @@ _CLUSTER = re.compile(r"^(?P<n>\d+)\. tags: (?P<tags>[^;]*);", re.MULTILINE)
 
 
 def messages_text(body: dict) -> tuple[str, str]:
+    """The instructions and the request proper (a repair turn repeats them and adds its own)."""
     messages = body["messages"]
-    return messages[0]["content"], messages[-1]["content"]
+    return messages[0]["content"], messages[1]["content"]
 
 
 def answer(body: dict) -> str:
