@@ -1,23 +1,34 @@
 """When two wordings are the same fact: normalised equality, then near-duplicates.
 
 Near-duplicate search is blocked so it stays linear: exact normalised keys are
-looked up first; otherwise only items sharing one of the query's rarer words and
-of compatible length are compared with rapidfuzz.
+looked up first; otherwise only items of compatible length that share a block
+key with the query are compared with rapidfuzz. Two texts share a key when they
+share a word, or — both being short (at most three words), where one changed
+word leaves nothing else in common — a word's first or last four characters:
+"vegetarian", "vegetarians" and "vegetarain" meet, as do "colour" and "color".
+Keys held by very many items ("the", "likes") are skipped unless the query has
+nothing else.
 """
 
 from __future__ import annotations
 
 import re
+import sys
 from collections import defaultdict
 from typing import Generic, Hashable, TypeVar
 
-from rapidfuzz import fuzz
+from rapidfuzz import fuzz, process
 
 K = TypeVar("K", bound=Hashable)
 
 _TRAILING_PUNCTUATION = re.compile(r"[\s.,;:!?。，；：！？…]+$")
 _WORD = re.compile(r"\w+")
-# Words in more postings than this carry no signal ("the", "likes"); skip them
+# A word's first and last four characters (the whole word when it is shorter).
+_PREFIX = re.compile(r"\b\w{1,4}")
+_SUFFIX = re.compile(r"\w{1,4}\b")
+# Texts of at most this many words are also blocked by word prefixes and suffixes.
+_SHORT_TEXT_WORDS = 3
+# Keys in more postings than this carry no signal ("the", "likes"); skip them
 # unless the query has nothing else.
 _COMMON_WORD_POSTINGS = 200
 
@@ -32,60 +43,110 @@ def similarity(a: str, b: str) -> float:
     return fuzz.ratio(a, b)
 
 
+class _Prepared:
+    """A text normalised, with its block keys."""
+
+    __slots__ = ("text", "norm", "words", "affixes")
+
+    def __init__(self, text: str):
+        self.text = text
+        self.norm = normalise(text)
+        words = _WORD.findall(self.norm)
+        self.words = frozenset(words)
+        self.affixes = (
+            frozenset(_PREFIX.findall(self.norm) + _SUFFIX.findall(self.norm))
+            if len(words) <= _SHORT_TEXT_WORDS else frozenset()
+        )
+
+
 class TextIndex(Generic[K]):
     """Finds the key whose text is the same fact as a query text."""
 
     def __init__(self, threshold: float):
         self.threshold = threshold
         self._exact: dict[str, list[K]] = defaultdict(list)
-        self._texts: dict[K, str] = {}
-        self._postings: dict[str, set[K]] = defaultdict(set)
+        self._texts: dict[K, _Prepared] = {}
+        # block key → {item key: normalised text}, so a posting is scored by rapidfuzz in one call
+        self._words: dict[str, dict[K, str]] = defaultdict(dict)
+        self._affixes: dict[str, dict[K, str]] = defaultdict(dict)
+        self._bounds: dict[int, tuple[int, int]] = {}
+        self._last: _Prepared | None = None  # the last text prepared: `find` then `add` reuse it
 
     def add(self, key: K, text: str) -> None:
-        norm = normalise(text)
-        self._texts[key] = norm
+        prepared = self._prepare(text)
+        norm = prepared.norm
+        self._texts[key] = prepared
         self._exact[norm].append(key)
-        for word in _words(norm):
-            self._postings[word].add(key)
+        for word in prepared.words:
+            self._words[word][key] = norm
+        for affix in prepared.affixes:
+            self._affixes[affix][key] = norm
 
     def remove(self, key: K) -> None:
-        norm = self._texts.pop(key)
-        self._exact[norm].remove(key)
-        for word in _words(norm):
-            self._postings[word].discard(key)
+        prepared = self._texts.pop(key)
+        self._exact[prepared.norm].remove(key)
+        for word in prepared.words:
+            del self._words[word][key]
+        for affix in prepared.affixes:
+            del self._affixes[affix][key]
 
     def find(self, text: str, exclude: K | None = None) -> K | None:
         """The key of the same fact: exact normalised text first, then the most similar."""
-        norm = normalise(text)
+        prepared = self._prepare(text)
+        norm = prepared.norm
         for key in self._exact.get(norm, ()):
             if key != exclude:
                 return key
-        best, best_score = None, self.threshold
-        for key in self._candidates(norm):
-            if key == exclude:
-                continue
-            other = self._texts[key]
-            if not _lengths_can_reach(len(norm), len(other), self.threshold):
+        candidates = self._candidates(prepared)
+        if not candidates:
+            return None
+        # Most queries match nothing: one rapidfuzz call, in C, settles those.
+        threshold = self.threshold
+        if process.extractOne(norm, candidates, scorer=fuzz.ratio, score_cutoff=threshold) is None:
+            return None
+        shortest, longest = self._length_bounds(len(norm))
+        best, best_score = None, threshold
+        for key, other in candidates.items():
+            if not shortest <= len(other) <= longest or key == exclude:
                 continue
             score = fuzz.ratio(norm, other, score_cutoff=best_score)
             if score >= best_score and (best is None or score > best_score or _before(key, best)):
                 best, best_score = key, score
         return best
 
-    def _candidates(self, norm: str) -> set[K]:
-        postings = [p for w in set(_words(norm)) if (p := self._postings.get(w))]
+    def _prepare(self, text: str) -> _Prepared:
+        last = self._last
+        if last is None or last.text != text:
+            last = self._last = _Prepared(text)
+        return last
+
+    def _candidates(self, prepared: _Prepared) -> dict[K, str]:
+        """The items to compare: those under the query's rarer keys, or its rarest when all are common.
+
+        The result may be one of the postings itself: read it, never change it.
+        """
+        words, affixes = self._words.get, self._affixes.get
+        postings = [p for word in prepared.words if (p := words(word))]
+        if prepared.affixes:
+            postings += [p for affix in prepared.affixes if (p := affixes(affix))]
         if not postings:
-            return set()
+            return {}
         rare = [p for p in postings if len(p) <= _COMMON_WORD_POSTINGS]
-        chosen = rare or [min(postings, key=len)]
-        found: set[K] = set()
-        for posting in chosen:
-            found.update(posting)
-        return found
+        if not rare:
+            return min(postings, key=len)
+        if len(rare) == 1:
+            return rare[0]
+        merged: dict[K, str] = {}
+        for posting in rare:
+            merged.update(posting)
+        return merged
 
-
-def _words(norm: str) -> list[str]:
-    return _WORD.findall(norm)
+    def _length_bounds(self, length: int) -> tuple[int, int]:
+        """The shortest and longest text lengths that can reach the threshold against `length`."""
+        bounds = self._bounds.get(length)
+        if bounds is None:
+            bounds = self._bounds[length] = _length_bounds(length, self.threshold)
+        return bounds
 
 
 def _before(a: object, b: object) -> bool:
@@ -99,3 +160,22 @@ def _lengths_can_reach(a: int, b: int, threshold: float) -> bool:
     # fuzz.ratio is 2·M/(a+b) with M ≤ min(a, b), so the shorter length bounds it.
     total = a + b
     return total == 0 or 200 * min(a, b) / total >= threshold
+
+
+def _length_bounds(a: int, threshold: float) -> tuple[int, int]:
+    """The range of lengths b for which `_lengths_can_reach(a, b)` holds (it is an interval)."""
+    if threshold <= 0:
+        return 0, sys.maxsize
+    shortest = max(0, int(threshold * a / (200 - threshold)) - 1) if threshold < 200 else a
+    while shortest > 0 and _lengths_can_reach(a, shortest - 1, threshold):
+        shortest -= 1
+    while shortest < a and not _lengths_can_reach(a, shortest, threshold):
+        shortest += 1
+    longest = int(a * (200 - threshold) / threshold) + 1
+    while longest > a and not _lengths_can_reach(a, longest, threshold):
+        longest -= 1
+    while _lengths_can_reach(a, longest + 1, threshold):
+        longest += 1
+    if not _lengths_can_reach(a, shortest, threshold):
+        return 1, 0  # nothing can reach a threshold above 100
+    return shortest, longest

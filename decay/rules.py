@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterable
 
 from pydantic import BaseModel
 
-from .format import is_adopted
+from .format import gc_paused, is_adopted
 from .match import TextIndex
 from .model import ACTIVE, FADING, Dimension, Entry, Evidence, Item, MemoryFile, RawLine, Section
 
@@ -28,7 +28,7 @@ class FileChanges(BaseModel):
     expired: int = 0
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class _Slot:
     """An item while the rules work on it."""
 
@@ -39,11 +39,15 @@ class _Slot:
     section: str
     was_fading: bool  # Fading when the run began: the only items rule E may delete
     origin: str | None  # the section it was read from; None for an item new in this run
-    sources: set[str] = field(default_factory=set)
+    sources: set[str] | None = None  # the distinct sources supporting it in this run
     newest: dt.date | None = None
     deleted: bool = False
+    original: Item | None = None  # the entry it was read from, reused when nothing changed
 
     def item(self) -> Item:
+        old = self.original
+        if old is not None and (old.text, old.last, old.seen, old.pinned) == (self.text, self.last, self.seen, self.pinned):
+            return old
         return Item(text=self.text, last=self.last, seen=self.seen, pinned=self.pinned)
 
 
@@ -54,6 +58,16 @@ def apply_rules(
     threshold: float = DEFAULT_THRESHOLD,
 ) -> tuple[MemoryFile, FileChanges]:
     """Apply rules A–G to `memory` with this run's evidence; return the new file and what changed."""
+    with gc_paused():
+        return _apply_rules(memory, evidence, today, threshold)
+
+
+def _apply_rules(
+    memory: MemoryFile,
+    evidence: Iterable[Evidence],
+    today: dt.date,
+    threshold: float,
+) -> tuple[MemoryFile, FileChanges]:
     window = memory.decay_window
     changes = FileChanges(dimension=memory.dimension)
     pool = _Pool(threshold)
@@ -110,7 +124,7 @@ def _read_slots(memory: MemoryFile, today: dt.date, pool: _Pool, changes: FileCh
                 last = today
                 changes.adopted.append(entry.text)
             slot = _Slot(entry.text, last, entry.seen, entry.pinned, section.heading,
-                         was_fading=section.heading == FADING, origin=section.heading)
+                         was_fading=section.heading == FADING, origin=section.heading, original=entry)
             layout[id(entry)] = slot
             target = pool.find(slot.text)
             if target is None:
@@ -164,6 +178,8 @@ def _apply_evidence(
         if target is None:
             target = pool.add(_Slot(ev.text, seen_on, 0, False, ACTIVE, was_fading=False, origin=None))
         slot = pool.slots[target]
+        if slot.sources is None:
+            slot.sources = set()
         slot.sources.add(ev.source)
         slot.newest = max(slot.newest or seen_on, seen_on)
         slot.pinned = slot.pinned or ev.pinned
@@ -178,7 +194,7 @@ def _apply_evidence(
         else:
             changes.refreshed.append(slot.text)
         slot.section = ACTIVE  # B: a Fading item with evidence returns to Active
-        slot.sources.clear()
+        slot.sources = None
 
 
 def _decay(slot: _Slot, today: dt.date, window: int, changes: FileChanges) -> None:
@@ -196,7 +212,6 @@ def _decay(slot: _Slot, today: dt.date, window: int, changes: FileChanges) -> No
 
 def _write_slots(memory: MemoryFile, layout: dict[int, _Slot], pool: _Pool) -> MemoryFile:
     """The file with each item where it was, movers and newcomers after a section's last item."""
-    updated = memory.model_copy(deep=True)
     placed: set[int] = set()
     sections: list[Section] = []
     for section in memory.sections:
@@ -209,21 +224,29 @@ def _write_slots(memory: MemoryFile, layout: dict[int, _Slot], pool: _Pool) -> M
                 placed.add(id(slot))
                 entries.append(slot.item())
         sections.append(Section(heading=section.heading, entries=entries))
-    updated.sections = sections
+    # Entries are immutable, so the lists are copied and the entries shared.
+    updated = memory.model_copy(update={
+        "sections": sections,
+        "preamble": list(memory.preamble),
+        "extra_frontmatter": list(memory.extra_frontmatter),
+    })
+    movers: dict[str, list[Item]] = {}  # by section, in the order the sections are first needed
     for slot in pool.live():
         if id(slot) not in placed:
-            _insert_item(updated.section(slot.section), slot.item())
+            movers.setdefault(slot.section, []).append(slot.item())
+    for heading, items in movers.items():
+        _insert_items(updated.section(heading), items)
     return updated
 
 
-def _insert_item(section: Section, item: Item) -> None:
-    """Put `item` after the section's last item, or before its trailing blank lines."""
+def _insert_items(section: Section, items: list[Item]) -> None:
+    """Put `items`, in order, after the section's last item, or before its trailing blank lines."""
     entries = section.entries
     at = len(entries)
-    last_item = max((i for i, e in enumerate(entries) if isinstance(e, Item)), default=None)
+    last_item = next((i for i in range(len(entries) - 1, -1, -1) if isinstance(entries[i], Item)), None)
     if last_item is not None:
         at = last_item + 1
     else:
         while at > 0 and isinstance(entries[at - 1], RawLine) and not entries[at - 1].text.strip():
             at -= 1
-    entries.insert(at, item)
+    entries[at:at] = items

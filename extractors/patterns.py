@@ -121,7 +121,14 @@ def _article(role: str) -> str:
 _FIRST_PERSON = re.compile(r"\b(?:I|I'[a-z]+|I’[a-z]+|me|myself|we|us)\b")
 _MY = re.compile(r"\bmy\b", re.IGNORECASE)
 
-_QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|«[^»]*»")
+# Curly single quotes too: ‘ only ever opens a quotation, and its closing ’ is the one
+# not followed by a letter (inside, ’ is an apostrophe: ‘I’m tired,’ she said).
+# Straight single quotes are left alone: they are apostrophes far too often.
+_QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|«[^»]*»|‘[^\n]*?’(?!\w)")
+# "If I moved to Berlin": what follows is supposed, not stated.
+_SUPPOSED = re.compile(r"\b(?:if|unless|whether|suppose|supposing|imagine|in case)\s*$", re.IGNORECASE)
+# "Loves it": an object that is only a pronoun means nothing outside its note.
+_PRONOUN_ONLY = re.compile(r"^\S+ (?:it|this|that|them|these|those|him|her)$", re.IGNORECASE)
 
 
 def own_sentences(text: str) -> list[str]:
@@ -135,9 +142,18 @@ def statements(text: str) -> list[tuple[Dimension, str]]:
     found: dict[tuple[Dimension, str], None] = {}
     for sentence in own_sentences(text):
         sentence = sentence.strip().lstrip("-*• ").strip()
+        if sentence.endswith("?"):
+            continue  # a question asks; it states nothing
         for dimension, pattern, word in RULES:
             for match in pattern.finditer(sentence):
+                if _SUPPOSED.search(sentence[: match.start()]):
+                    continue
                 wording = _cap(_MY.sub("their", word(match)))
-                if 3 <= len(wording) <= 120 and not _FIRST_PERSON.search(wording):
+                if _is_item(wording):
                     found[(dimension, wording)] = None
     return list(found)
+
+
+def _is_item(wording: str) -> bool:
+    """Whether a wording reads as a memory item on its own."""
+    return 3 <= len(wording) <= 120 and not _FIRST_PERSON.search(wording) and not _PRONOUN_ONLY.match(wording)

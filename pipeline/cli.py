@@ -20,6 +20,8 @@ from hylo_memory.extractors.base import Decision
 from .extractor_choice import make_extractor
 from .refresh import diff, refresh
 from .remember import remember
+from .scheduler import run_schedule
+from .status import gather
 from .summary import render_changes
 
 
@@ -42,10 +44,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", type=Path, help="TOML config file (default ~/.config/hylo-memory/config.toml)")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def command(name: str, help: str) -> argparse.ArgumentParser:
+    def command(name: str, help: str, today: bool = True) -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=help, description=help)
         sub.add_argument("--vault", type=Path, required=True, help="the notes vault folder")
-        sub.add_argument("--today", type=_date, help="the run's date, YYYY-MM-DD (default: today)")
+        if today:
+            sub.add_argument("--today", type=_date, help="the run's date, YYYY-MM-DD (default: today)")
         return sub
 
     ref = command("refresh", "one run: read recent notes, extract evidence, apply the rules, summarise")
@@ -63,6 +66,13 @@ def build_parser() -> argparse.ArgumentParser:
     rem.add_argument("--dimension", type=_dimension, help=f"one of {DIMENSION_NAMES}")
     rem.add_argument("--pin", action=argparse.BooleanOptionalAction, default=None,
                      help="pin it (never fades); default: pinned for identity, preferences, beliefs, people")
+
+    sch = command("schedule", "run refresh on a cron schedule until stopped (SIGTERM or Ctrl-C)", today=False)
+    sch.add_argument("--cron", help='a 5-field cron expression, e.g. "0 3 * * *" (default: the config\'s schedule)')
+    sch.add_argument("--extractor", choices=["offline", "openai"], help="default: openai when a key or base URL is set")
+
+    st = command("status", "show recent runs, the next scheduled run, memory files and sources waiting")
+    st.add_argument("--json", action="store_true", help="print the status as one JSON object")
     return parser
 
 
@@ -81,6 +91,12 @@ def main(argv: list[str] | None = None) -> int:
 def _run(args: argparse.Namespace) -> int:
     config = load_config(args.config, extractor=getattr(args, "extractor", None))
     vault = check_vault(args.vault)
+    if args.command == "schedule":
+        return run_schedule(vault, config, args.cron, make_extractor)
+    if args.command == "status":
+        report = gather(vault, config, args.today)
+        print(report.model_dump_json() if args.json else report.to_text(), end="\n" if args.json else "")
+        return 0
     today = args.today or clock.today(config.timezone)
     store = open_store(vault, config)
     if args.command == "refresh":
@@ -103,7 +119,7 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     if args.command == "remember":
         decision = _decide(args, config)
-        _, line = remember(store, decision, today, config.similarity_threshold)
+        _, line = remember(store, decision, today, config.similarity_threshold, config.lock_timeout)
         print(line)
         return 0
     raise AssertionError(args.command)

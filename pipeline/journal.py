@@ -6,23 +6,26 @@ written; (3) the ledger records sources and run in one transaction; (4) the jour
 is removed. A process killed before (1) changed nothing, and its sources are extracted
 again by the next run. Killed after (1), the next process to take the memory lock
 replays the journal — rewriting files and committing the ledger are both idempotent —
-so the run ends exactly as if it had not been interrupted.
+so the run ends exactly as if it had not been interrupted. Every writer holds the memory
+lock and calls `recover` first, so nothing is written between a crash and its replay.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import sys
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
 from hylo_memory.decay import Dimension
-from hylo_memory.decay.store import MemoryStore, atomic_write, fsync_dir
+from hylo_memory.decay.store import ARCHIVE_DIR, MemoryStore, atomic_write, fsync_dir
 
 from .errors import HyloMemoryError
 from .ledger import STATE_DIR, Ledger
 
 JOURNAL_FILE = "journal.json"
+RUNS_DIR = "runs"  # a refresh's summaries (pipeline/refresh.py writes them)
 
 
 class RunEnd(BaseModel):
@@ -51,8 +54,10 @@ def commit(store: MemoryStore, journal: Journal, ledger: Ledger | None = None) -
     fsync_dir(path.parent)
 
 
-def recover(store: MemoryStore) -> bool:
-    """Finish a run a crash interrupted after its journal was written; True if there was one."""
+def recover(store: MemoryStore, run_lock_held: bool = False) -> bool:
+    """Finish writes a crash interrupted after their journal was written; True if there were some.
+    Call under the memory lock (and say if the run lock is held too): it also sweeps dead temp files."""
+    _sweep_temp_files(store, run_lock_held)
     path = journal_path(store)
     try:
         data = path.read_bytes()
@@ -69,6 +74,7 @@ def recover(store: MemoryStore) -> bool:
             _apply(store, ledger, journal)
     path.unlink()
     fsync_dir(path.parent)
+    print(f"hylo-memory: finished the writes of a command interrupted earlier ({path})", file=sys.stderr)
     return True
 
 
@@ -89,3 +95,20 @@ def _apply(store: MemoryStore, ledger: Ledger | None, journal: Journal) -> None:
         if ledger.run_status(run.run_id) == "running":
             ledger.record_sources(run.run_id, run.today, journal.sources)
             ledger.finish_run(run.run_id, run.status, run.waiting, run.counts, run.usage)
+
+
+def _sweep_temp_files(store: MemoryStore, run_lock_held: bool) -> None:
+    # atomic_write's temp files (".NAME.XXXX.tmp") left by a killed process, where only a
+    # holder of this lock writes. A refresh writes its summary in runs/ under the run lock
+    # alone, so only a caller holding that lock may sweep there.
+    folders = [(store.folder, [f".{d.filename}." for d in Dimension]),
+               (store.folder / ARCHIVE_DIR, [f".{d.filename}." for d in Dimension]),
+               (store.folder / STATE_DIR, [f".{JOURNAL_FILE}."])]
+    if run_lock_held:
+        folders.append((store.folder / STATE_DIR / RUNS_DIR, ["."]))
+    for folder, prefixes in folders:
+        if not folder.is_dir():
+            continue
+        for path in folder.iterdir():
+            if path.name.endswith(".tmp") and path.name.startswith(tuple(prefixes)):
+                path.unlink(missing_ok=True)

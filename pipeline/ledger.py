@@ -92,7 +92,8 @@ class Ledger:
         """An in-memory copy of the ledger at `path` (empty if none): reads, never writes it."""
         ledger = cls(None)
         if path.exists():
-            source = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+            # as_uri() percent-encodes the path: a vault named "notes #1" stays one path.
+            source = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
             try:
                 source.backup(ledger.db)
             finally:
@@ -167,6 +168,21 @@ class Ledger:
             "SELECT max(today) AS day FROM runs WHERE status = 'ok' AND waiting = 0"
         ).fetchone()
         return dt.date.fromisoformat(row["day"]) if row and row["day"] else None
+
+    def reach_back(self) -> dt.date | None:
+        """How far back the next incremental window must reach, so no waiting source is lost.
+
+        To the last complete run — or further, to the window start of any later run that
+        left sources waiting (a per-run cap, an LLM failure, a crash): those sources are
+        in no complete run's window, and a 2-day window would never see them again.
+        """
+        complete = self.last_complete()
+        row = self.db.execute(
+            "SELECT min(window_start) AS start FROM runs WHERE NOT (status = 'ok' AND waiting = 0) AND today >= ?",
+            ((complete or dt.date.min).isoformat(),),
+        ).fetchone()
+        waiting_since = dt.date.fromisoformat(row["start"]) if row and row["start"] else None
+        return min((d for d in (complete, waiting_since) if d is not None), default=None)
 
     def last_success_at(self) -> dt.datetime | None:
         """When the last run that did not fail ended (for the scheduler's catch-up)."""

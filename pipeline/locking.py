@@ -6,6 +6,8 @@ when its process dies, so a lock left by a killed process is recovered without a
 
 from __future__ import annotations
 
+import fcntl
+import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,12 +20,15 @@ from .errors import LockTimeout
 MEMORY_LOCK = "memory.lock"  # held while memory files and the ledger are read for writing and written
 RUN_LOCK = "run.lock"  # held for a whole refresh, so two refreshes never extract the same sources
 PATIENCE = 1.0  # seconds of silent waiting before saying why we wait
+DEFAULT_TIMEOUT = 600.0  # the config's `lock_timeout` default, for callers without a config
 
 
 @contextmanager
 def hold(state_dir: Path, name: str, timeout: float, what: str) -> Iterator[None]:
     """Hold the named lock; wait for it (saying so after a second) up to `timeout` seconds."""
-    state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    # The memory folder too is created private: parents=True alone would use the umask.
+    state_dir.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    state_dir.mkdir(mode=0o700, exist_ok=True)
     lock = FileLock(str(state_dir / name), mode=0o600, preserve_lock_file=True)
     try:
         lock.acquire(timeout=min(PATIENCE, timeout))
@@ -42,3 +47,19 @@ def hold(state_dir: Path, name: str, timeout: float, what: str) -> Iterator[None
         yield
     finally:
         lock.release()
+
+
+def is_held(state_dir: Path, name: str) -> bool:
+    """Whether some process holds the named lock now; creates and writes nothing (for `status`)."""
+    try:
+        fd = os.open(state_dir / name, os.O_RDONLY)
+    except FileNotFoundError:
+        return False
+    try:
+        # A shared probe, released at once: a writer waiting for the lock just polls again.
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # closing the descriptor drops the probe's lock
+    return False

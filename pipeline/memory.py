@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import datetime as dt
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
-from hylo_memory.decay import Evidence, FileUpdate, plan_updates
+from hylo_memory.decay import Evidence, FileUpdate, plan_updates, render
 from hylo_memory.decay.store import MemoryStore
 
 from .config import Config
 from .errors import VaultError
+from .journal import Journal, commit, recover
+from .ledger import STATE_DIR
+from .locking import DEFAULT_TIMEOUT, MEMORY_LOCK, hold
 
 
 def check_vault(vault: Path) -> Path:
@@ -25,6 +30,14 @@ def open_store(vault: Path, config: Config) -> MemoryStore:
     return MemoryStore(vault / config.memory_dir, archive_keep=config.archive_keep)
 
 
+@contextmanager
+def writing(store: MemoryStore, timeout: float = DEFAULT_TIMEOUT) -> Iterator[None]:
+    """Hold the memory lock with any interrupted run finished first: how every writer reads and writes."""
+    with hold(store.folder / STATE_DIR, MEMORY_LOCK, timeout, "memory files are being written"):
+        recover(store)
+        yield
+
+
 def apply_evidence(
     store: MemoryStore,
     evidence: list[Evidence],
@@ -33,10 +46,13 @@ def apply_evidence(
     dry_run: bool = False,
 ) -> list[FileUpdate]:
     """Rules A–G on every memory file with this evidence; write the changed files."""
-    files = store.read_all()  # refuses a hand-broken file before anything is written
-    updates = plan_updates(files, evidence, today, config.similarity_threshold)
-    if not dry_run:
-        for update in updates:
-            if update.write:
-                store.write(update.after)
+    if dry_run:
+        return plan_updates(store.read_all(), evidence, today, config.similarity_threshold)
+    with writing(store, config.lock_timeout):
+        files = store.read_all()  # refuses a hand-broken file before anything is written
+        updates = plan_updates(files, evidence, today, config.similarity_threshold)
+        changed = {u.dimension: render(u.after) for u in updates if u.write}
+        if changed:
+            # Several files change together or not at all, even if the process dies midway.
+            commit(store, Journal(files=changed))
     return updates

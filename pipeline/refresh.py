@@ -43,7 +43,7 @@ def refresh(
     state = store.folder / STATE_DIR
     with hold(state, RUN_LOCK, config.lock_timeout, "a refresh is running"):
         with hold(state, MEMORY_LOCK, config.lock_timeout, "memory files are being written"):
-            recover(store)
+            recover(store, run_lock_held=True)
         with Ledger.for_memory_dir(store.folder) as ledger:
             return _run(vault, store, ledger, config, extractor, today, intro, dry_run=False)
 
@@ -59,7 +59,7 @@ def _run(
     dry_run: bool,
 ) -> tuple[RunSummary, list[FileUpdate]]:
     files = store.read_all()  # a hand-broken file stops the run here, before any work
-    window = choose_window(today, files[Dimension.identity] is None, ledger.last_complete(), config)
+    window = choose_window(today, files[Dimension.identity] is None, ledger.reach_back(), config)
     profile = build_profile(files[Dimension.identity], files[Dimension.goals], intro)
     reader = FolderVault(vault, config.extra_scan_paths, config.memory_dir, config.max_note_bytes)
     collected = collect(reader, window, ledger, profile, config.per_run_cap)

@@ -6,16 +6,17 @@ A filesystem vault is the only backend today; Hylo's MCP tools (`short_list`,
 
 from __future__ import annotations
 
+import codecs
 import datetime as dt
 import hashlib
+import operator
 import os
 import re
 from pathlib import Path
-from typing import Iterator, Protocol
+from typing import Callable, Iterator, Protocol
 
 import frontmatter
 import yaml
-from pydantic import BaseModel
 
 from hylo_memory.extractors.base import Perspective, Source, SourceKind
 
@@ -25,6 +26,8 @@ from .window import Window
 SHORTS = "_shorts"
 KNOWLEDGE = "_knowledge"
 _DATE_PREFIX = re.compile(r"^(\d{4}-\d{2}-\d{2})")
+_UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+_NAME = operator.attrgetter("name")
 
 
 class Unreadable(Exception):
@@ -47,71 +50,85 @@ class FolderVault:
         self.max_bytes = max_bytes
 
     def sources(self, window: Window) -> Iterator[Source | Skipped]:
-        seen: set[str] = set()
+        seen: set[str] = set()  # a file under two scan paths is read once, by the first
         scans = [(SHORTS, SourceKind.short), (KNOWLEDGE, SourceKind.knowledge)]
         scans += [(p, SourceKind.extra) for p in self.extra_paths]
         for folder, kind in scans:
-            for path in self._markdown_files(folder):
-                rel = path.relative_to(self.root).as_posix()
-                if rel in seen:
-                    continue
-                seen.add(rel)
-                if not self._may_be_in(path, window):
-                    continue
+            for rel, path in self._candidates(folder, _Prefilter(kind, window), seen):
                 try:
-                    source = self._read(path, rel, kind)
+                    source = self._read(Path(path), rel, kind)
                 except Unreadable as exc:
                     yield Skipped(path=rel, reason=str(exc))
                     continue
                 if source is not None and window.contains(source.date):
                     yield source
 
-    def _markdown_files(self, folder: str) -> Iterator[Path]:
-        top = (self.root / folder)
+    def _candidates(self, folder: str, may_be_in: _Prefilter, seen: set[str]) -> Iterator[tuple[str, str]]:
+        """(vault-relative path, path) of each markdown file under `folder` that may be in the window."""
+        top = Path(os.path.normpath(self.root / folder))
         if not _inside(top, self.root) or not top.exists():
             return
+        rel = top.relative_to(self.root).as_posix()
         if top.is_file():
-            if top.suffix == ".md":
-                yield top
+            if top.suffix == ".md" and str(top) not in seen:
+                seen.add(str(top))
+                if may_be_in(top.name, top.stat, may_be_in.settled(str(top.parent))):
+                    yield rel, str(top)
             return
-        for dirpath, dirnames, filenames in os.walk(top, followlinks=False):
-            # Hidden folders (.obsidian, .trash) and our own memory folder are not notes.
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d != self.memory_dir)
-            for name in sorted(filenames):
-                path = Path(dirpath, name)
-                if name.endswith(".md") and not name.startswith(".") and _inside(path, self.root):
-                    yield path
+        yield from self._walk(str(top), rel, may_be_in, seen)
 
-    def _may_be_in(self, path: Path, window: Window) -> bool:
-        """Cheap test before opening: the file name's date, else its mtime, can be in the window.
+    def _walk(self, top: str, top_rel: str, may_be_in: _Prefilter, seen: set[str]) -> Iterator[tuple[str, str]]:
+        """`_candidates` under the folder `top`, depth first and by name; symlinked folders are not entered.
 
-        A note dated inside the window was written then, so either its name says so
-        or it was modified since the window began. This keeps an incremental run from
-        opening the years of notes outside it.
+        This loop runs for every file of the vault on every run (100,000 notes in a big
+        one), so it stays on strings and `os.DirEntry`: no `Path` and no `resolve()` per
+        file, one generator for the whole tree, and nothing built for a file passed over.
+        Only a symlinked file can lead outside the vault, so only those are resolved.
         """
-        named = _name_date(path)
-        if named is not None and window.contains(named):
-            return True
-        try:
-            modified = dt.date.fromtimestamp(path.stat().st_mtime)
-        except OSError:
-            return True  # let _read name the problem
-        return modified >= window.start
+        folders = [(top, top_rel)]
+        while folders:
+            folder, rel = folders.pop()
+            try:
+                with os.scandir(folder) as listing:
+                    entries = sorted(listing, key=_NAME)
+            except OSError:
+                continue
+            settled = may_be_in.settled(folder)
+            older = may_be_in.first if settled else ""
+            subfolders = []
+            for entry in entries:
+                name = entry.name
+                if name.startswith("."):
+                    continue  # hidden folders (.obsidian, .trash) and files are not notes
+                if name[:10] < older and name.endswith(".md") and _DATE_PREFIX.match(name):
+                    continue  # the bulk of a big vault: `may_be_in` would say no, said first and fast
+                if entry.is_symlink():
+                    if not name.endswith(".md") or entry.is_dir() or not _inside(Path(entry.path), self.root):
+                        continue
+                elif entry.is_dir():
+                    if name != self.memory_dir:
+                        subfolders.append((entry.path, f"{rel}/{name}"))
+                    continue
+                elif not name.endswith(".md"):
+                    continue
+                if entry.path in seen:
+                    continue
+                seen.add(entry.path)
+                if may_be_in(name, entry.stat, settled):
+                    yield f"{rel}/{name}", entry.path
+            folders += reversed(subfolders)
 
     def _read(self, path: Path, rel: str, kind: SourceKind) -> Source | None:
         data = _read_bytes(path, self.max_bytes)
+        # Before decoding: most binary files are not UTF-8 either, and "binary" says more.
+        # UTF-16 text has NUL bytes too, but it is text in the wrong encoding.
+        if b"\x00" in data and not data.startswith(_UTF16_BOMS):
+            raise Unreadable("binary file, not a note")
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             raise Unreadable("not UTF-8 text") from None
-        if "\x00" in text:
-            raise Unreadable("binary file, not a note")
-        try:
-            post = frontmatter.loads(text)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f" (line {mark.line + 2})" if mark is not None else ""
-            raise Unreadable(f"frontmatter is not valid YAML{where}") from None
+        post = _parse(text)
         meta = post.metadata if isinstance(post.metadata, dict) else {}
         if kind == SourceKind.knowledge and str(meta.get("kind", "knowledge")) != "knowledge":
             return None
@@ -119,6 +136,69 @@ class FolderVault:
         date = _source_date(meta, kind) or _name_date(path) or dt.date.fromtimestamp(path.stat().st_mtime)
         fields = _unit_fields(meta, rel) if kind == SourceKind.knowledge else {"perspective": Perspective.own}
         return Source(path=rel, kind=kind, date=date, text=post.content.strip(), content_hash=content_hash, **fields)
+
+
+def _parse(text: str) -> frontmatter.Post:
+    try:
+        return frontmatter.loads(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        # python-frontmatter hands YAML the text from the end of the opening `---`
+        # line, so the mark's 0-based line is the file's 1-based line.
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        raise Unreadable(f"frontmatter is not valid YAML{where}") from None
+    except (ValueError, TypeError) as exc:
+        # Well-formed YAML whose value cannot be built, e.g. `created: 2026-02-30`.
+        raise Unreadable(f"frontmatter is not valid YAML ({exc})") from None
+
+
+class _Prefilter:
+    """Cheap test before opening a file: can this note be dated inside the window?
+
+    A note dated inside the window was written then, so either its name says so or it
+    was modified since the window began. This keeps an incremental run from opening
+    the years of notes outside it.
+    """
+
+    def __init__(self, kind: SourceKind, window: Window):
+        # Bounds as the text a file name starts with: ISO dates sort as text.
+        self.first, self.last = window.start.isoformat(), window.today.isoformat()
+        self.since = _midnight(window.start)
+        # Knowledge units are dated by `updated`, which an edit in place moves.
+        self.dated_once = kind is not SourceKind.knowledge
+
+    def settled(self, folder: str) -> bool:
+        """Whether no file was created in (or moved into) `folder` since the window began.
+
+        Then every dated-by-name note in it was created before the window, and its date
+        (frontmatter `created`/`date`, else its name) is older too: an edit does not move
+        it. In a big vault kept in dated folders this spares a stat per note of every
+        older folder. Not for undated names: an edit moves the mtime that dates them.
+        """
+        return self.dated_once and _mtime(folder) < self.since
+
+    def __call__(self, name: str, stat: Callable[[], os.stat_result], settled: bool) -> bool:
+        if self.first <= name[:10] <= self.last and _DATE_PREFIX.match(name):
+            return True
+        if settled and _DATE_PREFIX.match(name):
+            return False
+        try:
+            return stat().st_mtime >= self.since
+        except OSError:
+            return True  # let _read name the problem
+
+
+def _mtime(folder: str) -> float:
+    """A folder's mtime; +inf when unknown, so that nothing in it is passed over."""
+    try:
+        return os.stat(folder).st_mtime
+    except OSError:
+        return float("inf")
+
+
+def _midnight(day: dt.date) -> float:
+    """The timestamp at which `day` begins in local time, as `date.fromtimestamp` reads mtimes."""
+    return dt.datetime.combine(day, dt.time()).timestamp()
 
 
 def _read_bytes(path: Path, max_bytes: int) -> bytes:

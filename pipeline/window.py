@@ -27,13 +27,17 @@ class Window(BaseModel):
         return self.start <= day <= self.today
 
 
-def choose_window(today: dt.date, first: bool, last_complete: dt.date | None, config: Config) -> Window:
-    """First run: the last 90 days. Otherwise the last 2 days, reaching back to the last complete run."""
+def choose_window(today: dt.date, first: bool, reach_back: dt.date | None, config: Config) -> Window:
+    """First run: the last 90 days. Otherwise the last 2 days, reaching back to `reach_back`.
+
+    `reach_back` is the last complete run's date, or earlier when a later run left
+    sources waiting (`Ledger.reach_back`).
+    """
     if first:
         return Window(mode="first", start=today - dt.timedelta(days=config.first_run_days - 1), today=today)
     start = today - dt.timedelta(days=config.incremental_days - 1)
-    if last_complete is not None:
+    if reach_back is not None:
         # A machine that was off for a week loses nothing; the ledger keeps
         # sources the last run already extracted from being counted twice.
-        start = min(start, last_complete)
+        start = min(start, reach_back)
     return Window(mode="incremental", start=start, today=today)

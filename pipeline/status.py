@@ -1,0 +1,189 @@
+"""`hylo-memory status`: recent runs, the next scheduled run, memory files, sources waiting.
+
+Reads only: the ledger through a read-only snapshot, locks probed without taking them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import sqlite3
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from hylo_memory.decay import Dimension, HyloMemoryError, MemoryFile
+from hylo_memory.decay.store import MemoryStore
+from hylo_memory.extractors.base import SourceKind
+from hylo_memory.templates import render
+
+from . import clock
+from .collect import collect
+from .config import Config
+from .journal import journal_path
+from .ledger import STATE_DIR, Ledger
+from .locking import RUN_LOCK, is_held
+from .memory import open_store
+from .profile import build_profile
+from .scheduler import next_fire_time, parse_cron, previous_fire_time, zone
+from .summary import Counts
+from .vault import FolderVault
+from .window import choose_window
+
+RECENT_RUNS = 5
+
+
+class RunLine(BaseModel):
+    id: int
+    started_at: dt.datetime
+    ended_at: dt.datetime | None
+    today: dt.date
+    mode: str
+    window_days: int
+    status: str  # ok / partial / failed / running / interrupted (killed before it finished)
+    waiting: int
+    counts: Counts
+
+
+class FileLine(BaseModel):
+    file: str
+    exists: bool
+    active: int = 0
+    fading: int = 0
+    pinned: int = 0
+    decay_window: int | None = None
+    last_updated: dt.date | None = None
+    error: str | None = None  # a hand-broken file: refused by every run until fixed
+
+
+class Waiting(BaseModel):
+    """In-window sources the next refresh would extract (none of them extracted yet)."""
+
+    mode: str
+    window_start: dt.date
+    window_days: int
+    shorts: int = 0
+    knowledge: int = 0
+    extra: int = 0
+    total: int = 0
+    skipped: int = 0  # unreadable notes, named in the next run's summary
+
+
+class Schedule(BaseModel):
+    cron: str
+    timezone: str
+    next_run: dt.datetime | None = None
+    previous_run: dt.datetime | None = None
+    overdue: bool = False  # no successful run since `previous_run`: `schedule` would run at once
+    error: str | None = None
+
+
+class Status(BaseModel):
+    vault: str
+    memory_dir: str
+    today: dt.date
+    refresh_running: bool
+    interrupted_writes: bool  # a journal a killed command left; the next command finishes it
+    last_success: dt.datetime | None
+    runs: list[RunLine]
+    schedule: Schedule
+    files: list[FileLine]
+    waiting: Waiting | None
+    problems: list[str] = []
+
+    def to_text(self) -> str:
+        return render("status.txt.j2", status=self)
+
+
+def gather(vault: Path, config: Config, today: dt.date | None = None, now: dt.datetime | None = None) -> Status:
+    """Everything `status` shows, read without writing a byte."""
+    now = now or clock.now(config.timezone)
+    today = today or now.date()
+    store = open_store(vault, config)
+    state = store.folder / STATE_DIR
+    running = is_held(state, RUN_LOCK)
+    problems: list[str] = []
+    parsed: dict[Dimension, MemoryFile | None] = {}
+    files = [_file_line(store.path(d), d, store, parsed) for d in Dimension]
+    try:
+        with Ledger.for_memory_dir(store.folder, readonly=True) as ledger:
+            runs = _runs(ledger.recent_runs(RECENT_RUNS), running, config)
+            last = ledger.last_success_at()
+            waiting = _waiting(vault, config, ledger, parsed, today)
+    except sqlite3.Error as exc:
+        problems.append(f"the ledger cannot be read now ({exc}); a run may be writing it")
+        runs, last, waiting = [], None, None
+    return Status(
+        vault=str(vault), memory_dir=str(store.folder), today=today, refresh_running=running,
+        interrupted_writes=journal_path(store).exists(), last_success=_local(last, config),
+        runs=runs, schedule=_schedule(config, last, now), files=files, waiting=waiting, problems=problems,
+    )
+
+
+def _file_line(path: Path, dimension: Dimension, store: MemoryStore, parsed: dict[Dimension, MemoryFile | None]) -> FileLine:
+    try:
+        memory = store.read(dimension)
+    except HyloMemoryError as exc:
+        parsed[dimension] = None
+        return FileLine(file=path.name, exists=True, error=str(exc))
+    parsed[dimension] = memory
+    if memory is None:
+        return FileLine(file=path.name, exists=False)
+    return FileLine(
+        file=path.name, exists=True, active=len(memory.active), fading=len(memory.fading),
+        pinned=sum(i.pinned for i in memory.items), decay_window=memory.decay_window,
+        last_updated=memory.last_updated,
+    )
+
+
+def _runs(records: list, running: bool, config: Config) -> list[RunLine]:
+    lines = []
+    for n, r in enumerate(records):
+        status = r.status
+        # Only the newest run can still be going, and only while someone holds the run lock.
+        if status == "running" and (n > 0 or not running):
+            status = "interrupted"
+        lines.append(RunLine(
+            id=r.id, started_at=_local(dt.datetime.fromisoformat(r.started_at), config),
+            ended_at=_local(dt.datetime.fromisoformat(r.ended_at), config) if r.ended_at else None,
+            today=r.today, mode=r.mode, window_days=r.window_days, status=status, waiting=r.waiting,
+            counts=Counts(**{k: v for k, v in r.counts.items() if k in Counts.model_fields}),
+        ))
+    return lines
+
+
+def _waiting(vault: Path, config: Config, ledger: Ledger, parsed: dict[Dimension, MemoryFile | None],
+             today: dt.date) -> Waiting:
+    # The same window and the same "already extracted?" test the next refresh would use.
+    first = not open_store(vault, config).exists(Dimension.identity)
+    window = choose_window(today, first, ledger.reach_back(), config)
+    profile = build_profile(parsed.get(Dimension.identity), parsed.get(Dimension.goals), None)
+    reader = FolderVault(vault, config.extra_scan_paths, config.memory_dir, config.max_note_bytes)
+    collected = collect(reader, window, ledger, profile, None)
+    kinds = [s.kind for s in collected.sources]
+    return Waiting(
+        mode=window.mode, window_start=window.start, window_days=window.days,
+        shorts=kinds.count(SourceKind.short), knowledge=kinds.count(SourceKind.knowledge),
+        extra=kinds.count(SourceKind.extra), total=len(kinds), skipped=len(collected.skipped),
+    )
+
+
+def _schedule(config: Config, last: dt.datetime | None, now: dt.datetime) -> Schedule:
+    schedule = Schedule(cron=config.schedule, timezone=config.timezone or "local time")
+    try:
+        trigger = parse_cron(config.schedule, config.timezone)
+    except HyloMemoryError as exc:
+        schedule.error = str(exc)
+        return schedule
+    schedule.next_run = next_fire_time(trigger, now)
+    schedule.previous_run = previous_fire_time(trigger, now)
+    schedule.overdue = schedule.previous_run is not None and (last is None or last < schedule.previous_run)
+    return schedule
+
+
+def _local(when: dt.datetime | None, config: Config) -> dt.datetime | None:
+    """A ledger time (UTC) in the configured zone, as the person reads their clock."""
+    if when is None:
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.timezone.utc)
+    return when.astimezone(zone(config.timezone))

@@ -1,0 +1,332 @@
+"""`hylo-memory apply` and `hylo-memory remember` (SPEC §5, §6, §7), run in-process through
+`main([...])`, plus the installed console script once as a subprocess."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from engine_helpers import MEMORY, item_line, memory_files, memory_text, snapshot, write_memory
+from freezegun import freeze_time
+
+from hylo_memory.decay import Dimension, parse
+from hylo_memory.pipeline.cli import main
+
+pytestmark = pytest.mark.usefixtures("isolated_env")
+
+TODAY = dt.date(2026, 11, 30)
+SIX = ["identity", "preferences", "goals", "beliefs", "people", "state"]
+
+
+def ago(days: int) -> dt.date:
+    return TODAY - dt.timedelta(days=days)
+
+
+def evidence_file(folder: Path, *lines: dict | str, name: str = "evidence.jsonl") -> Path:
+    """A JSONL evidence file: dicts are dumped as JSON, strings written as they are."""
+    path = folder / name
+    path.write_text("".join((json.dumps(line) if isinstance(line, dict) else line) + "\n" for line in lines),
+                    encoding="utf-8")
+    return path
+
+
+def fact(dimension: str, text: str, source: str = "_shorts/2026-11-29.md", **more: object) -> dict:
+    return {"dimension": dimension, "text": text, "source": source, **more}
+
+
+def apply(vault: Path, evidence: Path, today: dt.date | None = TODAY) -> int:
+    args = ["apply", "--vault", str(vault), "--evidence", str(evidence)]
+    return main(args + (["--today", today.isoformat()] if today else []))
+
+
+def remember(vault: Path, text: str, *options: str) -> int:
+    return main(["remember", text, "--vault", str(vault), "--today", TODAY.isoformat(), *options])
+
+
+def one_line(err: str) -> str:
+    """The error output, which must be exactly one line."""
+    assert err.endswith("\n") and err.count("\n") == 1, f"expected one line on stderr, got {err!r}"
+    return err
+
+
+def memory_of(vault: Path, dimension: Dimension):
+    return parse((vault / MEMORY / dimension.filename).read_text(encoding="utf-8"), dimension)
+
+
+def age_files(folder: Path) -> None:
+    """Date every file back a day, so a rewrite would certainly change its mtime."""
+    for path in folder.rglob("*"):
+        if path.is_file():
+            stamp = path.stat().st_mtime - 86400
+            os.utime(path, (stamp, stamp))
+
+
+# apply: success
+
+
+def test_apply_writes_new_facts_and_prints_what_changed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    evidence = evidence_file(tmp_path, fact("preferences", "Vegetarian"), fact("state", "Tired after the launch"))
+    assert apply(tmp_path, evidence) == 0
+    out = capsys.readouterr().out
+    assert "_preferences.md (new)\n  + Vegetarian\n" in out
+    assert "_state.md (new)\n  + Tired after the launch\n" in out
+    assert out.endswith("added 2, refreshed 0, faded 0, deleted 0\n")
+    assert (tmp_path / MEMORY / "_preferences.md").read_text(encoding="utf-8") == memory_text(
+        active=[item_line("Vegetarian", TODAY)], last_updated=TODAY
+    )
+
+
+def test_apply_uses_the_source_date_given_with_the_evidence(tmp_path: Path) -> None:
+    assert apply(tmp_path, evidence_file(tmp_path, fact("goals", "Ship the beta", date=ago(3).isoformat()))) == 0
+    assert memory_of(tmp_path, Dimension.goals).active[0].last == ago(3)
+
+
+def test_apply_names_each_deleted_item(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_memory(tmp_path / MEMORY, Dimension.state, memory_text(
+        active=[item_line("Calm", ago(1))], fading=[item_line("Dreading the tax deadline", ago(15))], window=7))
+    assert apply(tmp_path, evidence_file(tmp_path)) == 0
+    out = capsys.readouterr().out
+    assert "_state.md\n" in out
+    assert "  - deleted: Dreading the tax deadline\n" in out
+    assert out.endswith("deleted 1\n")
+
+
+def test_apply_runs_decay_on_every_file_even_without_evidence(tmp_path: Path) -> None:
+    write_memory(tmp_path / MEMORY, Dimension.goals, memory_text(active=[item_line("Ship the beta", ago(31))], window=30))
+    assert apply(tmp_path, evidence_file(tmp_path)) == 0
+    assert [i.text for i in memory_of(tmp_path, Dimension.goals).fading] == ["Ship the beta"]
+
+
+def test_without_today_apply_uses_the_real_date(tmp_path: Path) -> None:
+    evidence = evidence_file(tmp_path, fact("preferences", "Vegetarian"))
+    with freeze_time("2026-11-30 12:00:00"):
+        assert apply(tmp_path, evidence, today=None) == 0
+        real_today = dt.date.today()
+    assert memory_of(tmp_path, Dimension.preferences).active[0].last == real_today
+
+
+def test_memory_files_written_by_apply_have_mode_0600(tmp_path: Path) -> None:
+    assert apply(tmp_path, evidence_file(tmp_path, fact("people", "Ana, my sister"))) == 0
+    assert stat.S_IMODE((tmp_path / MEMORY / "_people.md").stat().st_mode) == 0o600
+
+
+def test_a_memory_file_that_would_have_no_items_is_not_created(tmp_path: Path) -> None:
+    assert apply(tmp_path, evidence_file(tmp_path, fact("preferences", "Vegetarian"))) == 0
+    assert list(memory_files(tmp_path / MEMORY)) == ["_preferences.md"]
+
+
+def test_new_files_get_the_default_decay_windows(tmp_path: Path) -> None:
+    windows = {"identity": 365, "preferences": 90, "goals": 30, "beliefs": 90, "people": 90, "state": 7}
+    assert apply(tmp_path, evidence_file(tmp_path, *(fact(d, f"Something about {d}") for d in SIX))) == 0
+    for name, days in windows.items():
+        text = (tmp_path / MEMORY / f"_{name}.md").read_text(encoding="utf-8")
+        assert text.startswith(f"---\ndecay_window: {days}d\nlast_updated: {TODAY}\n---\n"), name
+
+
+def test_only_changed_files_are_written(tmp_path: Path) -> None:
+    write_memory(tmp_path / MEMORY, Dimension.identity, memory_text(active=[item_line("Lives in Lisbon", ago(3))],
+                                                                    window=365, last_updated=ago(3)))
+    write_memory(tmp_path / MEMORY, Dimension.preferences, memory_text(active=[item_line("Vegetarian", ago(3))],
+                                                                       last_updated=ago(3)))
+    age_files(tmp_path / MEMORY)
+    identity_before = snapshot(tmp_path / MEMORY)["_identity.md"]
+    assert apply(tmp_path, evidence_file(tmp_path, fact("preferences", "Vegetarian"))) == 0
+    after = snapshot(tmp_path / MEMORY)
+    assert after["_identity.md"] == identity_before
+    assert memory_of(tmp_path, Dimension.preferences).active[0].seen == 2
+    assert [name.rsplit(".", 1)[0] for name in after if name.startswith(".archive/")] == [".archive/_preferences.md"]
+
+
+def test_a_second_apply_the_same_day_without_evidence_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = evidence_file(tmp_path, fact("preferences", "Vegetarian"), fact("goals", "Ship the beta", date=ago(40).isoformat()),
+                          fact("state", "Tired", date=ago(2).isoformat()))
+    assert apply(tmp_path, first) == 0
+    age_files(tmp_path / MEMORY)
+    before = {k: v for k, v in snapshot(tmp_path / MEMORY).items() if not k.startswith(".state/")}
+    capsys.readouterr()
+    assert apply(tmp_path, evidence_file(tmp_path, name="empty.jsonl")) == 0
+    assert {k: v for k, v in snapshot(tmp_path / MEMORY).items() if not k.startswith(".state/")} == before
+    assert capsys.readouterr().out.startswith("No memory file changed.\n")
+
+
+def test_last_updated_changes_only_when_the_files_content_changes(tmp_path: Path) -> None:
+    write_memory(tmp_path / MEMORY, Dimension.preferences, memory_text(active=[item_line("Vegetarian", ago(10))],
+                                                                       last_updated=ago(10)))
+    assert apply(tmp_path, evidence_file(tmp_path, fact("goals", "Ship the beta"))) == 0
+    assert memory_of(tmp_path, Dimension.preferences).last_updated == ago(10)
+    assert apply(tmp_path, evidence_file(tmp_path, fact("preferences", "Vegetarian"))) == 0
+    assert memory_of(tmp_path, Dimension.preferences).last_updated == TODAY
+
+
+# apply: a bad evidence file is refused whole
+
+
+@pytest.mark.parametrize(
+    ("bad_line", "reason"),
+    [
+        ('{"dimension": "preferences", "text": "Tea", ', "not valid JSON"),
+        (fact("hobbies", "Chess"), "unknown dimension 'hobbies'"),
+        ({"dimension": "preferences", "text": "Tea"}, "missing field 'source'"),
+        ({"text": "Tea", "source": "_shorts/a.md"}, "missing field 'dimension'"),
+        ({"dimension": "preferences", "source": "_shorts/a.md"}, "missing field 'text'"),
+        ('["preferences", "Tea"]', "expected a JSON object"),
+        (fact("preferences", "Tea", date="2026-13-45"), "date"),
+    ],
+    ids=["bad-json", "unknown-dimension", "no-source", "no-dimension", "no-text", "not-an-object", "bad-date"],
+)
+def test_a_bad_evidence_line_refuses_the_whole_file_naming_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], bad_line: dict | str, reason: str
+) -> None:
+    write_memory(tmp_path / MEMORY, Dimension.preferences, memory_text(active=[item_line("Vegetarian", ago(10))],
+                                                                       last_updated=ago(10)))
+    before = snapshot(tmp_path / MEMORY)
+    evidence = evidence_file(tmp_path, fact("preferences", "Vegetarian"), fact("goals", "Ship the beta"), bad_line)
+    assert apply(tmp_path, evidence) == 1
+    err = one_line(capsys.readouterr().err)
+    assert err.startswith(f"hylo-memory: {evidence}:3: ")
+    assert reason in err
+    assert snapshot(tmp_path / MEMORY) == before
+
+
+def test_a_missing_evidence_file_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert apply(tmp_path, tmp_path / "nowhere.jsonl") == 1
+    assert "nowhere.jsonl" in one_line(capsys.readouterr().err)
+    assert not (tmp_path / MEMORY).exists()
+
+
+def test_a_missing_vault_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert apply(tmp_path / "no-vault", evidence_file(tmp_path, fact("preferences", "Vegetarian"))) == 1
+    assert "no-vault" in one_line(capsys.readouterr().err)
+
+
+# apply: a hand-broken memory file is refused, never overwritten
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("---\ndecay_window: 90d\nlast_updated: [2026\n---\n## Active\n- Vegetarian `last:2026-11-01 seen:1`\n", 3),
+        (memory_text(active=[item_line("Vegetarian", ago(10)), "- Tea `last:2026-13-45 seen:1`"]), 6),
+        (memory_text(active=["- Tea `last:2026-11-01 seen:x`"]), 5),
+        (memory_text(fading=["- Tea `last:2026-11-01 seen:0`"]), 7),
+    ],
+    ids=["bad-yaml", "impossible-date", "seen-not-a-number", "seen-zero"],
+)
+def test_a_hand_broken_memory_file_is_refused_with_path_and_line_and_nothing_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, line: int
+) -> None:
+    broken = write_memory(tmp_path / MEMORY, Dimension.preferences, text)
+    write_memory(tmp_path / MEMORY, Dimension.goals, memory_text(active=[item_line("Ship the beta", ago(45))], window=30))
+    before = {k: v for k, v in snapshot(tmp_path / MEMORY).items() if not k.startswith(".state/")}
+    evidence = evidence_file(tmp_path, *(fact(d, f"Something about {d}") for d in SIX))
+    assert apply(tmp_path, evidence) == 1
+    err = one_line(capsys.readouterr().err)
+    assert err.startswith(f"hylo-memory: {broken}:{line}: ")
+    assert {k: v for k, v in snapshot(tmp_path / MEMORY).items() if not k.startswith(".state/")} == before
+
+
+# remember
+
+
+def test_remember_without_a_dimension_is_refused_listing_the_six_dimensions(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert remember(tmp_path, "I'm vegetarian") != 0
+    err = one_line(capsys.readouterr().err)
+    assert all(name in err for name in SIX)
+    assert memory_files(tmp_path / MEMORY) == {}
+
+
+@pytest.mark.parametrize(("dimension", "pinned"), [
+    ("identity", True), ("preferences", True), ("beliefs", True), ("people", True), ("goals", False), ("state", False),
+])
+def test_remember_pins_standing_facts_by_default_but_not_goals_or_state(
+    tmp_path: Path, dimension: str, pinned: bool
+) -> None:
+    assert remember(tmp_path, "A fact stated outright", "--dimension", dimension) == 0
+    [item] = memory_of(tmp_path, Dimension(dimension)).active
+    assert (item.text, item.last, item.seen, item.pinned) == ("A fact stated outright", TODAY, 1, pinned)
+
+
+def test_remember_pin_pins_a_goal(tmp_path: Path) -> None:
+    assert remember(tmp_path, "Run a marathon", "--dimension", "goals", "--pin") == 0
+    assert memory_of(tmp_path, Dimension.goals).active[0].pinned
+
+
+def test_remember_no_pin_leaves_a_preference_unpinned(tmp_path: Path) -> None:
+    assert remember(tmp_path, "Trying oat milk", "--dimension", "preferences", "--no-pin") == 0
+    assert not memory_of(tmp_path, Dimension.preferences).active[0].pinned
+
+
+def test_remember_no_pin_does_not_unpin_a_pinned_fact(tmp_path: Path) -> None:
+    write_memory(tmp_path / MEMORY, Dimension.preferences, memory_text(active=[item_line("Vegetarian", ago(400), pinned=True)]))
+    assert remember(tmp_path, "Vegetarian", "--dimension", "preferences", "--no-pin") == 0
+    [item] = memory_of(tmp_path, Dimension.preferences).active
+    assert (item.last, item.seen, item.pinned) == (TODAY, 2, True)
+
+
+def test_remember_refreshes_a_fact_already_kept(tmp_path: Path) -> None:
+    write_memory(tmp_path / MEMORY, Dimension.goals, memory_text(fading=[item_line("Ship the beta", ago(45), seen=2)], window=30))
+    assert remember(tmp_path, "ship the beta.", "--dimension", "goals") == 0
+    goals = memory_of(tmp_path, Dimension.goals)
+    assert [(i.text, i.last, i.seen) for i in goals.active] == [("Ship the beta", TODAY, 3)]
+    assert goals.fading == []
+
+
+def test_remember_prints_one_line_saying_what_was_kept_and_where(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert remember(tmp_path, "Always answer in English", "--dimension", "preferences") == 0
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1
+    assert "Always answer in English" in out and "_preferences.md" in out
+
+
+@pytest.mark.xfail(strict=True, reason="pipeline/cli.py: argparse prints its usage lines before the error (SPEC §6 asks "
+                                       "for a one-line reason); reported to the lead")
+def test_an_unknown_dimension_on_the_command_line_is_a_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        remember(tmp_path, "Chess", "--dimension", "hobbies")
+    assert exited.value.code != 0
+    one_line(capsys.readouterr().err)
+
+
+# The installed console script
+
+
+def console_env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HYLO_MEMORY_", "OPENAI_"))}
+    env["HOME"] = str(home)
+    return env
+
+
+def test_the_installed_console_script_applies_evidence(tmp_path: Path) -> None:
+    script = Path(sys.executable).parent / "hylo-memory"
+    evidence = evidence_file(tmp_path, fact("preferences", "Vegetarian"))
+    done = subprocess.run([str(script), "apply", "--vault", str(tmp_path), "--evidence", str(evidence),
+                           "--today", TODAY.isoformat()], capture_output=True, text=True, timeout=60,
+                          env=console_env(tmp_path))
+    assert (done.returncode, done.stderr) == (0, "")
+    assert "+ Vegetarian" in done.stdout
+    assert memory_of(tmp_path, Dimension.preferences).active[0].text == "Vegetarian"
+
+
+def test_the_installed_console_script_refuses_a_bad_file_with_one_line_and_a_nonzero_exit(tmp_path: Path) -> None:
+    script = Path(sys.executable).parent / "hylo-memory"
+    evidence = evidence_file(tmp_path, fact("preferences", "Vegetarian"), "not json")
+    done = subprocess.run([str(script), "apply", "--vault", str(tmp_path), "--evidence", str(evidence),
+                           "--today", TODAY.isoformat()], capture_output=True, text=True, timeout=60,
+                          env=console_env(tmp_path))
+    assert done.returncode != 0
+    assert one_line(done.stderr).startswith(f"hylo-memory: {evidence}:2: ")
+    assert not (tmp_path / MEMORY).exists()

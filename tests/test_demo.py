@@ -1,0 +1,56 @@
+"""`make demo`: examples/demo.py runs a first and an incremental run on a copy of the sample vault."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+DEMO = Path(__file__).resolve().parents[1] / "examples" / "demo.py"
+SAMPLE = DEMO.parent / "vault"
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> subprocess.CompletedProcess[str]:
+    """The demo, run once as `make demo` runs it, its temporary vault kept inside pytest's folder."""
+    tmp = tmp_path_factory.mktemp("demo")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HYLO_MEMORY_", "OPENAI_"))}
+    env |= {"TMPDIR": str(tmp), "HOME": str(tmp)}
+    return subprocess.run([sys.executable, str(DEMO)], capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_demo_exits_0(demo: subprocess.CompletedProcess[str]) -> None:
+    assert demo.returncode == 0, demo.stderr
+
+
+def test_demo_shows_a_first_run_over_90_days(demo: subprocess.CompletedProcess[str]) -> None:
+    assert "Mode: first run, 90-day window from 2026-08-31" in demo.stdout
+
+
+def test_demo_shows_an_incremental_run_reaching_back_to_the_first(demo: subprocess.CompletedProcess[str]) -> None:
+    assert "Mode: incremental run, 6-day window from 2026-11-28" in demo.stdout
+
+
+def test_demo_incremental_run_reads_only_the_two_new_notes(demo: subprocess.CompletedProcess[str]) -> None:
+    incremental = demo.stdout.split("Mode: incremental run")[1]
+    assert "Sources extracted: 2 short notes, 0 knowledge units, 0 extra" in incremental
+
+
+def test_demo_names_the_malformed_sample_note(demo: subprocess.CompletedProcess[str]) -> None:
+    assert "Skipped _shorts/2026-11-20-broken.md: frontmatter is not valid YAML" in demo.stdout
+
+
+def test_demo_synthesises_preferences_from_the_external_clusters(demo: subprocess.CompletedProcess[str]) -> None:
+    first = demo.stdout.split("Mode: incremental run")[0]
+    assert first.count("Keeps coming back to") == 2
+
+
+def test_demo_leaves_the_sample_vault_untouched(demo: subprocess.CompletedProcess[str]) -> None:
+    assert not (SAMPLE / "_memory").exists()
+
+
+def test_demo_prints_the_memory_files(demo: subprocess.CompletedProcess[str]) -> None:
+    assert all(f"--- _{d}.md" in demo.stdout for d in ("identity", "preferences", "goals", "beliefs", "people", "state"))

@@ -1,0 +1,155 @@
+"""The memory folder on disk (SPEC §2, §7): whole-or-nothing writes, mode 0600, prior versions archived."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from engine_helpers import item_line, memory_text, write_memory
+
+from hylo_memory.decay import Dimension, MemoryFileError, parse
+from hylo_memory.decay.store import ARCHIVE_DIR, MemoryStore, atomic_write
+
+DAY = dt.date(2026, 11, 30)
+
+
+def version(n: int) -> str:
+    """The text of a distinct preferences file, numbered."""
+    return memory_text(active=[item_line(f"Fact number {n}", DAY, seen=n)], last_updated=DAY)
+
+
+def write_version(store: MemoryStore, n: int) -> Path:
+    return store.write(parse(version(n), Dimension.preferences))
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.rglob("*") if p.name.endswith(".tmp"))
+
+
+def test_reading_a_missing_file_gives_none(tmp_path: Path) -> None:
+    assert MemoryStore(tmp_path / "_memory").read(Dimension.goals) is None
+
+
+def test_a_written_file_reads_back_as_the_same_memory(tmp_path: Path) -> None:
+    store = MemoryStore(tmp_path / "_memory")
+    memory = parse(version(1), Dimension.preferences)
+    store.write(memory)
+    assert store.read(Dimension.preferences) == memory
+    assert (tmp_path / "_memory" / "_preferences.md").read_text(encoding="utf-8") == version(1)
+
+
+def test_memory_files_are_written_with_mode_0600(tmp_path: Path) -> None:
+    old_umask = os.umask(0o022)
+    try:
+        path = write_version(MemoryStore(tmp_path / "_memory"), 1)
+    finally:
+        os.umask(old_umask)
+    assert mode(path) == 0o600
+
+
+def test_a_file_the_person_left_readable_by_others_is_rewritten_0600(tmp_path: Path) -> None:
+    path = write_memory(tmp_path / "_memory", Dimension.preferences, version(1))
+    path.chmod(0o644)
+    write_version(MemoryStore(tmp_path / "_memory"), 2)
+    assert mode(path) == 0o600
+
+
+def test_when_the_rename_fails_the_old_file_is_intact_and_no_temp_file_is_left(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = MemoryStore(tmp_path / "_memory")
+    path = write_version(store, 1)
+    real_replace = os.replace
+
+    def replace_failing_on_the_memory_file(src: str | Path, dst: str | Path) -> None:
+        if Path(dst) == path:
+            raise OSError("disk full")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace_failing_on_the_memory_file)
+    with pytest.raises(OSError, match="disk full"):
+        write_version(store, 2)
+    assert path.read_text(encoding="utf-8") == version(1)
+    assert leftovers(tmp_path) == []
+
+
+def test_atomic_write_leaves_the_old_bytes_when_interrupted_before_the_rename(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "file.md"
+    path.write_bytes(b"old")
+
+    def interrupted(src: str | Path, dst: str | Path) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        atomic_write(path, b"new")
+    assert path.read_bytes() == b"old"
+    assert leftovers(tmp_path) == []
+
+
+def test_a_first_write_archives_nothing(tmp_path: Path) -> None:
+    write_version(MemoryStore(tmp_path / "_memory"), 1)
+    assert not (tmp_path / "_memory" / ARCHIVE_DIR).exists()
+
+
+def test_the_version_a_write_replaces_is_kept_in_the_archive(tmp_path: Path) -> None:
+    store = MemoryStore(tmp_path / "_memory")
+    write_version(store, 1)
+    write_version(store, 2)
+    archived = list((tmp_path / "_memory" / ARCHIVE_DIR).iterdir())
+    assert [p.read_text(encoding="utf-8") for p in archived] == [version(1)]
+    assert archived[0].name.startswith("_preferences.md.")
+    assert mode(archived[0]) == 0o600
+
+
+def test_the_archive_keeps_only_the_newest_archive_keep_versions_of_a_file(tmp_path: Path) -> None:
+    store = MemoryStore(tmp_path / "_memory", archive_keep=3)
+    for n in range(1, 7):
+        write_version(store, n)
+    archived = sorted((tmp_path / "_memory" / ARCHIVE_DIR).iterdir(), key=lambda p: p.name)
+    assert [p.read_text(encoding="utf-8") for p in archived] == [version(3), version(4), version(5)]
+    assert store.path(Dimension.preferences).read_text(encoding="utf-8") == version(6)
+
+
+def test_pruning_one_files_archive_leaves_the_other_files_versions(tmp_path: Path) -> None:
+    store = MemoryStore(tmp_path / "_memory", archive_keep=1)
+    goals = parse(memory_text(active=[item_line("Ship the beta", DAY)], window=30), Dimension.goals)
+    store.write(goals)
+    store.write(goals)
+    for n in range(1, 4):
+        write_version(store, n)
+    names = sorted(p.name.rsplit(".", 1)[0] for p in (tmp_path / "_memory" / ARCHIVE_DIR).iterdir())
+    assert names == ["_goals.md", "_preferences.md"]
+
+
+def test_a_file_that_is_not_utf8_is_refused_with_path_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "_memory" / "_people.md"
+    path.parent.mkdir()
+    path.write_bytes(b"---\ndecay_window: 90d\n---\n## Active\n- Ana \xff\n")
+    with pytest.raises(MemoryFileError) as refused:
+        MemoryStore(tmp_path / "_memory").read(Dimension.people)
+    assert (refused.value.path, refused.value.line) == (str(path), 5)
+
+
+def test_read_all_refuses_when_any_file_is_hand_broken(tmp_path: Path) -> None:
+    write_memory(tmp_path / "_memory", Dimension.preferences, version(1))
+    broken = write_memory(tmp_path / "_memory", Dimension.state,
+                          memory_text(active=["- Tired `last:2026-11-30 seen:x`"], window=7))
+    with pytest.raises(MemoryFileError) as refused:
+        MemoryStore(tmp_path / "_memory").read_all()
+    assert (refused.value.path, refused.value.line) == (str(broken), 5)
+
+
+def test_read_all_gives_every_dimension_none_when_its_file_is_missing(tmp_path: Path) -> None:
+    write_memory(tmp_path / "_memory", Dimension.preferences, version(1))
+    files = MemoryStore(tmp_path / "_memory").read_all()
+    assert [d for d, memory in files.items() if memory is None] == [d for d in Dimension if d != Dimension.preferences]
