@@ -92,7 +92,12 @@ class MemoryStore:
             return
         archive = self.folder / ARCHIVE_DIR
         archive.mkdir(mode=0o700, exist_ok=True)
-        atomic_write(archive / f"{path.name}.{time.time_ns()}", previous)
+        # Named by the clock, which may not have moved since the last version (a coarse or
+        # frozen clock): never reuse a name, or that version would be overwritten.
+        stamp = time.time_ns()
+        while (target := archive / f"{path.name}.{stamp}").exists():
+            stamp += 1
+        atomic_write(target, previous)
         versions = sorted(archive.glob(f"{path.name}.*"), key=lambda p: p.name)
         for old in versions[: max(0, len(versions) - self.archive_keep)]:
             old.unlink(missing_ok=True)

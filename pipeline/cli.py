@@ -6,18 +6,19 @@ import argparse
 import datetime as dt
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from hylo_memory.decay import Dimension, HyloMemoryError
 from hylo_memory.decay.model import DIMENSION_NAMES
+
+from hylo_memory.extractors.base import Decision
 
 from . import clock
 from .config import Config, load_config
 from .errors import InputError
 from .evidence_file import read_evidence
-from .memory import apply_evidence, check_vault, open_store
-from hylo_memory.extractors.base import Decision
-
 from .extractor_choice import make_extractor
+from .memory import apply_evidence, check_vault, open_store
 from .refresh import diff, refresh
 from .remember import remember
 from .scheduler import run_schedule
@@ -39,8 +40,15 @@ def _dimension(value: str) -> Dimension:
         raise argparse.ArgumentTypeError(f"unknown dimension {value!r} (one of {DIMENSION_NAMES})") from None
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage mistake is one line on stderr like every other error."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="hylo-memory", description="Keep one person's long-term memory.")
+    parser = _Parser(prog="hylo-memory", description="Keep one person's long-term memory.")
     parser.add_argument("--config", type=Path, help="TOML config file (default ~/.config/hylo-memory/config.toml)")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -65,7 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
     rem.add_argument("text", help='the fact, e.g. "I\'m vegetarian"')
     rem.add_argument("--dimension", type=_dimension, help=f"one of {DIMENSION_NAMES}")
     rem.add_argument("--pin", action=argparse.BooleanOptionalAction, default=None,
-                     help="pin it (never fades); default: pinned for identity, preferences, beliefs, people")
+                     help="pin it (never fades); default: the LLM decides, or offline: pinned for identity, "
+                          "preferences, beliefs, people")
+    rem.add_argument("--extractor", choices=["offline", "openai"], help="who files it when --dimension is not given")
 
     sch = command("schedule", "run refresh on a cron schedule until stopped (SIGTERM or Ctrl-C)", today=False)
     sch.add_argument("--cron", help='a 5-field cron expression, e.g. "0 3 * * *" (default: the config\'s schedule)')
@@ -108,7 +118,7 @@ def _run(args: argparse.Namespace) -> int:
                 print(diff(updates, store), end="")
             print(summary.to_text(), end="")
         if summary.status != "ok":
-            print(f"hylo-memory: run {summary.status}: {summary.waiting} sources wait for the next run"
+            print(f"hylo-memory: run {summary.status}: {summary.waiting} source(s) wait for the next run"
                   + (f" ({summary.failures[0]})" if summary.failures else ""), file=sys.stderr)
             return 2
         return 0
@@ -126,13 +136,14 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _decide(args: argparse.Namespace, config: Config) -> Decision:
+    """Where the fact goes and whether it is pinned: as told, else as the extractor judges."""
     text = " ".join(args.text.split())
     if not text:
         raise InputError("remember: the fact is empty")
-    if args.dimension is None:
-        raise InputError(f"remember: say which file with --dimension ({DIMENSION_NAMES})")
-    pinned = args.dimension.pinned_by_default if args.pin is None else args.pin
-    return Decision(dimension=args.dimension, text=text, pinned=pinned)
+    if args.dimension is not None and (args.pin is not None or not config.uses_llm):
+        pinned = args.dimension.pinned_by_default if args.pin is None else args.pin
+        return Decision(dimension=args.dimension, text=text, pinned=pinned)
+    return make_extractor(config).classify(text, args.dimension, args.pin)
 
 
 def cli() -> None:

@@ -1,16 +1,14 @@
-"""Shared fixtures. The fake OpenAI server lives in fake_openai.py."""
+"""Shared fixtures. The fake OpenAI server lives in fake_openai.py, the fake model in fake_model.py."""
 
+import os
+
+import pytest
 from fake_openai import fake_openai  # noqa: F401
 
 
-import os  # noqa: E402
-
-import pytest  # noqa: E402
-
-
-@pytest.fixture
+@pytest.fixture(autouse=True)
 def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No user config file and no HYLO_MEMORY_* / OPENAI_* variables: a run sees the defaults only."""
+    """No user config file and no HYLO_MEMORY_* / OPENAI_* variables: every test sees the defaults only."""
     monkeypatch.setenv("HOME", str(tmp_path_factory.mktemp("home")))
     for name in list(os.environ):
         if name.startswith(("HYLO_MEMORY_", "OPENAI_")):

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from engine_helpers import item_line, memory_text, write_memory
+from freezegun import freeze_time
 
 from hylo_memory.decay import Dimension, MemoryFileError, parse
 from hylo_memory.decay.store import ARCHIVE_DIR, MemoryStore, atomic_write
@@ -118,6 +119,15 @@ def test_the_archive_keeps_only_the_newest_archive_keep_versions_of_a_file(tmp_p
     archived = sorted((tmp_path / "_memory" / ARCHIVE_DIR).iterdir(), key=lambda p: p.name)
     assert [p.read_text(encoding="utf-8") for p in archived] == [version(3), version(4), version(5)]
     assert store.path(Dimension.preferences).read_text(encoding="utf-8") == version(6)
+
+
+def test_versions_archived_within_one_clock_tick_are_all_kept(tmp_path: Path) -> None:
+    store = MemoryStore(tmp_path / "_memory")
+    with freeze_time("2026-11-30 12:00:00"):
+        for n in range(1, 4):
+            write_version(store, n)
+    archived = sorted((tmp_path / "_memory" / ARCHIVE_DIR).iterdir(), key=lambda p: p.name)
+    assert [p.read_text(encoding="utf-8") for p in archived] == [version(1), version(2)]
 
 
 def test_pruning_one_files_archive_leaves_the_other_files_versions(tmp_path: Path) -> None:
