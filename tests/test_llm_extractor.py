@@ -328,3 +328,16 @@ def test_a_200_that_is_not_json_is_treated_as_a_failed_attempt(llm: FakeOpenAI, 
     llm.enqueue(raw("<html>gateway hiccup</html>"))
     code, summary, _ = run_json(vault, capsys)
     assert code == 0 and summary["status"] == "ok"
+
+
+def test_remember_on_the_command_line_is_filed_by_the_model(llm: FakeOpenAI, tmp_path: Path, capsys) -> None:
+    llm.enqueue(reply(json.dumps({"dimension": "state", "text": "Nervous about Friday's demo", "pinned": False})))
+    assert main(["remember", "nervous about friday's demo", "--vault", str(tmp_path), "--today", TODAY]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and "_state.md" in out and "not pinned" in out
+    assert items(tmp_path, Dimension.state) == {"Nervous about Friday's demo": ("Active", 1, False)}
+
+
+def test_remember_with_dimension_and_pin_given_asks_no_model(llm: FakeOpenAI, tmp_path: Path, capsys) -> None:
+    assert main(["remember", "Vegetarian", "--vault", str(tmp_path), "--dimension", "preferences", "--pin"]) == 0
+    assert llm.chat_requests == []
