@@ -127,8 +127,9 @@ def test_the_launchd_label_matches_its_file_name() -> None:
 
 
 def test_the_readme_has_a_section_for_each_file() -> None:
-    readme = (CRON / "README.md").read_text(encoding="utf-8")
-    for heading in ("## cron", "## systemd", "## launchd", "## How it keeps your memory safe"):
+    readme = (CRON.parent / "README.md").read_text(encoding="utf-8")
+    for heading in ("### cron", "### systemd", "### launchd", "### The built-in scheduler",
+                    "## How it keeps your memory safe"):
         assert heading in readme
     for name in ("crontab", "hylo-memory.service", "hylo-memory.timer", "com.hylo.memory.plist"):
         assert name in readme
