@@ -15,8 +15,6 @@ from hylo_memory.pipeline.ledger import Ledger
 
 from vault_helpers import MEMORY, day, items, run, short, snapshot
 
-pytestmark = pytest.mark.usefixtures("isolated_env")
-
 TODAY = day("2026-11-30")
 
 

@@ -4,16 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from hylo_memory.decay import Dimension, Evidence
 from hylo_memory.extractors.base import AuthorProfile, Candidate, Extraction, Perspective, Source, SourceKind
 from hylo_memory.extractors.offline import OfflineExtractor
 from hylo_memory.pipeline.profile import build_profile, judge_perspective
 
 from vault_helpers import MEMORY, day, items, memory_file, parse_memory, run, short, texts, unit
-
-pytestmark = pytest.mark.usefixtures("isolated_env")
 
 TODAY = day("2026-11-30")
 OPINIONATED = "I believe remote work is the future. My sister Ana agrees. I live in Berlin. I love cold brew."

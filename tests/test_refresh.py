@@ -16,8 +16,6 @@ from hylo_memory.pipeline.cli import main
 
 from vault_helpers import MEMORY, day, identity, items, run, short, snapshot, texts, unit, write_file
 
-pytestmark = pytest.mark.usefixtures("isolated_env")
-
 TODAY = day("2026-11-30")
 
 

@@ -12,8 +12,6 @@ from hylo_memory.pipeline.cli import main
 
 from vault_helpers import MEMORY, day, identity, memory_file, run, short, unit, write_file
 
-pytestmark = pytest.mark.usefixtures("isolated_env")
-
 TODAY = day("2026-11-30")
 SPEC_KEYS = {"mode", "window_days", "today", "sources", "changed_files", "counts", "deleted", "skipped", "status"}
 

@@ -16,8 +16,6 @@ from hylo_memory.pipeline.window import Window
 
 from vault_helpers import day, run, set_mtime, short, unit, write_file, write_note
 
-pytestmark = pytest.mark.usefixtures("isolated_env")
-
 TODAY = day("2026-11-30")
 WIDE = Window(mode="first", start=day("2026-01-01"), today=TODAY)
 

@@ -5,15 +5,11 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-import pytest
-
 from hylo_memory.decay import Dimension
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.window import choose_window
 
 from vault_helpers import day, identity, memory_file, run, short, unit
-
-pytestmark = pytest.mark.usefixtures("isolated_env")
 
 TODAY = day("2026-11-30")
 
