@@ -16,7 +16,7 @@ from .errors import InputError
 def read_evidence(path: Path) -> list[Evidence]:
     """Parse a JSONL evidence file; raise `InputError` naming the first bad line."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a BOM from a Windows editor is not an error
     except FileNotFoundError:
         raise InputError(f"{path}: evidence file not found") from None
     except UnicodeDecodeError:
@@ -33,6 +33,11 @@ def read_evidence(path: Path) -> list[Evidence]:
             raise InputError(f"{path}:{number}: not valid JSON: {exc.msg}") from None
         if not isinstance(data, dict):
             raise InputError(f"{path}:{number}: expected a JSON object")
+        unknown = sorted(set(data) - set(Evidence.model_fields))
+        if unknown:
+            # A misspelt optional field ("matchs") would otherwise be dropped without a word.
+            raise InputError(f"{path}:{number}: unknown field {unknown[0]!r} "
+                             f"(fields: {', '.join(Evidence.model_fields)})")
         try:
             evidence.append(Evidence.model_validate(data))
         except ValidationError as exc:

@@ -335,3 +335,21 @@ def test_the_installed_console_script_refuses_a_bad_file_with_one_line_and_a_non
     assert done.returncode != 0
     assert one_line(done.stderr).startswith(f"hylo-memory: {evidence}:2: ")
     assert not (tmp_path / MEMORY).exists()
+
+
+def test_an_unknown_field_in_an_evidence_line_is_refused_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "ev.jsonl"
+    path.write_text('{"dimension": "preferences", "text": "Tea", "source": "a.md", "matchs": "Coffee"}\n')
+    assert main(["apply", "--vault", str(tmp_path), "--evidence", str(path)]) != 0
+    err = one_line(capsys.readouterr().err)
+    assert "ev.jsonl:1" in err and "'matchs'" in err
+    assert memory_files(tmp_path / MEMORY) == {}
+
+
+def test_an_evidence_file_with_a_byte_order_mark_is_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "ev.jsonl"
+    path.write_bytes(b'\xef\xbb\xbf{"dimension": "preferences", "text": "Tea", "source": "a.md"}\n')
+    assert main(["apply", "--vault", str(tmp_path), "--evidence", str(path)]) == 0
+    assert "+ Tea" in capsys.readouterr().out
