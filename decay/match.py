@@ -1,8 +1,9 @@
 """When two wordings are the same fact: normalised equality, then near-duplicates.
 
-Near-duplicate search is blocked so it stays linear: exact normalised keys are
-looked up first; otherwise only items of compatible length that share a block
-key with the query are compared with rapidfuzz. Two texts share a key when they
+Exact normalised keys are looked up first. Then, in a file of ordinary size, every
+item of compatible length is compared with rapidfuzz, so matching is exactly SPEC
+§3's. In a very large file the search is blocked so it stays linear: only items of
+compatible length that share a block key with the query are compared. Two texts share a key when they
 share a word, or — both being short (at most three words), where one changed
 word leaves nothing else in common — a word's first or last four characters:
 "vegetarian", "vegetarians" and "vegetarain" meet, as do "colour" and "color".
@@ -15,13 +16,9 @@ from __future__ import annotations
 import re
 import sys
 from collections import defaultdict
-from typing import Generic, Hashable, TypeVar
 
 from rapidfuzz import fuzz, process
 
-K = TypeVar("K", bound=Hashable)
-
-_TRAILING_PUNCTUATION = re.compile(r"[\s.,;:!?。，；：！？…]+$")
 _TRAILING_CHARACTERS = " .,;:!?。，；：！？…"
 _WORD = re.compile(r"\w+")
 # A word's first and last four characters (the whole word when it is shorter).
@@ -29,6 +26,9 @@ _PREFIX = re.compile(r"\b\w{1,4}")
 _SUFFIX = re.compile(r"\w{1,4}\b")
 # Texts of at most this many words are also blocked by word prefixes and suffixes.
 _SHORT_TEXT_WORDS = 3
+# Up to this many items, every item is compared (in C, by rapidfuzz): matching is then
+# exactly SPEC §3's. Blocking only serves files far larger than a person's memory.
+EXHAUSTIVE_UP_TO = 5000
 # Keys in more postings than this carry no signal ("the", "likes"); skip them
 # unless the query has nothing else.
 _COMMON_WORD_POSTINGS = 200
@@ -36,14 +36,8 @@ _COMMON_WORD_POSTINGS = 200
 
 def normalise(text: str) -> str:
     """Fold case, white space and trailing punctuation."""
-    # After split/join the only white space left is " ", so rstrip does what
-    # _TRAILING_PUNCTUATION.sub("", ...) would, faster.
+    # After split/join the only white space left is " ", so one rstrip folds both.
     return " ".join(text.casefold().split()).rstrip(_TRAILING_CHARACTERS)
-
-
-def similarity(a: str, b: str) -> float:
-    """Character-level similarity of two normalised texts, 0–100."""
-    return fuzz.ratio(a, b)
 
 
 class _Prepared:
@@ -62,38 +56,41 @@ class _Prepared:
         )
 
 
-class TextIndex(Generic[K]):
-    """Finds the key whose text is the same fact as a query text."""
+class TextIndex:
+    """Finds the key (an item's number) whose text is the same fact as a query text."""
 
     def __init__(self, threshold: float):
         self.threshold = threshold
-        self._exact: dict[str, list[K]] = defaultdict(list)
-        self._texts: dict[K, _Prepared] = {}
+        self._exact: dict[str, list[int]] = defaultdict(list)
+        self._texts: dict[int, _Prepared] = {}
+        self._norms: dict[int, str] = {}  # every key's normalised text: the exhaustive search's candidates
         # block key → {item key: normalised text}, so a posting is scored by rapidfuzz in one call
-        self._words: dict[str, dict[K, str]] = defaultdict(dict)
-        self._affixes: dict[str, dict[K, str]] = defaultdict(dict)
+        self._words: dict[str, dict[int, str]] = defaultdict(dict)
+        self._affixes: dict[str, dict[int, str]] = defaultdict(dict)
         self._bounds: dict[int, tuple[int, int]] = {}
         self._last: _Prepared | None = None  # the last text prepared: `find` then `add` reuse it
 
-    def add(self, key: K, text: str) -> None:
+    def add(self, key: int, text: str) -> None:
         prepared = self._prepare(text)
         norm = prepared.norm
         self._texts[key] = prepared
+        self._norms[key] = norm
         self._exact[norm].append(key)
         for word in prepared.words:
             self._words[word][key] = norm
         for affix in prepared.affixes:
             self._affixes[affix][key] = norm
 
-    def remove(self, key: K) -> None:
+    def remove(self, key: int) -> None:
         prepared = self._texts.pop(key)
+        del self._norms[key]
         self._exact[prepared.norm].remove(key)
         for word in prepared.words:
             del self._words[word][key]
         for affix in prepared.affixes:
             del self._affixes[affix][key]
 
-    def find(self, text: str, exclude: K | None = None) -> K | None:
+    def find(self, text: str, exclude: int | None = None) -> int | None:
         """The key of the same fact: exact normalised text first, then the most similar."""
         prepared = self._prepare(text)
         norm = prepared.norm
@@ -113,7 +110,7 @@ class TextIndex(Generic[K]):
             if not shortest <= len(other) <= longest or key == exclude:
                 continue
             score = fuzz.ratio(norm, other, score_cutoff=best_score)
-            if score >= best_score and (best is None or score > best_score or _before(key, best)):
+            if score >= best_score and (best is None or score > best_score or key < best):
                 best, best_score = key, score
         return best
 
@@ -123,11 +120,14 @@ class TextIndex(Generic[K]):
             last = self._last = _Prepared(text)
         return last
 
-    def _candidates(self, prepared: _Prepared) -> dict[K, str]:
-        """The items to compare: those under the query's rarer keys, or its rarest when all are common.
+    def _candidates(self, prepared: _Prepared) -> dict[int, str]:
+        """The items to compare: all of them in a file of ordinary size, else those under the
+        query's rarer block keys, or its rarest when all are common.
 
-        The result may be one of the postings itself: read it, never change it.
+        The result may be one of the index's own dicts: read it, never change it.
         """
+        if len(self._norms) <= EXHAUSTIVE_UP_TO:
+            return self._norms
         words = self._words.get
         postings = [p for word in prepared.words if (p := words(word))]
         if prepared.affixes:
@@ -142,7 +142,7 @@ class TextIndex(Generic[K]):
             return min(postings, key=len)
         if len(rare) == 1:
             return rare[0]
-        merged: dict[K, str] = {}
+        merged: dict[int, str] = {}
         for posting in rare:
             merged.update(posting)
         return merged
@@ -153,13 +153,6 @@ class TextIndex(Generic[K]):
         if bounds is None:
             bounds = self._bounds[length] = _length_bounds(length, self.threshold)
         return bounds
-
-
-def _before(a: object, b: object) -> bool:
-    try:
-        return a < b  # type: ignore[operator]
-    except TypeError:
-        return False
 
 
 def _lengths_can_reach(a: int, b: int, threshold: float) -> bool:

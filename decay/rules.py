@@ -38,11 +38,10 @@ class _Slot:
     pinned: bool
     section: str
     was_fading: bool  # Fading when the run began: the only items rule E may delete
-    origin: str | None  # the section it was read from; None for an item new in this run
     sources: set[str] | None = None  # the distinct sources supporting it in this run
     newest: dt.date | None = None
     deleted: bool = False
-    original: Item | None = None  # the entry it was read from, reused when nothing changed
+    original: Item | None = None  # the entry it was read from (None: new in this run), reused if unchanged
 
     def item(self) -> Item:
         old = self.original
@@ -56,10 +55,14 @@ def apply_rules(
     evidence: Iterable[Evidence],
     today: dt.date,
     threshold: float = DEFAULT_THRESHOLD,
+    decay: bool = True,
 ) -> tuple[MemoryFile, FileChanges]:
-    """Apply rules A–G to `memory` with this run's evidence; return the new file and what changed."""
+    """Apply rules A–G to `memory` with this run's evidence; return the new file and what changed.
+
+    `decay=False` leaves D and E out: recording one fact touches that fact only (SPEC §5).
+    """
     with gc_paused():
-        return _apply_rules(memory, evidence, today, threshold)
+        return _apply_rules(memory, evidence, today, threshold, decay)
 
 
 def _apply_rules(
@@ -67,14 +70,16 @@ def _apply_rules(
     evidence: Iterable[Evidence],
     today: dt.date,
     threshold: float,
+    decay: bool,
 ) -> tuple[MemoryFile, FileChanges]:
     window = memory.decay_window
     changes = FileChanges(dimension=memory.dimension)
     pool = _Pool(threshold)
     layout = _read_slots(memory, today, pool, changes)
     _apply_evidence(memory.dimension, pool, evidence, today, window, changes)
-    for slot in pool.live():
-        _decay(slot, today, window, changes)
+    if decay:
+        for slot in pool.live():
+            _decay(slot, today, window, changes)
     updated = _write_slots(memory, layout, pool)
     if updated != memory:
         updated.last_updated = today
@@ -124,7 +129,7 @@ def _read_slots(memory: MemoryFile, today: dt.date, pool: _Pool, changes: FileCh
                 last = today
                 changes.adopted.append(entry.text)
             slot = _Slot(entry.text, last, entry.seen, entry.pinned, section.heading,
-                         was_fading=section.heading == FADING, origin=section.heading, original=entry)
+                         was_fading=section.heading == FADING, original=entry)
             layout[id(entry)] = slot
             target = pool.find(slot.text)
             if target is None:
@@ -176,7 +181,10 @@ def _apply_evidence(
         if target is None:
             target = pool.find(ev.text)
         if target is None:
-            target = pool.add(_Slot(ev.text, seen_on, 0, False, ACTIVE, was_fading=False, origin=None))
+            target = pool.add(_Slot(ev.text, seen_on, 0, False, ACTIVE, was_fading=False))
+        # F between pieces of evidence: a new item keeps the first wording it was seen in
+        # (sources come oldest first). Rewording it later could make it a near-duplicate of
+        # another item that the next run would merge: the rules would not be idempotent.
         slot = pool.slots[target]
         if slot.sources is None:
             slot.sources = set()
@@ -189,7 +197,7 @@ def _apply_evidence(
             continue
         slot.seen += len(slot.sources)
         slot.last = max(slot.last, slot.newest or today)
-        if slot.origin is None:
+        if slot.original is None:
             changes.added.append(slot.text)
         else:
             changes.refreshed.append(slot.text)

@@ -53,6 +53,7 @@ class AuthorProfile(BaseModel):
     roles: list[str] = []
     people: list[str] = []
     intro: str | None = None
+    note_folders: list[str] = ["_shorts"]  # where the author writes their own notes
 
 
 class Candidate(BaseModel):

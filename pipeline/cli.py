@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import sqlite3
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -92,6 +93,13 @@ def main(argv: list[str] | None = None) -> int:
         return _run(args)
     except HyloMemoryError as exc:
         print(f"hylo-memory: {exc}", file=sys.stderr)
+        return 1
+    except sqlite3.Error as exc:  # a ledger that breaks mid-run
+        print(f"hylo-memory: the ledger failed: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # a full disk, a read-only folder: nothing half-written, say where
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"hylo-memory: {where}{exc.strerror or exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("hylo-memory: interrupted", file=sys.stderr)

@@ -19,9 +19,13 @@ class LockTimeout(HyloMemoryError):
     """Another hylo-memory process kept the vault locked for too long."""
 
 
-class ExtractionError(HyloMemoryError):
-    """Some or all sources could not be extracted; they wait for the next run."""
+class JournalError(HyloMemoryError):
+    """An interrupted run's journal cannot be finished as it is."""
 
 
-__all__ = ["ConfigError", "ExtractionError", "HyloMemoryError", "InputError", "LockTimeout",
+class LedgerError(HyloMemoryError):
+    """The ledger database cannot be opened or read (names the file)."""
+
+
+__all__ = ["ConfigError", "HyloMemoryError", "InputError", "JournalError", "LedgerError", "LockTimeout",
            "MemoryFileError", "VaultError"]

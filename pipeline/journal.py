@@ -21,7 +21,7 @@ from pydantic import BaseModel, ValidationError
 from hylo_memory.decay import Dimension
 from hylo_memory.decay.store import ARCHIVE_DIR, MemoryStore, atomic_write, fsync_dir
 
-from .errors import HyloMemoryError
+from .errors import JournalError
 from .ledger import STATE_DIR, Ledger
 
 JOURNAL_FILE = "journal.json"
@@ -48,6 +48,8 @@ class Journal(BaseModel):
 def commit(store: MemoryStore, journal: Journal, ledger: Ledger | None = None) -> None:
     """Make the journal's writes durable, in the crash-safe order above (call under the memory lock)."""
     path = journal_path(store)
+    if path.exists():  # an unfinished journal is finished by `recover`, never overwritten
+        raise JournalError(f"{path}: an interrupted run's journal is waiting; run the command again")
     atomic_write(path, journal.model_dump_json().encode("utf-8"))
     _apply(store, ledger, journal)
     path.unlink()
@@ -66,7 +68,7 @@ def recover(store: MemoryStore, run_lock_held: bool = False) -> bool:
     try:
         journal = Journal.model_validate_json(data)
     except ValidationError:
-        raise HyloMemoryError(f"{path}: unfinished run journal is unreadable; move it aside to continue") from None
+        raise JournalError(f"{path}: unfinished run journal is unreadable; move it aside to continue") from None
     if journal.run is None:
         _apply(store, None, journal)
     else:
@@ -86,7 +88,7 @@ def _apply(store: MemoryStore, ledger: Ledger | None, journal: Journal) -> None:
     for dimension, text in journal.files.items():
         path = store.path(dimension)
         # On a replay, a file already written is left as it is (and not archived again).
-        if not path.exists() or path.read_text(encoding="utf-8") != text:
+        if not path.exists() or path.read_bytes() != text.encode("utf-8"):
             store.write_text(dimension, text)
     if ledger is None or journal.run is None:
         return

@@ -13,6 +13,8 @@ from typing import Callable, Iterable
 
 from pydantic import BaseModel
 
+from .errors import LedgerError
+
 STATE_DIR = ".state"
 LEDGER_FILE = "ledger.db"
 
@@ -45,8 +47,14 @@ def _m001_initial(db: sqlite3.Connection) -> None:
     )
 
 
+def _m002_hash_index(db: sqlite3.Connection) -> None:
+    # A note moved or renamed keeps its content: it is found by hash, not counted again.
+    db.execute("CREATE INDEX sources_hash ON sources (hash)")
+
+
 MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("m001_initial", _m001_initial),
+    ("m002_hash_index", _m002_hash_index),
 ]
 
 
@@ -71,9 +79,12 @@ class Ledger:
 
     def __init__(self, path: Path | None):
         self.path = path
-        self.db = sqlite3.connect(str(path) if path else ":memory:", isolation_level=None, timeout=30)
-        self.db.row_factory = sqlite3.Row
-        self._migrate()
+        try:
+            self.db = sqlite3.connect(str(path) if path else ":memory:", isolation_level=None, timeout=30)
+            self.db.row_factory = sqlite3.Row
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            raise LedgerError(f"{path}: the ledger cannot be used ({exc}); move it aside to start a new one") from None
 
     @classmethod
     def for_memory_dir(cls, memory_dir: Path, readonly: bool = False) -> "Ledger":
@@ -96,6 +107,8 @@ class Ledger:
             source = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
             try:
                 source.backup(ledger.db)
+            except sqlite3.DatabaseError as exc:
+                raise LedgerError(f"{path}: the ledger cannot be read ({exc})") from None
             finally:
                 source.close()
             ledger._migrate()
@@ -130,8 +143,10 @@ class Ledger:
         return row["hash"] if row else None
 
     def is_extracted(self, path: str, content_hash: str) -> bool:
-        """Whether this source, with this very content, was extracted before."""
-        return self.extracted_hash(path) == content_hash
+        """Whether this very content was extracted before: here, or under a path it was moved from."""
+        if self.extracted_hash(path) == content_hash:
+            return True
+        return self.db.execute("SELECT 1 FROM sources WHERE hash = ? LIMIT 1", (content_hash,)).fetchone() is not None
 
     def record_sources(self, run_id: int, today: dt.date, sources: Iterable[tuple[str, str]]) -> None:
         self.db.executemany(

@@ -29,7 +29,8 @@ def hold(state_dir: Path, name: str, timeout: float, what: str) -> Iterator[None
     # The memory folder too is created private: parents=True alone would use the umask.
     state_dir.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     state_dir.mkdir(mode=0o700, exist_ok=True)
-    lock = FileLock(str(state_dir / name), mode=0o600, preserve_lock_file=True)
+    lock = FileLock(str(state_dir / name), mode=0o600, preserve_lock_file=True,
+                    fallback_to_soft=False)
     try:
         lock.acquire(timeout=min(PATIENCE, timeout))
     except Timeout:

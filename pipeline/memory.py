@@ -31,10 +31,10 @@ def open_store(vault: Path, config: Config) -> MemoryStore:
 
 
 @contextmanager
-def writing(store: MemoryStore, timeout: float = DEFAULT_TIMEOUT) -> Iterator[None]:
-    """Hold the memory lock with any interrupted run finished first: how every writer reads and writes."""
+def writing(store: MemoryStore, timeout: float = DEFAULT_TIMEOUT, run_lock_held: bool = False) -> Iterator[None]:
+    """Hold the memory lock with any interrupted writes finished first: how every writer reads and writes."""
     with hold(store.folder / STATE_DIR, MEMORY_LOCK, timeout, "memory files are being written"):
-        recover(store)
+        recover(store, run_lock_held)
         yield
 
 

@@ -22,12 +22,18 @@ _PERSON = re.compile(rf"(?:\bmy\s+(?:{'|'.join(map(re.escape, RELATIONS))}),?\s+
 _SLUG = re.compile(r"[^a-z0-9]+")
 
 
-def build_profile(identity: MemoryFile | None, goals: MemoryFile | None, intro: str | None) -> AuthorProfile:
+def build_profile(
+    identity: MemoryFile | None,
+    goals: MemoryFile | None,
+    intro: str | None,
+    extra_note_folders: list[str] | None = None,
+) -> AuthorProfile:
     """Name, aliases, projects, roles and people from `_identity.md`, `_goals.md` and the intro."""
     texts = [i.text for f in (identity, goals) if f is not None for i in f.items]
     if intro:
         texts += [s for s in re.split(r"(?<=[.!?;])\s+|\n+", intro) if s.strip()]
     profile = AuthorProfile(intro=intro or None)
+    profile.note_folders += [f.strip("/") for f in extra_note_folders or [] if f.strip("/")]
     for text in texts:
         if profile.name is None and (m := _NAME.search(text)):
             profile.name = m["v"]
@@ -45,10 +51,10 @@ def slug(text: str) -> str:
 
 
 def is_own_path(path: str, profile: AuthorProfile) -> bool:
-    """A note under the author's own short notes, project or name is in their own words."""
-    parts = [slug(p) for p in path.split("/")]
-    if parts and parts[0] == "shorts":
+    """A note in the author's own note folders, or under their project or name, is in their own words."""
+    if any(path == folder or path.startswith(f"{folder}/") for folder in profile.note_folders):
         return True
+    parts = [slug(p) for p in path.split("/")]
     names = [p for p in profile.projects + profile.aliases + [profile.name or ""] if p]
     own = {slug(n) for n in names if slug(n)}
     return any(part in own for part in parts[:-1]) or any(part.startswith(f"{o}-") for o in own for part in parts[:-1])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import nullcontext
 from pathlib import Path
 
 from hylo_memory.decay import Dimension, FileUpdate, plan_updates, render
@@ -14,17 +14,14 @@ from hylo_memory.extractors.base import Extraction, Extractor, Source, SourceKin
 from .collect import Collected, collect
 from .config import Config
 from .extraction import extract_all
-from .journal import Journal, RunEnd, commit, recover
+from .journal import RUNS_DIR, Journal, RunEnd, commit
 from .ledger import STATE_DIR, Ledger
-from .locking import MEMORY_LOCK, RUN_LOCK, hold
-from .memory import open_store
+from .locking import RUN_LOCK, hold
+from .memory import open_store, writing
 from .profile import build_profile
 from .summary import Deleted, RunSummary, SourceCounts, file_reports, total_counts
 from .vault import FolderVault
 from .window import Window, choose_window
-
-RUNS_DIR = "runs"
-
 
 def refresh(
     vault: Path,
@@ -42,8 +39,8 @@ def refresh(
             return _run(vault, store, ledger, config, extractor, today, intro, dry_run=True)
     state = store.folder / STATE_DIR
     with hold(state, RUN_LOCK, config.lock_timeout, "a refresh is running"):
-        with hold(state, MEMORY_LOCK, config.lock_timeout, "memory files are being written"):
-            recover(store, run_lock_held=True)
+        with writing(store, config.lock_timeout, run_lock_held=True):
+            pass  # files read for the profile and the prompts are whole
         with Ledger.for_memory_dir(store.folder) as ledger:
             return _run(vault, store, ledger, config, extractor, today, intro, dry_run=False)
 
@@ -60,16 +57,16 @@ def _run(
 ) -> tuple[RunSummary, list[FileUpdate]]:
     files = store.read_all()  # a hand-broken file stops the run here, before any work
     window = choose_window(today, files[Dimension.identity] is None, ledger.reach_back(), config)
-    profile = build_profile(files[Dimension.identity], files[Dimension.goals], intro)
+    profile = build_profile(files[Dimension.identity], files[Dimension.goals], intro, config.extra_scan_paths)
     reader = FolderVault(vault, config.extra_scan_paths, config.memory_dir, config.max_note_bytes)
     collected = collect(reader, window, ledger, profile, config.per_run_cap)
     run_id = ledger.start_run(today, window.mode, window.start, window.days)
     extraction = extract_all(extractor, collected.sources, profile, files)
     extracted = [s for s in collected.sources if s.path not in extraction.failed]
 
-    state = store.folder / STATE_DIR
-    with _memory_lock(state, config, dry_run):
-        # Read again under the lock: a `remember` may have written while we extracted.
+    # Read again under the lock: a `remember` (or an `apply` a crash interrupted, which
+    # `writing` finishes first) may have written while we extracted.
+    with nullcontext() if dry_run else writing(store, config.lock_timeout, run_lock_held=True):
         files = store.read_all()
         updates = plan_updates(files, extraction.evidence, today, config.similarity_threshold)
         summary = _summary(window, extractor.name, collected, extraction, extracted, updates, dry_run)
@@ -82,12 +79,8 @@ def _run(
             )
             commit(store, journal, ledger)
     if not dry_run:
-        atomic_write(state / RUNS_DIR / f"{run_id:06d}.json", summary.model_dump_json(indent=2).encode())
+        atomic_write(store.folder / STATE_DIR / RUNS_DIR / f"{run_id:06d}.json", summary.model_dump_json(indent=2).encode())
     return summary, updates
-
-
-def _memory_lock(state: Path, config: Config, dry_run: bool) -> AbstractContextManager[None]:
-    return nullcontext() if dry_run else hold(state, MEMORY_LOCK, config.lock_timeout, "memory files are being written")
 
 
 def _summary(

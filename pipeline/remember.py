@@ -28,7 +28,8 @@ def remember(
     # Read and write under the memory lock: a refresh committing meanwhile is waited for, never overwritten.
     with writing(store, lock_timeout):
         before = store.read(decision.dimension)
-        after, changes = apply_rules(before or MemoryFile.new(decision.dimension), [evidence], today, threshold)
+        after, changes = apply_rules(before or MemoryFile.new(decision.dimension), [evidence], today, threshold,
+                                     decay=False)
         update = FileUpdate(dimension=decision.dimension, before=before, after=after, changes=changes)
         if update.write:
             store.write(after)  # one file: atomic_write alone makes it whole or absent

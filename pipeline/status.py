@@ -156,7 +156,8 @@ def _waiting(vault: Path, config: Config, ledger: Ledger, parsed: dict[Dimension
     # The same window and the same "already extracted?" test the next refresh would use.
     first = not open_store(vault, config).exists(Dimension.identity)
     window = choose_window(today, first, ledger.reach_back(), config)
-    profile = build_profile(parsed.get(Dimension.identity), parsed.get(Dimension.goals), None)
+    profile = build_profile(parsed.get(Dimension.identity), parsed.get(Dimension.goals), None,
+                            config.extra_scan_paths)
     reader = FolderVault(vault, config.extra_scan_paths, config.memory_dir, config.max_note_bytes)
     collected = collect(reader, window, ledger, profile, None)
     kinds = [s.kind for s in collected.sources]

@@ -353,3 +353,12 @@ def test_an_evidence_file_with_a_byte_order_mark_is_read(tmp_path: Path, capsys:
     path.write_bytes(b'\xef\xbb\xbf{"dimension": "preferences", "text": "Tea", "source": "a.md"}\n')
     assert main(["apply", "--vault", str(tmp_path), "--evidence", str(path)]) == 0
     assert "+ Tea" in capsys.readouterr().out
+
+
+def test_remember_touches_only_the_fact_it_records(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    old = (TODAY - dt.timedelta(days=172)).isoformat()
+    write_memory(tmp_path / MEMORY, Dimension.goals,
+                 f"---\ndecay_window: 30d\n---\n## Active\n- Old project `last:{old} seen:1`\n\n## Fading\n")
+    assert remember(tmp_path, "Ship the beta", "--dimension", "goals") == 0
+    goals = memory_of(tmp_path, Dimension.goals)
+    assert [i.text for i in goals.active] == ["Old project", "Ship the beta"]

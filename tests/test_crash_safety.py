@@ -322,3 +322,29 @@ def test_an_unreadable_journal_stops_writers_with_a_clear_error(tmp_path, config
 
 def test_every_memory_file_name_is_covered() -> None:
     assert MEMORY_FILES == [d.filename for d in Dimension]
+
+
+def test_an_apply_interrupted_while_a_refresh_extracts_is_finished_not_overwritten(tmp_path, config, monkeypatch):
+    facts = (("identity", "Collects antique maps"), ("preferences", "Drinks only green tea"),
+             ("people", "Zé — upstairs neighbour"))
+    (tmp_path / "evidence.jsonl").write_text("".join(
+        f'{{"dimension": "{d}", "text": "{t}", "source": "e{i}", "date": "2026-12-01"}}\n'
+        for i, (d, t) in enumerate(facts)), encoding="utf-8")
+    evidence = read_evidence(tmp_path / "evidence.jsonl")
+    vault = fresh_vault(tmp_path / "vault")
+
+    class ApplyDiesMidway(OfflineExtractor):
+        """While the refresh extracts (holding no memory lock), an `apply` dies after one file."""
+
+        def extract(self, *args, **kwargs):
+            with monkeypatch.context() as patch:
+                die_after_the_first_file(patch)
+                with pytest.raises(Died):
+                    apply_evidence(open_store(vault, config), evidence, TODAY, config)
+            return super().extract(*args, **kwargs)
+
+    refresh_module.refresh(vault, config, ApplyDiesMidway(), TODAY)
+    store = open_store(vault, config)
+    assert not journal_path(store).exists()
+    for dimension, text in facts:
+        assert text in {i.text for i in store.read(Dimension(dimension)).items}, dimension

@@ -193,3 +193,24 @@ def test_snapshot_of_a_ledger_never_writes_it(tmp_path: Path) -> None:
         copy.record_sources(copy.start_run(TODAY, "first", TODAY, 1), TODAY, [("_shorts/b.md", "def")])
         assert copy.is_extracted("_shorts/a.md", "abc")
     assert (tmp_path / "ledger.db").read_bytes() == before
+
+
+def test_a_moved_note_with_the_same_content_is_not_counted_again(tmp_path: Path) -> None:
+    note = short(tmp_path, "2026-11-28", "I live in Lisbon.", slug="home")
+    run(tmp_path, "2026-11-28")
+    moved = tmp_path / "_shorts" / "2026-11-28-moved-home.md"
+    note.rename(moved)
+    summary = run(tmp_path, "2026-11-29")
+    assert summary.sources.shorts == 0 and summary.already_extracted == 1
+    assert items(tmp_path, Dimension.identity)["Lives in Lisbon"][1] == 1
+
+
+def test_a_corrupt_ledger_is_a_one_line_error_naming_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from hylo_memory.pipeline.cli import main
+
+    short(tmp_path, "2026-11-28", "I live in Lisbon.")
+    run(tmp_path, "2026-11-28")
+    (tmp_path / MEMORY / ".state" / "ledger.db").write_bytes(b"this is not a database" * 100)
+    assert main(["refresh", "--vault", str(tmp_path), "--today", "2026-11-29"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "ledger.db" in err

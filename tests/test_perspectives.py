@@ -307,3 +307,10 @@ def test_external_units_give_only_the_pool_preference(tmp_path: Path) -> None:
     assert (summary.changed_files, texts(tmp_path, Dimension.preferences)) == (
         ["_preferences.md"], {"Keeps coming back to work"},
     )
+
+
+def test_a_unit_citing_notes_in_an_extra_scan_path_is_the_authors_own(tmp_path: Path) -> None:
+    profile = build_profile(None, None, None, ["journal/"])
+    unit_source = Source(path="_knowledge/u.md", kind=SourceKind.knowledge, date=day("2026-11-20"), text="x",
+                         content_hash="h", source_notes=["journal/2026-11-19.md"])
+    assert judge_perspective(unit_source, profile) == Perspective.own

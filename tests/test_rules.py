@@ -10,7 +10,7 @@ import datetime as dt
 
 from engine_helpers import ago, ev, item_line, memory_text, rerun, run, section_of, today  # noqa: F401
 
-from hylo_memory.decay import Dimension, Item, MemoryFile, parse, plan_updates, render
+from hylo_memory.decay import Dimension, Item, MemoryFile, apply_rules, parse, plan_updates, render
 from hylo_memory.decay.model import ACTIVE, FADING
 
 TERSE = "Prefers terse answers"
@@ -308,9 +308,9 @@ def test_two_items_with_the_same_fact_become_one_with_seen_summed_and_the_later_
     text = memory_text(active=[item_line(TERSE, ago(today, 30), seen=3), item_line("prefers terse answers.", ago(today, 5), seen=2)])
     after, changes = run(text, [], today)
     [merged] = after.items
-    assert merged.text in (TERSE, "prefers terse answers.")
+    assert merged.text == TERSE  # the more seen wording is the clearer
     assert (merged.last, merged.seen) == (ago(today, 5), 5)
-    assert changes.merged == [({TERSE, "prefers terse answers."} - {merged.text}).pop()]
+    assert changes.merged == ["prefers terse answers."]
 
 
 def test_two_near_duplicate_items_merge(today: dt.date) -> None:
@@ -374,3 +374,29 @@ def test_new_files_start_with_the_default_decay_windows(today: dt.date) -> None:
     updates = plan_updates({d: None for d in Dimension}, evidence, today)
     assert {u.dimension.value: u.after.decay_window for u in updates if u.write} == spec_windows
     assert all(render(u.after).startswith(f"---\ndecay_window: {spec_windows[u.dimension.value]}d\n") for u in updates)
+
+
+def test_a_merge_keeps_the_pinned_wording_over_the_more_seen(today: dt.date) -> None:
+    text = memory_text(active=[item_line("Vegetarian", ago(today, 30), seen=7), item_line("vegetarian!", ago(today, 5), pinned=True)])
+    after, _ = run(text, [], today)
+    assert [i.text for i in after.items] == ["vegetarian!"]
+
+
+def test_a_new_fact_keeps_the_first_wording_it_was_seen_in(today: dt.date) -> None:
+    after, _ = run(memory_text(), [ev("Vegetarian", source="a.md"), ev("Vegetarians", source="b.md"),
+                                   ev("vegetarian!!", source="c.md")], today)
+    assert [(i.text, i.seen) for i in after.items] == [("Vegetarian", 3)]
+
+
+def test_evidence_keeps_an_existing_items_wording(today: dt.date) -> None:
+    text = memory_text(active=[item_line("Likes jazz", ago(today, 3))])
+    after, _ = run(text, [ev("Likes jazz a great deal!", matches="Likes jazz")], today)
+    assert [(i.text, i.seen) for i in after.items] == [("Likes jazz", 2)]
+
+
+def test_without_decay_an_old_item_is_left_where_it_is(today: dt.date) -> None:
+    text = memory_text(active=[item_line("Old project", ago(today, 400))], fading=[item_line("Older", ago(today, 900))])
+    after, changes = apply_rules(parse(text, Dimension.goals), [ev("New fact", dimension=Dimension.goals)], today,
+                                 decay=False)
+    assert section_of(after, "Old project")[0] == ACTIVE and section_of(after, "Older")[0] == FADING
+    assert (changes.faded, changes.deleted) == ([], [])
