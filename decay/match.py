@@ -28,7 +28,7 @@ _SUFFIX = re.compile(r"\w{1,4}\b")
 _SHORT_TEXT_WORDS = 3
 # Up to this many items, every item is compared (in C, by rapidfuzz): matching is then
 # exactly SPEC §3's. Blocking only serves files far larger than a person's memory.
-EXHAUSTIVE_UP_TO = 5000
+EXHAUSTIVE_UP_TO = 1000
 # Keys in more postings than this carry no signal ("the", "likes"); skip them
 # unless the query has nothing else.
 _COMMON_WORD_POSTINGS = 200
