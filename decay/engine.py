@@ -6,7 +6,7 @@ import datetime as dt
 from collections import defaultdict
 from typing import Iterable
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 
 from .model import Dimension, Evidence, MemoryFile
 from .rules import DEFAULT_THRESHOLD, FileChanges, apply_rules
@@ -14,8 +14,6 @@ from .rules import DEFAULT_THRESHOLD, FileChanges, apply_rules
 
 class FileUpdate(BaseModel):
     """One memory file before and after the rules, and whether it must be written."""
-
-    model_config = ConfigDict(arbitrary_types_allowed=True)
 
     dimension: Dimension
     before: MemoryFile | None

@@ -108,11 +108,15 @@ class MemoryFile(BaseModel):
 
     @property
     def active(self) -> list[Item]:
-        return [e for e in self.section(ACTIVE).entries if isinstance(e, Item)]
+        return self._items_under(ACTIVE)
 
     @property
     def fading(self) -> list[Item]:
-        return [e for e in self.section(FADING).entries if isinstance(e, Item)]
+        return self._items_under(FADING)
+
+    def _items_under(self, heading: str) -> list[Item]:
+        # Reading never adds a section: only `section()`, which writers call, does.
+        return [e for s in self.sections if s.heading == heading for e in s.entries if isinstance(e, Item)]
 
     @property
     def items(self) -> list[Item]:

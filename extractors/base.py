@@ -92,6 +92,14 @@ class Extraction(BaseModel):
     dropped: int = 0  # evidence proposed but invalid, dropped
     usage: Usage = Field(default_factory=Usage)
 
+    def merge(self, part: "Extraction") -> None:
+        """Add another extraction's results to this one."""
+        self.evidence += part.evidence
+        self.failed += [p for p in part.failed if p not in self.failed]
+        self.failures += part.failures
+        self.dropped += part.dropped
+        self.usage.add(part.usage)
+
 
 class Decision(BaseModel):
     """Where a stated fact goes, in which words, and whether it is pinned."""

@@ -15,8 +15,8 @@ from .base import AuthorProfile, Candidate, Cluster, Decision, Extraction, Sourc
 from .batching import Batch, estimate_tokens, pack, relevant
 from .llm_client import ChatClient, Mode, RequestFailed
 from .offline import OfflineExtractor
-from .replies import (ClassifyReply, ExtractionReply, InvalidReply, SynthesisReply, clean_text, parse_model,
-                      parse_object, strict_schema)
+from .replies import (ClassifyReply, EvidenceEntry, ExtractionReply, InvalidReply, PreferenceEntry, SynthesisReply,
+                      clean_text, parse_entries, parse_object, strict_schema)
 from .synthesis import cluster_evidence
 
 T = TypeVar("T")
@@ -54,10 +54,7 @@ class LLMExtractor:
 
         result = Extraction()
         for part in await asyncio.gather(*(one(b) for b in batches)):
-            result.evidence += part.evidence
-            result.failed += part.failed
-            result.failures += part.failures
-            result.dropped += part.dropped
+            result.merge(part)
         return result
 
     def _request_text(self, candidates: list[tuple[int, Candidate]], sources: list, profile: AuthorProfile) -> str:
@@ -74,7 +71,7 @@ class LLMExtractor:
         items = dict(candidates)
 
         def read(raw: str) -> Extraction:
-            entries, dropped = parse_model(raw, ExtractionReply, "evidence")
+            entries, dropped = parse_entries(raw, "evidence", EvidenceEntry)
             evidence = []
             for entry in entries:
                 source, text = by_id.get(entry.source.strip()), clean_text(entry.text)
@@ -114,19 +111,20 @@ class LLMExtractor:
 
     async def _synthesise(self, client: ChatClient, clusters: list[Cluster], profile: AuthorProfile) -> Extraction:
         numbered = list(enumerate(clusters, start=1))
+        by_number = dict(numbered)
         messages = [{"role": "system", "content": render("synthesise_instructions.j2")},
                     {"role": "user", "content": render("synthesise_request.j2", clusters=numbered, profile=profile)}]
 
         def read(raw: str) -> Extraction:
-            entries, dropped = parse_model(raw, SynthesisReply, "preferences")
+            entries, dropped = parse_entries(raw, "preferences", PreferenceEntry)
             evidence, done = [], set()
             for entry in entries:
                 text = clean_text(entry.text)
-                if entry.cluster not in dict(numbered) or entry.cluster in done or text is None:
+                if entry.cluster not in by_number or entry.cluster in done or text is None:
                     dropped += 1
                     continue
                 done.add(entry.cluster)
-                evidence += cluster_evidence(dict(numbered)[entry.cluster], text)
+                evidence += cluster_evidence(by_number[entry.cluster], text)
             return Extraction(evidence=evidence, dropped=dropped)
 
         try:

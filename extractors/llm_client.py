@@ -135,14 +135,14 @@ class ChatClient:
         usage = getattr(response, "usage", None)
         choices = getattr(response, "choices", None)
         content = (choices[0].message.content if choices and choices[0].message else None) or ""
+        if isinstance(response, str):  # a server answering text/plain: the SDK hands back the body
+            content = response
         if usage is not None and usage.prompt_tokens is not None:
             self.usage.prompt_tokens += usage.prompt_tokens
             self.usage.completion_tokens += usage.completion_tokens or 0
         else:  # servers that report no usage still count against the ceiling
             self.usage.prompt_tokens += sum(estimate_tokens(m["content"]) for m in messages)
             self.usage.completion_tokens += estimate_tokens(content)
-        if isinstance(response, str):
-            return response
         return content
 
     def _delay(self, attempt: int, exc: Exception) -> float:

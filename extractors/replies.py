@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
 from hylo_memory.decay import Dimension
 
+E = TypeVar("E", bound=BaseModel)
 MAX_TEXT = 200  # characters: an item is one line, not a paragraph
 
 
@@ -92,12 +93,11 @@ def parse_json(raw: str | None) -> Any:
     raise InvalidReply("the reply is not valid JSON", raw)
 
 
-def parse_model(raw: str | None, model: type[BaseModel], key: str) -> tuple[list[Any], int]:
+def parse_entries(raw: str | None, key: str, entry_model: type[E]) -> tuple[list[E], int]:
     """The entries under `key`, each validated alone; returns (valid entries, how many dropped)."""
     data = parse_json(raw)
     if not isinstance(data, dict) or not isinstance(data.get(key), list):
         raise InvalidReply(f'the reply must be a JSON object with a "{key}" list', raw or "")
-    entry_model = model.model_fields[key].annotation.__args__[0]  # type: ignore[union-attr]
     entries, dropped = [], 0
     for item in data[key]:
         try:

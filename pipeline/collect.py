@@ -8,8 +8,7 @@ from hylo_memory.extractors.base import AuthorProfile, Source
 
 from .ledger import Ledger
 from .profile import judge_perspective
-from .summary import Skipped
-from .vault import Vault
+from .vault import Skipped, Vault
 from .window import Window
 
 

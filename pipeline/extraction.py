@@ -23,10 +23,10 @@ def extract_all(
     pool = [s for s in sources if s.perspective in (Perspective.external, Perspective.mixed)]
     result = Extraction()
     if personal:
-        _merge(result, checked(extractor.extract(personal, profile, existing), personal, synthesis=False))
+        result.merge(checked(extractor.extract(personal, profile, existing), personal, synthesis=False))
     clusters = cluster_units(pool)
     if clusters:
-        _merge(result, checked(extractor.synthesise(clusters, profile), pool, synthesis=True))
+        result.merge(checked(extractor.synthesise(clusters, profile), pool, synthesis=True))
     # A source is extracted whole or not at all: evidence from a source that failed in
     # one part would be counted again when the next run extracts it.
     result.evidence = [e for e in result.evidence if e.source not in result.failed]
@@ -46,11 +46,3 @@ def checked(extraction: Extraction, sources: list[Source], synthesis: bool) -> E
             continue
         kept.append(ev.model_copy(update={"date": source.date}))
     return extraction.model_copy(update={"evidence": kept, "dropped": dropped})
-
-
-def _merge(into: Extraction, part: Extraction) -> None:
-    into.evidence += part.evidence
-    into.failed += [p for p in part.failed if p not in into.failed]
-    into.failures += part.failures
-    into.dropped += part.dropped
-    into.usage.add(part.usage)

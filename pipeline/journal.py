@@ -19,10 +19,12 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from hylo_memory.decay import Dimension
+from hylo_memory.extractors.base import Usage
 from hylo_memory.decay.store import ARCHIVE_DIR, MemoryStore, atomic_write, fsync_dir
 
 from .errors import JournalError
 from .ledger import STATE_DIR, Ledger
+from .summary import Counts, Status
 
 JOURNAL_FILE = "journal.json"
 RUNS_DIR = "runs"  # a refresh's summaries (pipeline/refresh.py writes them)
@@ -33,10 +35,10 @@ class RunEnd(BaseModel):
 
     run_id: int
     today: dt.date
-    status: str
+    status: Status
     waiting: int
-    counts: dict
-    usage: dict
+    counts: Counts
+    usage: Usage
 
 
 class Journal(BaseModel):
@@ -96,7 +98,7 @@ def _apply(store: MemoryStore, ledger: Ledger | None, journal: Journal) -> None:
     with ledger.transaction():
         if ledger.run_status(run.run_id) == "running":
             ledger.record_sources(run.run_id, run.today, journal.sources)
-            ledger.finish_run(run.run_id, run.status, run.waiting, run.counts, run.usage)
+            ledger.finish_run(run.run_id, run.status, run.waiting, run.counts.model_dump(), run.usage)
 
 
 def _sweep_temp_files(store: MemoryStore, run_lock_held: bool) -> None:

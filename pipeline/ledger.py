@@ -13,6 +13,8 @@ from typing import Callable, Iterable
 
 from pydantic import BaseModel
 
+from hylo_memory.extractors.base import Usage
+
 from .errors import LedgerError
 
 STATE_DIR = ".state"
@@ -165,12 +167,12 @@ class Ledger:
         )
         return int(cursor.lastrowid)
 
-    def finish_run(self, run_id: int, status: str, waiting: int, counts: dict, usage: dict) -> None:
+    def finish_run(self, run_id: int, status: str, waiting: int, counts: dict, usage: Usage) -> None:
         self.db.execute(
             "UPDATE runs SET ended_at = ?, status = ?, waiting = ?, counts = ?, requests = ?, "
             "prompt_tokens = ?, completion_tokens = ? WHERE id = ?",
-            (_stamp(), status, waiting, json.dumps(counts), usage.get("requests", 0),
-             usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0), run_id),
+            (_stamp(), status, waiting, json.dumps(counts), usage.requests, usage.prompt_tokens,
+             usage.completion_tokens, run_id),
         )
 
     def run_status(self, run_id: int) -> str | None:

@@ -75,7 +75,7 @@ def _run(
                 files={u.dimension: render(u.after) for u in updates if u.write},
                 sources=[(s.path, s.content_hash) for s in extracted],
                 run=RunEnd(run_id=run_id, today=today, status=summary.status, waiting=summary.waiting,
-                           counts=summary.counts.model_dump(), usage=summary.usage.model_dump()),
+                           counts=summary.counts, usage=summary.usage),
             )
             commit(store, journal, ledger)
     if not dry_run:

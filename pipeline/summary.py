@@ -11,6 +11,12 @@ from hylo_memory.decay import FileChanges, FileUpdate
 from hylo_memory.extractors.base import Usage
 from hylo_memory.templates import render
 
+from .vault import Skipped
+from .window import Mode
+
+
+Status = Literal["ok", "partial", "failed"]
+
 
 class Counts(BaseModel):
     added: int = 0
@@ -42,15 +48,10 @@ class Deleted(BaseModel):
     text: str
 
 
-class Skipped(BaseModel):
-    path: str
-    reason: str
-
-
 class RunSummary(BaseModel):
     """Everything SPEC §4.8 asks a run to report; `--json` prints exactly this."""
 
-    mode: Literal["first", "incremental"]
+    mode: Mode
     window_days: int
     window_start: dt.date
     today: dt.date
@@ -60,7 +61,7 @@ class RunSummary(BaseModel):
     counts: Counts = Counts()
     deleted: list[Deleted] = []
     skipped: list[Skipped] = []
-    status: Literal["ok", "partial", "failed"] = "ok"
+    status: Status = "ok"
     dry_run: bool = False
     already_extracted: int = 0
     waiting: int = 0  # sources in the window left for the next run (cap or failure)

@@ -17,10 +17,10 @@ from typing import Callable, Iterator, Protocol
 
 import frontmatter
 import yaml
+from pydantic import BaseModel
 
 from hylo_memory.extractors.base import Perspective, Source, SourceKind
 
-from .summary import Skipped
 from .window import Window
 
 SHORTS = "_shorts"
@@ -28,6 +28,13 @@ KNOWLEDGE = "_knowledge"
 _DATE_PREFIX = re.compile(r"^(\d{4}-\d{2}-\d{2})")
 _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 _NAME = operator.attrgetter("name")
+
+
+class Skipped(BaseModel):
+    """A note the vault could not read, and why: named in the run summary."""
+
+    path: str
+    reason: str
 
 
 class Unreadable(Exception):

@@ -11,6 +11,7 @@ import pytest
 
 from hylo_memory.decay import Dimension
 from hylo_memory.pipeline import ledger as ledger_module
+from hylo_memory.extractors.base import Usage
 from hylo_memory.pipeline.ledger import Ledger
 
 from vault_helpers import MEMORY, day, items, run, short, snapshot
@@ -108,16 +109,16 @@ def test_ledger_records_every_run(tmp_path: Path) -> None:
 def test_last_complete_run_is_the_latest_ok_run_with_nothing_waiting(tmp_path: Path) -> None:
     with Ledger(tmp_path / "ledger.db") as ledger:
         done = ledger.start_run(day("2026-11-20"), "first", day("2026-08-23"), 90)
-        ledger.finish_run(done, "ok", 0, {}, {})
+        ledger.finish_run(done, "ok", 0, {}, Usage())
         capped = ledger.start_run(day("2026-11-25"), "incremental", day("2026-11-20"), 6)
-        ledger.finish_run(capped, "ok", 3, {}, {})
+        ledger.finish_run(capped, "ok", 3, {}, Usage())
         assert ledger.last_complete() == day("2026-11-20")
 
 
 def record(ledger: Ledger, today: str, window_start: str, status: str = "ok", waiting: int = 0) -> None:
     run_id = ledger.start_run(day(today), "incremental", day(window_start), 2)
     if status != "running":
-        ledger.finish_run(run_id, status, waiting, {}, {})
+        ledger.finish_run(run_id, status, waiting, {}, Usage())
 
 
 def test_reach_back_is_the_last_complete_run(tmp_path: Path) -> None:

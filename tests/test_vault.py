@@ -10,7 +10,7 @@ import pytest
 
 from hylo_memory.extractors.base import Perspective, Source, SourceKind
 from hylo_memory.pipeline.cli import main
-from hylo_memory.pipeline.summary import Skipped
+from hylo_memory.pipeline.vault import Skipped
 from hylo_memory.pipeline.vault import FolderVault
 from hylo_memory.pipeline.window import Window
 
