@@ -64,7 +64,7 @@ class MemoryStore:
         except OSError as exc:
             raise HyloMemoryError(f"{path}: cannot read: {exc.strerror}") from None
         try:
-            text = data.decode("utf-8")
+            text = data.decode("utf-8-sig")  # a byte-order mark must not hide the frontmatter
         except UnicodeDecodeError as exc:
             line = data[: exc.start].count(b"\n") + 1
             raise MemoryFileError(path, line, "is not UTF-8 text") from None

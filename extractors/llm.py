@@ -150,10 +150,12 @@ class LLMExtractor:
             return decision.model_copy(update={"reason": f"LLM unavailable ({exc}); {decision.reason or 'as given'}"})
         wording = clean_text(proposed.text)
         kept_own = wording is None or not keeps_the_point(text, wording)
+        chosen = dimension or proposed.dimension
         return Decision(
-            dimension=dimension or proposed.dimension,
+            dimension=chosen,
             text=text if kept_own else wording,
-            pinned=proposed.pinned if pinned is None else pinned,
+            # Only the person pins current work or a mood (--pin): the model may not.
+            pinned=(proposed.pinned and chosen.pinned_by_default) if pinned is None else pinned,
             reason="filed by the LLM" + ("; kept your wording" if kept_own and wording else ""),
         )
 

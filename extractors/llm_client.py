@@ -98,8 +98,9 @@ class ChatClient:
             return self._content(response, request["messages"])
 
     def _redact(self, text: str) -> str:
-        """Servers echo a rejected key in their errors; it must never reach a log or a file."""
-        return text.replace(self._secret, "[api key]") if self._secret else text
+        """Servers echo a rejected key in errors (and a model may repeat one): never let it reach a log or a file."""
+        text = text.replace(self._secret, "[api key]") if self._secret else text
+        return text[:300]
 
     def _request(self, messages: list[dict[str, str]], name: str, schema: dict[str, Any], mode: Mode) -> dict:
         request: dict[str, Any] = {
@@ -137,6 +138,8 @@ class ChatClient:
         content = (choices[0].message.content if choices and choices[0].message else None) or ""
         if isinstance(response, str):  # a server answering text/plain: the SDK hands back the body
             content = response
+        if self._secret and self._secret in content:
+            content = content.replace(self._secret, "[api key]")
         if usage is not None and usage.prompt_tokens is not None:
             self.usage.prompt_tokens += usage.prompt_tokens
             self.usage.completion_tokens += usage.completion_tokens or 0
@@ -169,7 +172,7 @@ def _describe(exc: Exception) -> str:
         return "cannot connect to the server"
     if isinstance(exc, openai.APIStatusError):
         message = exc.body.get("message") if isinstance(exc.body, dict) else None
-        return f"HTTP {exc.status_code}: {message or exc.message}"[:200]
+        return f"HTTP {exc.status_code}: {message or exc.message}"
     if isinstance(exc, json.JSONDecodeError):
         return "the server's answer was not JSON"
-    return str(exc)[:200]
+    return str(exc)

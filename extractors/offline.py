@@ -15,11 +15,15 @@ _CUES: list[tuple[Dimension, re.Pattern[str]]] = [
     (Dimension.state, re.compile(r"\b(feel|feeling|felt|tired|stressed|exhausted|anxious|today|tonight|this week|"
                                  r"right now|lately|mood|sick|overwhelmed)\b", re.I)),
     (Dimension.goals, re.compile(r"\b(want to|going to|plan to|planning|goal|working on|aim to|hope to|trying to|"
-                                 r"learn|finish|launch|build)\b", re.I)),
+                                 r"learn|learning|finish|launch|build|building|training for|studying|preparing)\b",
+                                 re.I)),
     (Dimension.people, re.compile(r"\bmy (%s)\b" % "|".join(map(re.escape, RELATIONS)), re.I)),
     (Dimension.beliefs, re.compile(r"\b(believe|think that|convinced|should|value|matters?|principle)\b", re.I)),
-    (Dimension.identity, re.compile(r"\b(my name|i am called|i'm called|live in|living in|work as|work at|i'm from|"
-                                    r"i am from|born|speak|years old|my job|married|native)\b", re.I)),
+    (Dimension.identity, re.compile(r"\b(my name|call me|i am called|i'm called|live in|living in|work as|work at|"
+                                    r"i'm from|i am from|born|speak|years old|my job|married|native)\b", re.I)),
+    # "I'm a nurse", "I am an architect": a role, unless it is a diet or a taste.
+    (Dimension.identity, re.compile(r"\bi(?:'m|’m| am) an? (?!(?:vegetarian|vegan|pescatarian|fan|big fan|"
+                                    r"morning person|night owl|huge)\b)[a-z-]+(?: [a-z-]+)?\s*[.!]?$", re.I)),
 ]
 
 

@@ -41,6 +41,9 @@ def _dimension(value: str) -> Dimension:
         raise argparse.ArgumentTypeError(f"unknown dimension {value!r} (one of {DIMENSION_NAMES})") from None
 
 
+MAX_FACT = 300  # characters: a memory item is one line
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage mistake is one line on stderr like every other error."""
 
@@ -56,6 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
     def command(name: str, help: str, today: bool = True) -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=help, description=help)
         sub.add_argument("--vault", type=Path, required=True, help="the notes vault folder")
+        # Also after the command; SUPPRESS keeps one given before it.
+        sub.add_argument("--config", type=Path, default=argparse.SUPPRESS, help="TOML config file")
         if today:
             sub.add_argument("--today", type=_date, help="the run's date, YYYY-MM-DD (default: today)")
         return sub
@@ -148,6 +153,8 @@ def _decide(args: argparse.Namespace, config: Config) -> Decision:
     text = " ".join(args.text.split())
     if not text:
         raise InputError("remember: the fact is empty")
+    if len(text) > MAX_FACT:
+        raise InputError(f"remember: a fact is one line of at most {MAX_FACT} characters; this one has {len(text)}")
     if args.dimension is not None and (args.pin is not None or not config.uses_llm):
         pinned = args.dimension.pinned_by_default if args.pin is None else args.pin
         return Decision(dimension=args.dimension, text=text, pinned=pinned)

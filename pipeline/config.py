@@ -9,8 +9,9 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic_settings import (BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError,
+                               TomlConfigSettingsSource)
 
 from .errors import ConfigError
 
@@ -59,6 +60,26 @@ class Config(BaseSettings):
                 raise ValueError(f"unknown time zone {value!r}") from None
         return value
 
+    @field_validator("memory_dir")
+    @classmethod
+    def _inside_the_vault(cls, value: str) -> str:
+        parts = Path(value).parts
+        if not value.strip() or Path(value).is_absolute() or ".." in parts:
+            raise ValueError(f"{value!r} must be a folder inside the vault, like _memory")
+        if parts[0] in ("_shorts", "_knowledge"):
+            raise ValueError(f"{value!r} is inside a folder of notes; the memory would be read as notes")
+        return value
+
+    @model_validator(mode="after")
+    def _memory_is_not_scanned(self) -> "Config":
+        memory = Path(self.memory_dir)
+        for extra in self.extra_scan_paths:
+            path = Path(extra)
+            if path == memory or memory in path.parents or path in memory.parents or str(path) in ("", "."):
+                raise ValueError(f"extra scan path {extra!r} overlaps memory_dir {self.memory_dir!r}: "
+                                 "the memory would read itself as notes")
+        return self
+
     @property
     def uses_llm(self) -> bool:
         """The LLM is used when chosen, or by default when a key or server is configured."""
@@ -94,9 +115,12 @@ def load_config(path: str | Path | None = None, **overrides: Any) -> Config:
         raise ConfigError(f"{file}: not valid TOML: {exc}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{file}: cannot read: {exc}") from None
+    except SettingsError as exc:  # an environment variable that is not valid JSON for a list
+        raise ConfigError(f"environment: {exc} (a list is JSON, e.g. '[\"journal\"]')") from None
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "config"
-        raise ConfigError(f"configuration ({file}, HYLO_MEMORY_*): {where}: {first['msg']}") from None
+        origin = f"{file}, " if file.is_file() else ""
+        raise ConfigError(f"configuration ({origin}HYLO_MEMORY_*): {where}: {first['msg']}") from None
     finally:
         _config_file.reset(token)

@@ -13,6 +13,7 @@ import operator
 import os
 import re
 from pathlib import Path
+from stat import S_ISREG
 from typing import Callable, Iterator, Protocol
 
 import frontmatter
@@ -61,6 +62,10 @@ class FolderVault:
         scans = [(SHORTS, SourceKind.short), (KNOWLEDGE, SourceKind.knowledge)]
         scans += [(p, SourceKind.extra) for p in self.extra_paths]
         for folder, kind in scans:
+            problem = self._unusable(folder, required=kind is SourceKind.extra)
+            if problem:
+                yield Skipped(path=folder, reason=problem)
+                continue
             for rel, path in self._candidates(folder, _Prefilter(kind, window), seen):
                 try:
                     source = self._read(Path(path), rel, kind)
@@ -69,6 +74,15 @@ class FolderVault:
                     continue
                 if source is not None and window.contains(source.date):
                     yield source
+
+    def _unusable(self, folder: str, required: bool) -> str | None:
+        """Why a scan path cannot be read, said once in the summary rather than passed over in silence."""
+        top = self.root / folder
+        if not _inside(top, self.root):
+            return "leads outside the vault: not read"
+        if required and not top.exists():
+            return "extra scan path not found in the vault"
+        return None
 
     def _candidates(self, folder: str, may_be_in: _Prefilter, seen: set[str]) -> Iterator[tuple[str, str]]:
         """(vault-relative path, path) of each markdown file under `folder` that may be in the window."""
@@ -132,7 +146,7 @@ class FolderVault:
         if b"\x00" in data and not data.startswith(_UTF16_BOMS):
             raise Unreadable("binary file, not a note")
         try:
-            text = data.decode("utf-8")
+            text = data.decode("utf-8-sig")  # a byte-order mark must not hide the frontmatter
         except UnicodeDecodeError:
             raise Unreadable("not UTF-8 text") from None
         post = _parse(text)
@@ -210,7 +224,11 @@ def _midnight(day: dt.date) -> float:
 
 def _read_bytes(path: Path, max_bytes: int) -> bytes:
     try:
-        size = path.stat().st_size
+        info = path.stat()
+        if not S_ISREG(info.st_mode):
+            # A pipe named like a note would block the run (and its lock) forever.
+            raise Unreadable("not a regular file (a pipe, socket or device)")
+        size = info.st_size
         if size > max_bytes:
             raise Unreadable(f"larger than {max_bytes:,} bytes")
         return path.read_bytes()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import errno
 import os
 import queue
 import random
@@ -16,6 +15,8 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+from fake_model import answer
+from fake_openai import FakeOpenAI
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_VAULT = ROOT / "examples" / "vault"
@@ -115,28 +116,48 @@ def memory_texts(memory: Path) -> dict[str, str | None]:
             for name in MEMORY_FILES}
 
 
-# A FIFO in the vault is a note whose read blocks until the test writes it: a refresh
-# made slow at a known point (collecting sources, lock-free) with no hook in the code.
+# A paused model: the fake OpenAI server as the configured LLM, answering as a careful
+# model would but holding every chat request until the test releases it. A refresh is
+# made slow at a known point (extracting: the run lock held, the memory lock free) with
+# no hook in the code under test.
 
-def wait_for_reader(fifo: Path, timeout: float = 30) -> int:
-    """Once a process opens the FIFO to read, open its write end; the reader then blocks in read."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            # Keep this descriptor open: closing it would hand the reader an empty note.
-            return os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
-        except OSError as exc:
-            if exc.errno != errno.ENXIO or time.monotonic() > deadline:
-                raise
-            time.sleep(0.01)  # polling for another process, not pacing the code under test
+class PausedModel:
+    """``with PausedModel() as model:`` a process run with ``model.env(home)`` extracts through
+    the fake model; ``model.wait_for_request()`` returns once its first chat request is in
+    (the refresh is under way), and ``model.release.set()`` lets it and every later one finish."""
+
+    def __init__(self, timeout: float = 60) -> None:
+        self.arrived = threading.Event()
+        self.release = threading.Event()
+        self.timeout = timeout  # a broken test must not hang forever
+        self.fake = FakeOpenAI(handler=self._answer)
+
+    def _answer(self, body: dict) -> str:
+        self.arrived.set()
+        self.release.wait(self.timeout)
+        return answer(body)
+
+    def env(self, home: Path) -> dict[str, str]:
+        """``cli_env`` with this server as the LLM, fast retries."""
+        return {**cli_env(home), "HYLO_MEMORY_EXTRACTOR": "openai", "OPENAI_BASE_URL": self.fake.base_url,
+                "OPENAI_API_KEY": "test", "HYLO_MEMORY_RETRY_BACKOFF": "0.01"}
+
+    def wait_for_request(self, timeout: float = 30) -> None:
+        assert self.arrived.wait(timeout), f"no chat request within {timeout} s"
+
+    def __enter__(self) -> PausedModel:
+        self.fake.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.release.set()  # no handler thread left waiting: close() joins them
+        self.fake.close()
 
 
-def feed(fifo: Path, writer: int, text: str) -> None:
-    """Give the blocked reader the note's text; later readers find the same text as a plain note."""
-    fifo.unlink()  # the reader keeps its pipe; the path becomes an ordinary file
-    fifo.write_text(text, encoding="utf-8")
-    os.write(writer, text.encode("utf-8"))
-    os.close(writer)
+@pytest.fixture
+def paused_model() -> Iterator[PausedModel]:
+    with PausedModel() as model:
+        yield model
 
 
 # Generated notes: enough first-person statements for every rule to fire (reinforce,

@@ -341,3 +341,22 @@ def test_remember_on_the_command_line_is_filed_by_the_model(llm: FakeOpenAI, tmp
 def test_remember_with_dimension_and_pin_given_asks_no_model(llm: FakeOpenAI, tmp_path: Path, capsys) -> None:
     assert main(["remember", "Vegetarian", "--vault", str(tmp_path), "--dimension", "preferences", "--pin"]) == 0
     assert llm.chat_requests == []
+
+
+def test_a_key_a_model_repeats_is_not_written_to_memory(llm: FakeOpenAI, vault: Path, capsys) -> None:
+    llm.enqueue(reply(json.dumps({"evidence": [
+        {"dimension": "preferences", "text": f"Uses the API key {KEY}", "source": "S1", "restates": None}]})))
+    run_json(vault, capsys)
+    for rel, (data, _) in snapshot(vault).items():
+        assert KEY.encode() not in data, rel
+
+
+def test_a_long_error_echoing_the_key_is_redacted_before_it_is_cut(llm: FakeOpenAI, vault: Path, capsys) -> None:
+    llm.handler = lambda body: error(401, "x" * 182 + KEY)
+    code, summary, err = run_json(vault, capsys)
+    assert code != 0 and KEY[:8] not in json.dumps(summary) and KEY[:8] not in err
+
+
+def test_the_model_may_not_pin_a_mood(llm: FakeOpenAI) -> None:
+    llm.enqueue(reply(json.dumps({"dimension": "state", "text": "Nervous about Friday", "pinned": True})))
+    assert LLMExtractor(load_config()).classify("nervous about friday", None, None).pinned is False

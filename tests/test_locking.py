@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -14,8 +13,8 @@ import pytest
 from hylo_memory.decay import Dimension, parse
 from hylo_memory.pipeline.locking import MEMORY_LOCK, RUN_LOCK, hold, is_held
 
-from proc_helpers import (Lines, Processes, cli_env, copy_example_vault, feed, memory_texts, processes, run,  # noqa: F401
-                          wait_for_reader)
+from proc_helpers import (Lines, Processes, cli_env, copy_example_vault, memory_texts, paused_model,  # noqa: F401
+                          processes, run)
 
 TODAY = "2026-12-02"
 WAITING = "waiting for another hylo-memory process"
@@ -124,28 +123,37 @@ def test_concurrent_remembers_and_applies_lose_no_update(processes, vault: Path,
     assert {text: kept.get(text) for text in applied} == {text: 1 for text in applied}
 
 
-@pytest.fixture
-def slow_note(vault: Path) -> Path:
-    """A note that is a FIFO: a refresh collecting it blocks until the test feeds it."""
-    fifo = vault / "_shorts" / "2026-12-01-slow.md"
-    os.mkfifo(fifo)
-    return fifo
+NEW_NOTE = "2026-12-01-sourdough.md"
+NEW_NOTE_TEXT = "I really love sourdough baking. My mentor Ada says hi.\n"
 
 
-SLOW_NOTE = "I really love sourdough baking. My mentor Ada says hi.\n"
+def with_new_note(vault: Path) -> Path:
+    (vault / "_shorts" / NEW_NOTE).write_text(NEW_NOTE_TEXT, encoding="utf-8")
+    return vault
 
 
-def test_remember_during_a_slow_refresh_is_kept_with_the_refresh_results(processes, vault, env, slow_note, tmp_path):
-    refreshing = processes.start(refresh_args(vault, "--json"), env)
-    writer = wait_for_reader(slow_note)  # the refresh holds the run lock and is mid-collection
+def extracting(vault: Path) -> bool:
+    """A refresh is mid-extraction: it holds the run lock, and the memory lock is free."""
+    state = vault / "_memory" / ".state"
+    return is_held(state, RUN_LOCK) and not is_held(state, MEMORY_LOCK)
+
+
+def test_remember_during_a_slow_refresh_is_kept_with_the_refresh_results(processes, vault, env, paused_model,
+                                                                         tmp_path):
+    llm_env = paused_model.env(tmp_path / "home")
+    refreshing = processes.start(refresh_args(with_new_note(vault), "--json"), llm_env)
+    paused_model.wait_for_request()  # the refresh is waiting for the model
+    assert extracting(vault)
     remembered = run(remember_args(vault, "Always answer in English"), env)
     assert remembered.returncode == 0, remembered.stderr
     assert WAITING not in remembered.stderr  # the memory lock is free while a refresh extracts
+    assert "Always answer in English" in items(vault, Dimension.preferences)  # written at once
     assert refreshing.poll() is None
-    feed(slow_note, writer, SLOW_NOTE)
+    paused_model.release.set()
     out, err = refreshing.communicate(timeout=60)
     assert refreshing.returncode == 0, err
-    assert json.loads(out)["status"] == "ok"
+    summary = json.loads(out)
+    assert summary["status"] == "ok" and summary["extractor"].startswith("openai")
 
     # Both writes landed: the refresh re-read the files under the lock before planning.
     preferences = items(vault, Dimension.preferences)
@@ -153,29 +161,30 @@ def test_remember_during_a_slow_refresh_is_kept_with_the_refresh_results(process
     assert preferences["Loves sourdough baking"] == 1
     assert "Ada — mentor" in items(vault, Dimension.people)
 
-    # And the same as the two in the order they wrote (the slow note as a plain file).
-    expected = copy_example_vault(tmp_path / "expected")
-    (expected / "_shorts" / slow_note.name).write_text(SLOW_NOTE, encoding="utf-8")
+    # And the same as the two in the order they wrote.
+    expected = with_new_note(copy_example_vault(tmp_path / "expected"))
     assert run(remember_args(expected, "Always answer in English"), env).returncode == 0
-    assert run(refresh_args(expected), env).returncode == 0
+    assert run(refresh_args(expected), llm_env).returncode == 0
     assert memory_texts(vault / "_memory") == memory_texts(expected / "_memory")
 
 
-def test_a_second_refresh_waits_for_the_first_and_counts_no_source_twice(processes, vault, env, slow_note, tmp_path):
-    first = processes.start(refresh_args(vault, "--json"), env)
-    writer = wait_for_reader(slow_note)
-    second = processes.start(refresh_args(vault, "--json"), env)
+def test_a_second_refresh_waits_for_the_first_and_counts_no_source_twice(processes, vault, paused_model, tmp_path):
+    llm_env = paused_model.env(tmp_path / "home")
+    first = processes.start(refresh_args(with_new_note(vault), "--json"), llm_env)
+    paused_model.wait_for_request()
+    assert extracting(vault)
+    second = processes.start(refresh_args(vault, "--json"), llm_env)
     assert "(a refresh is running)" in Lines(second.stderr).wait_for(WAITING, timeout=20)
-    feed(slow_note, writer, SLOW_NOTE)
+    assert first.poll() is None and second.poll() is None
+    paused_model.release.set()
     first_out, _ = first.communicate(timeout=60)
     second_out = second.stdout.read()
     assert first.returncode == 0 and second.wait(timeout=60) == 0
     assert json.loads(first_out)["sources"]["shorts"] > 0
     assert json.loads(second_out)["sources"] == {"shorts": 0, "knowledge": 0, "extra": 0}
 
-    expected = copy_example_vault(tmp_path / "expected")
-    (expected / "_shorts" / slow_note.name).write_text(SLOW_NOTE, encoding="utf-8")
-    assert run(refresh_args(expected), env).returncode == 0
+    expected = with_new_note(copy_example_vault(tmp_path / "expected"))
+    assert run(refresh_args(expected), llm_env).returncode == 0
     assert memory_texts(vault / "_memory") == memory_texts(expected / "_memory")
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-import os
 import signal
 from pathlib import Path
 
@@ -22,7 +21,7 @@ from hylo_memory.pipeline.scheduler import (
 from hylo_memory.pipeline.status import gather
 from hylo_memory.pipeline.summary import Counts, RunSummary, SourceCounts
 
-from proc_helpers import Lines, cli_env, copy_example_vault, feed, generate_notes, processes, run, wait_for_reader  # noqa: F401
+from proc_helpers import Lines, cli_env, copy_example_vault, generate_notes, paused_model, processes, run  # noqa: F401
 
 UTC = dt.timezone.utc
 
@@ -213,24 +212,25 @@ def test_an_idle_scheduler_stops_on_sigint_with_exit_code_0(processes, tmp_path:
 
 
 @pytest.fixture
-def slow_vault(tmp_path: Path) -> tuple[Path, Path]:
-    """A vault whose newest note is a FIFO: the scheduled run blocks reading it."""
+def slow_vault(tmp_path: Path) -> Path:
+    """Recent notes, the newest a plain note whose fact the tests look for."""
     vault = recent_vault(tmp_path / "vault")
     yesterday = dt.date.today() - dt.timedelta(days=1)
-    fifo = vault / "_shorts" / f"{yesterday.isoformat()}-slow.md"
-    os.mkfifo(fifo)
-    return vault, fifo
+    (vault / "_shorts" / f"{yesterday.isoformat()}-sourdough.md").write_text(
+        "I really love sourdough baking.\n", encoding="utf-8")
+    return vault
 
 
-def test_sigterm_during_a_run_lets_it_finish_then_exits_0(processes, slow_vault, tmp_path: Path) -> None:
-    vault, fifo = slow_vault
-    process = processes.start(schedule_args(vault), cli_env(tmp_path / "home"))
+def test_sigterm_during_a_run_lets_it_finish_then_exits_0(processes, slow_vault, paused_model, tmp_path: Path) -> None:
+    vault = slow_vault
+    process = processes.start(schedule_args(vault), paused_model.env(tmp_path / "home"))
     err = Lines(process.stderr)
-    writer = wait_for_reader(fifo)  # the catch-up run is under way
+    paused_model.wait_for_request()  # the catch-up run is under way, waiting for the model
     process.send_signal(signal.SIGTERM)
     err.wait_for("stopping after the running refresh finishes")
     assert process.poll() is None
-    feed(fifo, writer, "I really love sourdough baking.\n")
+    assert not (vault / "_memory" / "_preferences.md").exists()  # the run has not written yet
+    paused_model.release.set()
     assert process.wait(timeout=30) == 0
     lines = err.rest()
     assert "hylo-memory: refresh ok: first run" in lines[-2]
@@ -238,23 +238,21 @@ def test_sigterm_during_a_run_lets_it_finish_then_exits_0(processes, slow_vault,
     assert "Loves sourdough baking" in (vault / "_memory" / "_preferences.md").read_text(encoding="utf-8")
 
 
-def test_a_second_signal_abandons_the_run_safely(processes, slow_vault, tmp_path: Path, config) -> None:
-    vault, fifo = slow_vault
-    env = cli_env(tmp_path / "home")
+def test_a_second_signal_abandons_the_run_safely(processes, slow_vault, paused_model, tmp_path: Path, config) -> None:
+    vault = slow_vault
+    env = paused_model.env(tmp_path / "home")
     process = processes.start(schedule_args(vault), env)
     err = Lines(process.stderr)
-    writer = wait_for_reader(fifo)
+    paused_model.wait_for_request()
     process.send_signal(signal.SIGTERM)
     err.wait_for("stopping after the running refresh finishes")
     process.send_signal(signal.SIGINT)
     assert process.wait(timeout=30) == 0
     assert "abandoning the running refresh" in err.rest()[-1]
-    os.close(writer)
-    fifo.unlink()
-    fifo.write_text("I really love sourdough baking.\n", encoding="utf-8")
+    paused_model.release.set()  # too late: nobody is waiting for the answer
 
-    # Abandoned while collecting: no run recorded, nothing written.
-    assert gather(vault, config).runs == []
+    # Abandoned while extracting: the run is recorded as started and never finished, nothing written.
+    assert [r.status for r in gather(vault, config).runs] == ["interrupted"]
     assert not (vault / "_memory" / "_identity.md").exists()
     again = run(["refresh", "--vault", str(vault), "--json"], env)
     assert again.returncode == 0, again.stderr

@@ -163,3 +163,10 @@ def test_read_all_gives_every_dimension_none_when_its_file_is_missing(tmp_path: 
     write_memory(tmp_path / "_memory", Dimension.preferences, version(1))
     files = MemoryStore(tmp_path / "_memory").read_all()
     assert [d for d, memory in files.items() if memory is None] == [d for d in Dimension if d != Dimension.preferences]
+
+
+def test_a_memory_file_starting_with_a_byte_order_mark_keeps_its_window(tmp_path: Path) -> None:
+    path = tmp_path / "_state.md"
+    path.write_bytes(b"\xef\xbb\xbf---\ndecay_window: 7d\n---\n## Active\n- Tired `last:2026-11-01 seen:1`\n")
+    memory = MemoryStore(tmp_path).read(Dimension.state)
+    assert memory.decay_window == 7 and [i.text for i in memory.items] == ["Tired"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -285,7 +286,26 @@ def test_scan_folder_that_is_a_symlink_leading_outside_the_vault_is_not_followed
     write_note(tmp_path, "private/2026-11-29-diary.md", "I live in Porto.")
     vault.mkdir()
     (vault / "_shorts").symlink_to(tmp_path / "private", target_is_directory=True)
-    assert read(vault) == []
+    assert read(vault) == [Skipped(path="_shorts", reason="leads outside the vault: not read")]
+
+
+def test_an_extra_scan_path_outside_the_vault_or_missing_is_named_not_read(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    write_note(tmp_path, "outside/2026-11-29-diary.md", "I live in Porto.")
+    vault.mkdir()
+    assert skipped(vault, extra=["../outside", "journal"]) == {
+        "../outside": "leads outside the vault: not read", "journal": "extra scan path not found in the vault"}
+
+
+def test_a_pipe_named_like_a_note_is_skipped_not_read(tmp_path: Path) -> None:
+    (tmp_path / "_shorts").mkdir()
+    os.mkfifo(tmp_path / "_shorts" / "2026-11-29-pipe.md")
+    assert skipped(tmp_path) == {"_shorts/2026-11-29-pipe.md": "not a regular file (a pipe, socket or device)"}
+
+
+def test_a_note_starting_with_a_byte_order_mark_keeps_its_frontmatter(tmp_path: Path) -> None:
+    write_file(tmp_path, "_shorts/bom.md", b"\xef\xbb\xbf---\ncreated: 2026-11-20\n---\nI love tea.\n")
+    assert sources(tmp_path)["_shorts/bom.md"].date == day("2026-11-20")
 
 
 def test_symlinked_note_inside_the_vault_is_read(tmp_path: Path) -> None:
