@@ -14,7 +14,6 @@ nothing else.
 from __future__ import annotations
 
 import re
-import sys
 from collections import defaultdict
 
 from rapidfuzz import fuzz, process
@@ -67,7 +66,6 @@ class TextIndex:
         # block key → {item key: normalised text}, so a posting is scored by rapidfuzz in one call
         self._words: dict[str, dict[int, str]] = defaultdict(dict)
         self._affixes: dict[str, dict[int, str]] = defaultdict(dict)
-        self._bounds: dict[int, tuple[int, int]] = {}
         self._last: _Prepared | None = None  # the last text prepared: `find` then `add` reuse it
 
     def add(self, key: int, text: str) -> None:
@@ -100,19 +98,13 @@ class TextIndex:
         candidates = self._candidates(prepared)
         if not candidates:
             return None
-        # Most queries match nothing: one rapidfuzz call, in C, settles those.
-        threshold = self.threshold
-        if process.extractOne(norm, candidates, scorer=fuzz.ratio, score_cutoff=threshold) is None:
-            return None
-        shortest, longest = self._length_bounds(len(norm))
-        best, best_score = None, threshold
-        for key, other in candidates.items():
-            if not shortest <= len(other) <= longest or key == exclude:
-                continue
-            score = fuzz.ratio(norm, other, score_cutoff=best_score)
-            if score >= best_score and (best is None or score > best_score or key < best):
-                best, best_score = key, score
-        return best
+        # Scored in C; rapidfuzz skips texts whose length cannot reach the threshold.
+        found = process.extract(norm, candidates, scorer=fuzz.ratio, score_cutoff=self.threshold, limit=None)
+        best: tuple[float, int] | None = None
+        for _, score, key in found:
+            if key != exclude and (best is None or score > best[0] or (score == best[0] and key < best[1])):
+                best = (score, key)
+        return best[1] if best else None
 
     def _prepare(self, text: str) -> _Prepared:
         last = self._last
@@ -146,35 +138,3 @@ class TextIndex:
         for posting in rare:
             merged.update(posting)
         return merged
-
-    def _length_bounds(self, length: int) -> tuple[int, int]:
-        """The shortest and longest text lengths that can reach the threshold against `length`."""
-        bounds = self._bounds.get(length)
-        if bounds is None:
-            bounds = self._bounds[length] = _length_bounds(length, self.threshold)
-        return bounds
-
-
-def _lengths_can_reach(a: int, b: int, threshold: float) -> bool:
-    # fuzz.ratio is 2·M/(a+b) with M ≤ min(a, b), so the shorter length bounds it.
-    total = a + b
-    return total == 0 or 200 * min(a, b) / total >= threshold
-
-
-def _length_bounds(a: int, threshold: float) -> tuple[int, int]:
-    """The range of lengths b for which `_lengths_can_reach(a, b)` holds (it is an interval)."""
-    if threshold <= 0:
-        return 0, sys.maxsize
-    shortest = max(0, int(threshold * a / (200 - threshold)) - 1) if threshold < 200 else a
-    while shortest > 0 and _lengths_can_reach(a, shortest - 1, threshold):
-        shortest -= 1
-    while shortest < a and not _lengths_can_reach(a, shortest, threshold):
-        shortest += 1
-    longest = int(a * (200 - threshold) / threshold) + 1
-    while longest > a and not _lengths_can_reach(a, longest, threshold):
-        longest -= 1
-    while _lengths_can_reach(a, longest + 1, threshold):
-        longest += 1
-    if not _lengths_can_reach(a, shortest, threshold):
-        return 1, 0  # nothing can reach a threshold above 100
-    return shortest, longest
