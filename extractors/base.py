@@ -63,12 +63,24 @@ class Candidate(BaseModel):
     text: str
 
 
+class PoolUnit(BaseModel):
+    """An external (or mixed) unit in the external pool, kept across runs by the ledger."""
+
+    path: str
+    title: str
+    tags: list[str]
+    date: dt.date
+    trait: str | None = None  # the preference its cluster was worded as, once it had one
+
+
 class Cluster(BaseModel):
-    """A theme shared by two or more external (or mixed) units."""
+    """A theme shared by two or more external (or mixed) units, one at least new in this run."""
 
     tags: list[str]
     titles: list[str]
-    sources: list[str]  # the units' paths
+    sources: list[str]  # the new units' paths: only they are evidence in this run
+    earlier: list[str] = []  # units of earlier runs in the same theme (counted when they were new)
+    trait: str | None = None  # the wording the theme already has in memory, to be kept
     date: dt.date  # the newest unit's date
 
 

@@ -58,7 +58,9 @@ class OfflineExtractor:
 
 
 def trait_wording(cluster: Cluster) -> str:
-    """A trait from a cluster's strongest themes: "Drawn to databases and distributed systems"."""
+    """A trait from a cluster's strongest themes: "Keeps coming back to databases and consensus"."""
+    if cluster.trait:
+        return cluster.trait  # a theme keeps the wording it already has
     themes = [t.replace("-", " ").replace("_", " ") for t in cluster.tags[:3]]
     listed = themes[0] if len(themes) == 1 else ", ".join(themes[:-1]) + " and " + themes[-1]
     return f"Keeps coming back to {listed}"

@@ -1,4 +1,9 @@
-"""The external pool: theme clusters of units the author read, not wrote (SPEC §4.5)."""
+"""The external pool: theme clusters of units the author read, not wrote (SPEC §4.5).
+
+The pool outlives a run: units read on different nights join one theme. A cluster is
+offered for synthesis when it has two units or more and one at least is new; only the
+new units are evidence, so a unit counts towards `seen` once, the night it is read.
+"""
 
 from __future__ import annotations
 
@@ -7,23 +12,29 @@ from collections import Counter
 
 from hylo_memory.decay import Dimension, Evidence
 
-from .base import Cluster, Source
+from .base import Cluster, PoolUnit, Source
 
 _TITLE_WORD = re.compile(r"[^\W\d_]{5,}")
 _STOP = frozenset("about after again against among because before being between could every other their there these "
                   "thing things those through under using which while would notes summary review".split())
 
 
-def themes(unit: Source) -> set[str]:
+def pool_unit(unit: Source) -> PoolUnit:
+    return PoolUnit(path=unit.path, title=unit.title or unit.path, tags=unit.tags, date=unit.date)
+
+
+def themes(unit: PoolUnit) -> set[str]:
     """What a unit is about: its tags, or its title's longer words when it has no tags."""
     if unit.tags:
         return {t.lower() for t in unit.tags}
-    words = _TITLE_WORD.findall((unit.title or "").lower())
+    words = _TITLE_WORD.findall(unit.title.lower())
     return {w for w in words if w not in _STOP}
 
 
-def cluster_units(units: list[Source]) -> list[Cluster]:
-    """Group units sharing a theme (transitively); clusters of one are dropped."""
+def cluster_units(new: list[PoolUnit], earlier: list[PoolUnit] = ()) -> list[Cluster]:
+    """Group units sharing a theme (transitively); keep groups of two or more with a new unit."""
+    fresh = {u.path for u in new}
+    units = list(new) + [u for u in earlier if u.path not in fresh]  # an edited unit is new again
     parent = list(range(len(units)))
 
     def root(i: int) -> int:
@@ -39,27 +50,32 @@ def cluster_units(units: list[Source]) -> list[Cluster]:
                 parent[root(i)] = root(first_with[theme])
             else:
                 first_with[theme] = i
-    groups: dict[int, list[Source]] = {}
+    groups: dict[int, list[PoolUnit]] = {}
     for i, unit in enumerate(units):
         groups.setdefault(root(i), []).append(unit)
     clusters = []
     for members in groups.values():
-        if len(members) < 2:
-            continue  # one reading is not a preference
+        if len(members) < 2 or not any(u.path in fresh for u in members):
+            continue  # one reading is not a preference; an old theme with nothing new waits
         counts = Counter(t for u in members for t in themes(u))
-        tags = [t for t, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+        traits = Counter(u.trait for u in members if u.trait)
         clusters.append(Cluster(
-            tags=tags,
-            titles=[u.title or u.path for u in members],
-            sources=[u.path for u in members],
+            tags=[t for t, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))],
+            titles=[u.title for u in members],
+            sources=[u.path for u in members if u.path in fresh],
+            earlier=[u.path for u in members if u.path not in fresh],
+            trait=min(traits, key=lambda t: (-traits[t], t)) if traits else None,
             date=max(u.date for u in members),
         ))
     return sorted(clusters, key=lambda c: c.sources)
 
 
 def cluster_evidence(cluster: Cluster, wording: str) -> list[Evidence]:
-    """One preference for a cluster, supported by each of its units (so `seen` counts them)."""
+    """One preference for a cluster, supported by each new unit (so `seen` counts them once).
+
+    A theme already in memory is tied to its item through `matches`, whatever the new wording.
+    """
     return [
-        Evidence(dimension=Dimension.preferences, text=wording, source=path, date=cluster.date)
+        Evidence(dimension=Dimension.preferences, text=wording, source=path, date=cluster.date, matches=cluster.trait)
         for path in cluster.sources
     ]

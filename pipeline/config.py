@@ -33,6 +33,7 @@ class Config(BaseSettings):
     incremental_days: int = Field(2, ge=1)
     per_run_cap: int | None = Field(None, ge=1)  # sources extracted per run; the rest wait
     similarity_threshold: float = Field(90.0, gt=0, le=100)
+    pool_days: int = Field(180, ge=1)  # how long an external unit waits for others of its theme
     archive_keep: int = Field(10, ge=0)
     lock_timeout: float = Field(600.0, ge=0)
     schedule: str = "0 3 * * *"

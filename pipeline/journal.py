@@ -19,7 +19,7 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from hylo_memory.decay import Dimension
-from hylo_memory.extractors.base import Usage
+from hylo_memory.extractors.base import PoolUnit, Usage
 from hylo_memory.decay.store import ARCHIVE_DIR, MemoryStore, atomic_write, fsync_dir
 
 from .errors import JournalError
@@ -44,6 +44,7 @@ class RunEnd(BaseModel):
 class Journal(BaseModel):
     files: dict[Dimension, str] = {}  # the full new text of each changed memory file
     sources: list[tuple[str, str]] = []  # (path, content hash) extracted by the run
+    pool: list[PoolUnit] = []  # external units the run read, for the themes of later runs
     run: RunEnd | None = None
 
 
@@ -98,6 +99,7 @@ def _apply(store: MemoryStore, ledger: Ledger | None, journal: Journal) -> None:
     with ledger.transaction():
         if ledger.run_status(run.run_id) == "running":
             ledger.record_sources(run.run_id, run.today, journal.sources)
+            ledger.record_pool(journal.pool)
             ledger.finish_run(run.run_id, run.status, run.waiting, run.counts.model_dump(), run.usage)
 
 

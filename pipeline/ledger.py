@@ -13,7 +13,7 @@ from typing import Callable, Iterable
 
 from pydantic import BaseModel
 
-from hylo_memory.extractors.base import Usage
+from hylo_memory.extractors.base import PoolUnit, Usage
 
 from .errors import LedgerError
 
@@ -54,9 +54,23 @@ def _m002_hash_index(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX sources_hash ON sources (hash)")
 
 
+def _m003_external_pool(db: sqlite3.Connection) -> None:
+    # External units read on different nights must still meet in one theme.
+    db.execute(
+        """CREATE TABLE pool_units (
+            path TEXT PRIMARY KEY,
+            title TEXT NOT NULL,
+            tags TEXT NOT NULL,
+            date TEXT NOT NULL,
+            trait TEXT
+        )"""
+    )
+
+
 MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("m001_initial", _m001_initial),
     ("m002_hash_index", _m002_hash_index),
+    ("m003_external_pool", _m003_external_pool),
 ]
 
 
@@ -155,6 +169,21 @@ class Ledger:
             "INSERT INTO sources VALUES (?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET "
             "hash = excluded.hash, run_id = excluded.run_id, extracted_on = excluded.extracted_on",
             [(path, h, run_id, today.isoformat()) for path, h in sources],
+        )
+
+    # The external pool
+
+    def pool(self, since: dt.date) -> list[PoolUnit]:
+        """Units of the external pool dated `since` or later."""
+        rows = self.db.execute("SELECT * FROM pool_units WHERE date >= ? ORDER BY path", (since.isoformat(),))
+        return [PoolUnit(path=r["path"], title=r["title"], tags=json.loads(r["tags"]),
+                         date=dt.date.fromisoformat(r["date"]), trait=r["trait"]) for r in rows]
+
+    def record_pool(self, units: Iterable[PoolUnit]) -> None:
+        self.db.executemany(
+            "INSERT INTO pool_units VALUES (?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET title = excluded.title, "
+            "tags = excluded.tags, date = excluded.date, trait = coalesce(excluded.trait, pool_units.trait)",
+            [(u.path, u.title, json.dumps(u.tags), u.date.isoformat(), u.trait) for u in units],
         )
 
     # Runs

@@ -61,7 +61,9 @@ def _run(
     reader = FolderVault(vault, config.extra_scan_paths, config.memory_dir, config.max_note_bytes)
     collected = collect(reader, window, ledger, profile, config.per_run_cap)
     run_id = ledger.start_run(today, window.mode, window.start, window.days)
-    extraction = extract_all(extractor, collected.sources, profile, files)
+    earlier_pool = ledger.pool(since=today - dt.timedelta(days=config.pool_days))
+    outcome = extract_all(extractor, collected.sources, profile, files, earlier_pool)
+    extraction = outcome.extraction
     extracted = [s for s in collected.sources if s.path not in extraction.failed]
 
     # Read again under the lock: a `remember` (or an `apply` a crash interrupted, which
@@ -74,6 +76,7 @@ def _run(
             journal = Journal(
                 files={u.dimension: render(u.after) for u in updates if u.write},
                 sources=[(s.path, s.content_hash) for s in extracted],
+                pool=outcome.pool,
                 run=RunEnd(run_id=run_id, today=today, status=summary.status, waiting=summary.waiting,
                            counts=summary.counts, usage=summary.usage),
             )

@@ -360,3 +360,20 @@ def test_a_long_error_echoing_the_key_is_redacted_before_it_is_cut(llm: FakeOpen
 def test_the_model_may_not_pin_a_mood(llm: FakeOpenAI) -> None:
     llm.enqueue(reply(json.dumps({"dimension": "state", "text": "Nervous about Friday", "pinned": True})))
     assert LLMExtractor(load_config()).classify("nervous about friday", None, None).pinned is False
+
+
+def test_a_theme_already_in_memory_is_shown_to_the_model_with_its_wording(llm: FakeOpenAI, tmp_path: Path,
+                                                                          capsys) -> None:
+    from vault_helpers import unit
+
+    identity(tmp_path, "Name is Test Person")
+    for name, night in (("raft", "2026-11-26"), ("paxos", "2026-11-26"), ("zab", "2026-11-28")):
+        unit(tmp_path, name, "A talk.", night, title=name.title(), tags=["consensus"], perspective="external")
+    main(["refresh", "--vault", str(tmp_path), "--today", "2026-11-26"])
+    capsys.readouterr()
+    [trait] = texts(tmp_path, Dimension.preferences)
+    llm.reset()
+    llm.enqueue(reply(json.dumps({"preferences": [{"cluster": 1, "text": "Fascinated by agreement protocols"}]})))
+    run_json(tmp_path, capsys)
+    assert f"already kept as: {trait}" in llm.chat_requests[0].body["messages"][1]["content"]
+    assert items(tmp_path, Dimension.preferences) == {trait: ("Active", 3, False)}

@@ -9,7 +9,7 @@ from hylo_memory.extractors.base import AuthorProfile, Candidate, Extraction, Pe
 from hylo_memory.extractors.offline import OfflineExtractor
 from hylo_memory.pipeline.profile import build_profile, judge_perspective
 
-from vault_helpers import MEMORY, day, items, memory_file, parse_memory, run, short, texts, unit
+from vault_helpers import MEMORY, day, identity, items, memory_file, parse_memory, run, short, texts, unit
 
 TODAY = day("2026-11-30")
 OPINIONATED = "I believe remote work is the future. My sister Ana agrees. I live in Berlin. I love cold brew."
@@ -314,3 +314,41 @@ def test_a_unit_citing_notes_in_an_extra_scan_path_is_the_authors_own(tmp_path: 
     unit_source = Source(path="_knowledge/u.md", kind=SourceKind.knowledge, date=day("2026-11-20"), text="x",
                          content_hash="h", source_notes=["journal/2026-11-19.md"])
     assert judge_perspective(unit_source, profile) == Perspective.own
+
+
+# The pool outlives a run: themes form across nights
+
+
+def nightly_unit(root: Path, name: str, when: str, tags: list[str]) -> None:
+    unit(root, name, "Someone else's talk.", when, title=name.title(), tags=tags, perspective="external")
+
+
+def test_units_read_on_different_nights_form_one_theme(tmp_path: Path) -> None:
+    identity(tmp_path, "Name is Test Person")  # incremental runs: a 2-day window each night
+    nightly_unit(tmp_path, "raft", "2026-11-10", ["consensus"])
+    run(tmp_path, "2026-11-10")
+    assert texts(tmp_path, Dimension.preferences) == set()  # one reading is not a preference yet
+    nightly_unit(tmp_path, "paxos", "2026-11-12", ["consensus"])
+    run(tmp_path, "2026-11-12")
+    assert [seen for _, seen, _ in items(tmp_path, Dimension.preferences).values()] == [1]
+
+
+def test_a_theme_keeps_its_wording_and_counts_each_new_unit_once(tmp_path: Path) -> None:
+    identity(tmp_path, "Name is Test Person")
+    for name, night in (("raft", "2026-11-10"), ("paxos", "2026-11-10"), ("zab", "2026-11-14")):
+        nightly_unit(tmp_path, name, night, ["consensus", name])
+    run(tmp_path, "2026-11-10")
+    [first] = texts(tmp_path, Dimension.preferences)
+    run(tmp_path, "2026-11-14")
+    assert items(tmp_path, Dimension.preferences) == {first: ("Active", 3, False)}
+    run(tmp_path, "2026-11-14")  # nothing new: nothing counted again
+    assert items(tmp_path, Dimension.preferences) == {first: ("Active", 3, False)}
+
+
+def test_a_unit_older_than_the_pool_window_no_longer_forms_a_theme(tmp_path: Path) -> None:
+    identity(tmp_path, "Name is Test Person")
+    nightly_unit(tmp_path, "raft", "2026-03-01", ["consensus"])
+    run(tmp_path, "2026-03-01")
+    nightly_unit(tmp_path, "paxos", "2026-11-12", ["consensus"])
+    run(tmp_path, "2026-11-12")
+    assert texts(tmp_path, Dimension.preferences) == set()
