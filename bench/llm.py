@@ -126,7 +126,7 @@ def bench_latency(notes: int, latency: float) -> None:
     print(f"    whole refresh: {wall:.2f} s, ideal: {ideal:.2f} s, ratio: {wall / ideal:.2f}× (target ≤ 1.5×), "
           f"status: {summary.status}")
     print(f"    extraction alone: {extracting[0]:.2f} s, ratio: {extracting[0] / ideal:.2f}× "
-          "(the first request goes alone, to learn which structured output the server accepts)")
+          "(the rest is scanning the notes, the rules and the writes)")
 
 
 def timed(obj: object, method: str) -> list[float]:

@@ -32,7 +32,6 @@ class LLMExtractor:
         self.name = f"openai ({config.model})"
         # What the server accepts and what the run has spent outlive each event loop.
         self.mode = Mode.json_schema
-        self.confirmed = False
         self.usage = Usage()
 
     # Extraction
@@ -169,11 +168,11 @@ class LLMExtractor:
                                 base_url=c.base_url, timeout=c.timeout, retries=c.retries,
                                 temperature=c.temperature, max_reply_tokens=c.max_reply_tokens,
                                 token_ceiling=c.run_token_ceiling, backoff=c.retry_backoff,
-                                mode=self.mode, confirmed=self.confirmed, spent=self.usage)
+                                mode=self.mode, spent=self.usage)
             try:
                 return await work(client)
             finally:
-                self.mode, self.confirmed = client.mode, client.confirmed
+                self.mode = client.mode
                 await client.close()
 
         return asyncio.run(main())

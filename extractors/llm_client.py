@@ -43,18 +43,17 @@ class ChatClient:
 
     def __init__(self, *, model: str, api_key: str | None, base_url: str | None, timeout: float, retries: int,
                  temperature: float, max_reply_tokens: int, token_ceiling: int, backoff: float = 0.5,
-                 mode: Mode = Mode.json_schema, confirmed: bool = False, spent: Usage | None = None):
+                 mode: Mode = Mode.json_schema, spent: Usage | None = None):
         # Local servers need no key, but the SDK insists on one.
         self._secret = api_key
         self.client = openai.AsyncOpenAI(api_key=api_key or "unused", base_url=base_url, timeout=timeout,
                                          max_retries=0)
         self.model, self.retries, self.temperature = model, retries, temperature
         self.max_reply_tokens, self.token_ceiling, self.backoff = max_reply_tokens, token_ceiling, backoff
+        # Shared by concurrent requests: once a rejection steps it down, later requests start
+        # there. Only the first wave (at most `concurrency` requests) can meet a rejection;
+        # a server that accepts json_schema — most do — pays nothing to find out.
         self.mode = mode
-        # Until one request has succeeded, requests go one at a time: a server that
-        # rejects json_schema then sees it once, not once per concurrent request.
-        self.confirmed = confirmed
-        self._probe = asyncio.Lock()
         self.usage = spent if spent is not None else Usage()  # shared with the run, for its ceiling
 
     async def close(self) -> None:
@@ -62,15 +61,6 @@ class ChatClient:
 
     async def complete(self, messages: list[dict[str, str]], name: str, schema: dict[str, Any]) -> str:
         """The reply's text for these messages, asking for JSON matching `schema`."""
-        if not self.confirmed:
-            async with self._probe:
-                if not self.confirmed:
-                    content = await self._complete(messages, name, schema)
-                    self.confirmed = True
-                    return content
-        return await self._complete(messages, name, schema)
-
-    async def _complete(self, messages: list[dict[str, str]], name: str, schema: dict[str, Any]) -> str:
         attempts = 0
         while True:
             mode = self.mode

