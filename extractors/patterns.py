@@ -77,7 +77,7 @@ RULES: list[Rule] = [
           lambda m: f"Dislikes {_rest(m)}"),
     _rule(Dimension.preferences, rf"\bmy favou?rite (?P<what>[\w -]{{2,30}}?) is {_REST}{_END}",
           lambda m: f"Favourite {m['what']}: {_rest(m)}"),
-    _rule(Dimension.preferences, rf"\bI (?:always |mostly )?use (?-i:(?P<tool>[A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?))",
+    _rule(Dimension.preferences, r"\bI (?:always |mostly )?use (?-i:(?P<tool>[A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?))",
           lambda m: f"Uses {m['tool']}"),
     _rule(Dimension.preferences, rf"\b{_I_AM} (?:a )?(?P<diet>vegetarian|vegan|pescatarian)\b", lambda m: f"Is {m['diet'].lower()}"),
     # goals

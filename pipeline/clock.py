@@ -1,14 +1,20 @@
-"""The one seam for "now": the run's date in the configured time zone."""
+"""The one seam for "now" and for the zone "today" is decided in."""
 
 from __future__ import annotations
 
 import datetime as dt
 import zoneinfo
 
+from tzlocal import get_localzone
+
+
+def zone(timezone: str | None = None) -> dt.tzinfo:
+    """The configured time zone, or the machine's local one."""
+    return zoneinfo.ZoneInfo(timezone) if timezone else get_localzone()
+
 
 def now(timezone: str | None = None) -> dt.datetime:
-    zone = zoneinfo.ZoneInfo(timezone) if timezone else None
-    return dt.datetime.now(dt.timezone.utc).astimezone(zone)
+    return dt.datetime.now(dt.timezone.utc).astimezone(zone(timezone))
 
 
 def today(timezone: str | None = None) -> dt.date:

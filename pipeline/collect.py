@@ -18,7 +18,7 @@ class Collected(BaseModel):
     sources: list[Source] = []
     skipped: list[Skipped] = []
     already_extracted: int = 0
-    waiting: list[Source] = []  # over the per-run cap: the next run takes them
+    waiting: int = 0  # over the per-run cap: the next run takes them
 
 
 def collect(vault: Vault, window: Window, ledger: Ledger, profile: AuthorProfile, cap: int | None) -> Collected:
@@ -35,6 +35,6 @@ def collect(vault: Vault, window: Window, ledger: Ledger, profile: AuthorProfile
     # Oldest first, so a backlog drains in the order it was written.
     fresh.sort(key=lambda s: (s.date, s.path))
     if cap is not None and len(fresh) > cap:
-        fresh, result.waiting = fresh[:cap], fresh[cap:]
+        fresh, result.waiting = fresh[:cap], len(fresh) - cap
     result.sources = fresh
     return result

@@ -11,7 +11,7 @@ from hylo_memory.extractors.patterns import RELATIONS
 _CAP = r"[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+){0,3}"
 # Keywords are matched in any case, names only with their capital: (?i:…) scopes the former.
 _NAME = re.compile(rf"(?i:\bname(?: is|:)\s*|\bcalled\s+|\bnamed\s+|^I(?:'m|’m| am)\s+)(?P<v>{_CAP})")
-_ALIAS = re.compile(rf"\b(?:also known as|aka|a\.k\.a\.|goes by|alias(?:es)?:?|handle:?)\s+@?(?P<v>\w[\w.'’-]*\w)", re.I)
+_ALIAS = re.compile(r"\b(?:also known as|aka|a\.k\.a\.|goes by|alias(?:es)?:?|handle:?)\s+@?(?P<v>\w[\w.'’-]*\w)", re.I)
 _ROLE = re.compile(r"\b(?i:works as|role:|job:|I(?:'m| am) an?)\s+(?:an?\s+)?(?P<v>[a-z][\w -]{2,40}?)(?=\s+(?:at|for|of)\b|[,.;]|$)")
 _PROJECT = re.compile(
     r"\b(?i:runs|run|hosts|host|host of|founded|founder of|creator of|created|builds|building|maintains|owns|"

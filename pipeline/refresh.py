@@ -121,7 +121,7 @@ def _summary(
         status=status,
         dry_run=dry_run,
         already_extracted=collected.already_extracted,
-        waiting=len(collected.waiting) + failed,
+        waiting=collected.waiting + failed,
         failures=extraction.failures,
         dropped_evidence=extraction.dropped,
         usage=extraction.usage,

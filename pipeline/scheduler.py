@@ -13,13 +13,11 @@ import re
 import signal
 import sys
 import threading
-import zoneinfo
 from pathlib import Path
 from typing import Callable, TextIO
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
-from tzlocal import get_localzone
 
 from hylo_memory.decay import HyloMemoryError
 from hylo_memory.extractors.base import Extractor
@@ -39,11 +37,6 @@ _CRON_DAYS = ["sun", "mon", "tue", "wed", "thu", "fri", "sat", "sun"]  # cron nu
 _DAY_PART = re.compile(r"^(?P<range>\*|\d+(?:-\d+)?)(?:/(?P<step>\d+))?$")
 
 
-def zone(timezone: str | None) -> dt.tzinfo:
-    """The configured time zone, or the machine's local one."""
-    return zoneinfo.ZoneInfo(timezone) if timezone else get_localzone()
-
-
 def parse_cron(expr: str, timezone: str | None) -> CronTrigger:
     """A standard 5-field crontab expression as a trigger in the given time zone.
     One difference from cron remains: a restricted day of month and weekday must both match."""
@@ -53,7 +46,7 @@ def parse_cron(expr: str, timezone: str | None) -> CronTrigger:
                           f"not {len(fields)}")
     try:
         fields[4] = _weekdays(fields[4])
-        return CronTrigger.from_crontab(" ".join(fields), timezone=zone(timezone))
+        return CronTrigger.from_crontab(" ".join(fields), timezone=clock.zone(timezone))
     except ValueError as exc:
         raise ConfigError(f"schedule {expr!r}: {exc}") from None
 

@@ -24,7 +24,7 @@ from .ledger import STATE_DIR, Ledger
 from .locking import RUN_LOCK, is_held
 from .memory import open_store
 from .profile import build_profile
-from .scheduler import next_fire_time, parse_cron, previous_fire_time, zone
+from .scheduler import next_fire_time, parse_cron, previous_fire_time, should_catch_up
 from .summary import Counts
 from .vault import FolderVault
 from .window import choose_window
@@ -177,7 +177,7 @@ def _schedule(config: Config, last: dt.datetime | None, now: dt.datetime) -> Sch
         return schedule
     schedule.next_run = next_fire_time(trigger, now)
     schedule.previous_run = previous_fire_time(trigger, now)
-    schedule.overdue = schedule.previous_run is not None and (last is None or last < schedule.previous_run)
+    schedule.overdue = should_catch_up(trigger, last, now)  # what `schedule` would do if started now
     return schedule
 
 
@@ -187,4 +187,4 @@ def _local(when: dt.datetime | None, config: Config) -> dt.datetime | None:
         return None
     if when.tzinfo is None:
         when = when.replace(tzinfo=dt.timezone.utc)
-    return when.astimezone(zone(config.timezone))
+    return when.astimezone(clock.zone(config.timezone))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from fake_model import answer, source_ids
-from fake_openai import FakeOpenAI, delay, error, json_schema_unsupported, rate_limited, raw, reply
+from fake_openai import FakeOpenAI, delay, error, rate_limited, raw, reply
 from vault_helpers import MEMORY, identity, items, short, snapshot, texts
 
 from hylo_memory.decay import Dimension

@@ -14,9 +14,10 @@ from tzlocal import get_localzone
 
 from hylo_memory.extractors.offline import OfflineExtractor
 from hylo_memory.pipeline.config import load_config
+from hylo_memory.pipeline.clock import zone
 from hylo_memory.pipeline.errors import ConfigError
 from hylo_memory.pipeline.scheduler import (
-    _Runner, next_fire_time, parse_cron, previous_fire_time, run_line, should_catch_up, zone,
+    _Runner, next_fire_time, parse_cron, previous_fire_time, run_line, should_catch_up,
 )
 from hylo_memory.pipeline.status import gather
 from hylo_memory.pipeline.summary import Counts, RunSummary, SourceCounts
