@@ -34,10 +34,10 @@ from hylo_memory.decay import Evidence, plan_updates, render  # noqa: E402
 from hylo_memory.extractors.batching import estimate_tokens  # noqa: E402
 from hylo_memory.extractors.patterns import statements  # noqa: E402
 from hylo_memory.pipeline.config import load_config  # noqa: E402
-from hylo_memory.pipeline.extractor_choice import make_extractor  # noqa: E402
-from hylo_memory.pipeline.refresh import refresh  # noqa: E402
+from hylo_memory.extractors.choice import make_extractor  # noqa: E402
+from hylo_memory.pipeline.run.refresh import refresh  # noqa: E402
 from hylo_memory.pipeline.vault import FolderVault  # noqa: E402
-from hylo_memory.pipeline.window import choose_window  # noqa: E402
+from hylo_memory.pipeline.run.window import choose_window  # noqa: E402
 from hylo_memory.templates import render as render_template  # noqa: E402
 
 SAMPLE = HERE.parent / "examples" / "vault"
@@ -86,7 +86,7 @@ def bench_tokens() -> None:
     shutil.copytree(SAMPLE, vault)
     with FakeOpenAI(handler=answer) as fake:
         configure(fake.base_url)
-        summary, _ = refresh(vault, load_config(), make_extractor(load_config()), TODAY)
+        summary, _ = refresh(vault, load_config(), make_extractor(load_config().llm()), TODAY)
         ours = sum(tokens_of(r.body, answer(r.body)) for r in fake.chat_requests)
         requests = len(fake.chat_requests)
     naive, naive_requests = naive_tokens(vault)
@@ -111,7 +111,7 @@ def bench_latency(notes: int, latency: float) -> None:
     try:
         configure(server.stdout.readline().strip())
         config = load_config()
-        extractor = make_extractor(config)
+        extractor = make_extractor(config.llm())
         extracting = timed(extractor, "extract")
         started = time.perf_counter()
         summary, _ = refresh(vault, config, extractor, TODAY)

@@ -37,8 +37,8 @@ from pathlib import Path
 
 from hylo_memory.extractors.offline import OfflineExtractor
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.refresh import refresh
-from hylo_memory.pipeline.summary import RunSummary
+from hylo_memory.pipeline.run.refresh import refresh
+from hylo_memory.pipeline.run.summary import RunSummary
 from hylo_memory.pipeline.vault import FolderVault
 
 TODAY = dt.date(2026, 11, 30)

@@ -1,13 +1,12 @@
 """The memory model: memory files, rules A–G, matching and merging. Pure but for `store`."""
 
 from .engine import FileUpdate, plan_updates
-from .errors import HyloMemoryError, MemoryFileError
 from .format import parse, render
 from .model import DEFAULT_WINDOWS, Dimension, Evidence, Item, MemoryFile
 from .rules import DEFAULT_THRESHOLD, FileChanges, apply_rules
 
 __all__ = [
     "DEFAULT_THRESHOLD", "DEFAULT_WINDOWS", "Dimension", "Evidence", "FileChanges", "FileUpdate",
-    "HyloMemoryError", "Item", "MemoryFile", "MemoryFileError", "apply_rules", "parse",
+    "Item", "MemoryFile", "apply_rules", "parse",
     "plan_updates", "render",
 ]

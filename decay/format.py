@@ -10,7 +10,7 @@ from typing import Iterator
 
 import yaml
 
-from .errors import MemoryFileError
+from hylo_memory.errors import MemoryFileError
 from .model import ACTIVE, FADING, Dimension, Entry, Item, MemoryFile, RawLine, Section
 
 _BULLET = re.compile(r"^\s*[-*+]\s+(?P<body>.*?)\s*$")

@@ -41,6 +41,7 @@ DEFAULT_WINDOWS: dict[Dimension, int] = {
 }
 
 DIMENSION_NAMES = ", ".join(d.value for d in Dimension)
+MAX_ITEM_TEXT = 300  # characters: an item is one line, not a paragraph (a stated fact and a model's wording alike)
 
 
 class Item(BaseModel):

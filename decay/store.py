@@ -7,7 +7,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .errors import HyloMemoryError, MemoryFileError
+from hylo_memory.errors import HyloMemoryError, MemoryFileError
 from .format import parse, render
 from .model import Dimension, MemoryFile
 

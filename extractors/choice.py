@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from hylo_memory.extractors.base import Extractor
-from hylo_memory.extractors.offline import OfflineExtractor
+from .base import Extractor
+from .offline import OfflineExtractor
+from .settings import LLMSettings
 
-from .config import Config
 
+def make_extractor(llm: LLMSettings | None) -> Extractor:
+    """The LLM extractor for these settings, or the offline one when there are none."""
+    if llm is not None:
+        from .llm import LLMExtractor  # the openai SDK is imported only when used
 
-def make_extractor(config: Config) -> Extractor:
-    if config.uses_llm:
-        from hylo_memory.extractors.llm import LLMExtractor
-
-        return LLMExtractor(config)
+        return LLMExtractor(llm)
     return OfflineExtractor()

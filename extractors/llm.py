@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Awaitable, Callable, TypeVar
+from typing import Awaitable, Callable, TypeVar
 
 from rapidfuzz import fuzz
 
@@ -15,6 +15,7 @@ from .base import AuthorProfile, Candidate, Cluster, Decision, Extraction, Sourc
 from .batching import Batch, estimate_tokens, pack, relevant
 from .llm_client import ChatClient, Mode, RequestFailed
 from .offline import OfflineExtractor
+from .settings import LLMSettings
 from .replies import (ClassifyReply, EvidenceEntry, ExtractionReply, InvalidReply, PreferenceEntry, SynthesisReply,
                       clean_text, parse_entries, parse_object, strict_schema)
 from .synthesis import cluster_evidence
@@ -27,7 +28,7 @@ _OVERHEAD_ROOM = 0.8  # share of the request budget sources may fill, after the 
 class LLMExtractor:
     """Extraction through any OpenAI-compatible chat completions endpoint."""
 
-    def __init__(self, config: Any):
+    def __init__(self, config: LLMSettings):
         self.config = config
         self.name = f"openai ({config.model})"
         # What the server accepts and what the run has spent outlive each event loop.

@@ -14,9 +14,9 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, Field, ValidationError
 
 from hylo_memory.decay import Dimension
+from hylo_memory.decay.model import MAX_ITEM_TEXT
 
 E = TypeVar("E", bound=BaseModel)
-MAX_TEXT = 200  # characters: an item is one line, not a paragraph
 
 
 class EvidenceEntry(BaseModel):
@@ -120,6 +120,6 @@ def parse_object(raw: str | None, model: type[BaseModel]) -> BaseModel:
 def clean_text(text: str) -> str | None:
     """One tidy line, or None when empty or too long to be an item."""
     text = " ".join(text.replace("`", "'").split()).strip(" -•*")
-    if not text or len(text) > MAX_TEXT:
+    if not text or len(text) > MAX_ITEM_TEXT:
         return None
     return text

@@ -1,12 +1,17 @@
-"""Failures the person can act on, each naming the file (and line) at fault."""
+"""The one error family: every failure the person can act on, each printed as one line."""
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the extractors' usage model; imported lazily so this module stays at the root
+    from hylo_memory.extractors.base import Usage
 
 
 class HyloMemoryError(Exception):
-    """Base of every expected failure; the CLI prints it as one line."""
+    """Base of every expected failure; the command line prints it as one line."""
 
 
 class MemoryFileError(HyloMemoryError):
@@ -16,3 +21,61 @@ class MemoryFileError(HyloMemoryError):
         self.path, self.line, self.reason = str(path), line, reason
         where = f"{self.path}:{line}" if line else self.path
         super().__init__(f"{where}: {reason}")
+
+
+class ConfigError(HyloMemoryError):
+    """The configuration file or an option is wrong."""
+
+
+class InputError(HyloMemoryError):
+    """A file or argument given on the command line is not usable (names file and line)."""
+
+
+class VaultError(HyloMemoryError):
+    """The vault itself cannot be used (missing, not a folder)."""
+
+
+class LockTimeout(HyloMemoryError):
+    """Another hylo-memory process kept the vault locked for too long."""
+
+
+class JournalError(HyloMemoryError):
+    """An interrupted run's journal cannot be finished as it is."""
+
+
+class LedgerError(HyloMemoryError):
+    """The ledger database cannot be opened, read or written (names the file)."""
+
+
+class StorageError(HyloMemoryError):
+    """The file system refused a read or a write (a full disk, a read-only folder); names the path."""
+
+
+class LLMError(HyloMemoryError):
+    """The model could not give a usable answer: carries the attempts, the last reply and the usage so far."""
+
+    def __init__(self, reason: str, attempts: int = 0, raw: str = "", usage: Usage | None = None):
+        tries = f" (after {attempts} attempt{'s' if attempts != 1 else ''})" if attempts else ""
+        super().__init__(f"{reason}{tries}")
+        self.reason, self.attempts, self.raw = reason, attempts, raw
+        self.usage = usage
+
+
+class RequestFailed(LLMError):
+    """A request the server did not complete, after the SDK's retries."""
+
+
+class InvalidReply(LLMError):
+    """A reply that is not the JSON asked for; `raw` is the reply, for the repair prompt."""
+
+
+class TokenCeilingReached(RequestFailed):
+    """The run's token ceiling would be passed: no further request is sent."""
+
+
+def storage_error(exc: OSError) -> StorageError:
+    """An OS error as one line naming the path; a full disk says so plainly."""
+    where = f"{exc.filename}: " if exc.filename else ""
+    if exc.errno == errno.ENOSPC:
+        return StorageError(f"{where}disk full; nothing was half-written, free some space and run again")
+    return StorageError(f"{where}{exc.strerror or exc}")

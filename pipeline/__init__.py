@@ -1,1 +1,1 @@
-"""The run: config, vault, windows, ledger, locking, the CLI and the scheduler."""
+"""Config, clock and vault, shared by every room: commands -> run -> state, never back."""

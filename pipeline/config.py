@@ -13,12 +13,13 @@ from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_vali
 from pydantic_settings import (BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError,
                                TomlConfigSettingsSource)
 
-from .errors import ConfigError
+from hylo_memory.errors import ConfigError
+from hylo_memory.extractors.settings import LLMSettings
 
 DEFAULT_CONFIG = Path("~/.config/hylo-memory/config.toml")
 
 
-class Config(BaseSettings):
+class Config(BaseSettings, LLMSettings):
     """Every setting, with its default. Precedence: command line, environment, file."""
 
     model_config = SettingsConfigDict(env_prefix="HYLO_MEMORY_", extra="forbid", populate_by_name=True)
@@ -37,19 +38,10 @@ class Config(BaseSettings):
     archive_keep: int = Field(10, ge=0)
     lock_timeout: float = Field(600.0, ge=0)
     schedule: str = "0 3 * * *"
-    # The extractor
+    # The extractor (the rest of its settings come from LLMSettings); the SDK's own variables count too
     extractor: Literal["auto", "offline", "openai"] = "auto"
-    model: str = "gpt-4o-mini"
     api_key: SecretStr | None = Field(None, validation_alias=AliasChoices("api_key", "HYLO_MEMORY_API_KEY", "OPENAI_API_KEY"))
     base_url: str | None = Field(None, validation_alias=AliasChoices("base_url", "HYLO_MEMORY_BASE_URL", "OPENAI_BASE_URL"))
-    temperature: float = Field(0.0, ge=0, le=2)
-    timeout: float = Field(60.0, gt=0)
-    retries: int = Field(3, ge=0)
-    retry_backoff: float = Field(0.5, ge=0)  # seconds before the first retry, doubling
-    concurrency: int = Field(4, ge=1)
-    request_token_budget: int = Field(6000, ge=500)
-    run_token_ceiling: int = Field(2_000_000, ge=1000)
-    max_reply_tokens: int = Field(2000, ge=64)
 
     @field_validator("timezone")
     @classmethod
@@ -87,6 +79,10 @@ class Config(BaseSettings):
         if self.extractor == "auto":
             return self.api_key is not None or self.base_url is not None
         return self.extractor == "openai"
+
+    def llm(self) -> LLMSettings | None:
+        """The LLM extractor's settings when the LLM is used, else None."""
+        return self if self.uses_llm else None
 
     @classmethod
     def settings_customise_sources(

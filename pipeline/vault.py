@@ -20,9 +20,27 @@ import frontmatter
 import yaml
 from pydantic import BaseModel
 
+from hylo_memory.errors import VaultError
 from hylo_memory.extractors.base import Perspective, Source, SourceKind
 
-from .window import Window
+
+def check_vault(vault: Path) -> Path:
+    """The vault folder, resolved; a clear error when it is not one."""
+    if not vault.exists():
+        raise VaultError(f"{vault}: vault not found")
+    if not vault.is_dir():
+        raise VaultError(f"{vault}: vault is not a folder")
+    return vault.resolve()
+
+
+class Span(Protocol):
+    """The dates a run reads, inclusive (a run's `Window` is one)."""
+
+    start: dt.date
+    today: dt.date
+
+    def contains(self, day: dt.date) -> bool: ...
+
 
 SHORTS = "_shorts"
 KNOWLEDGE = "_knowledge"
@@ -43,7 +61,7 @@ class Unreadable(Exception):
 
 
 class Vault(Protocol):
-    def sources(self, window: Window) -> Iterator[Source | Skipped]:
+    def sources(self, window: Span) -> Iterator[Source | Skipped]:
         """Every source dated inside the window, in pages as the backend likes; skips named."""
         ...
 
@@ -57,7 +75,7 @@ class FolderVault:
         self.memory_dir = memory_dir
         self.max_bytes = max_bytes
 
-    def sources(self, window: Window) -> Iterator[Source | Skipped]:
+    def sources(self, window: Span) -> Iterator[Source | Skipped]:
         seen: set[str] = set()  # a file under two scan paths is read once, by the first
         scans = [(SHORTS, SourceKind.short), (KNOWLEDGE, SourceKind.knowledge)]
         scans += [(p, SourceKind.extra) for p in self.extra_paths]
@@ -181,7 +199,7 @@ class _Prefilter:
     the years of notes outside it.
     """
 
-    def __init__(self, kind: SourceKind, window: Window):
+    def __init__(self, kind: SourceKind, window: Span):
         # Bounds as the text a file name starts with: ISO dates sort as text.
         self.first, self.last = window.start.isoformat(), window.today.isoformat()
         self.since = _midnight(window.start)

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from hylo_memory.pipeline.cli import build_parser, main
+from hylo_memory.pipeline.commands.cli import cli, main
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.scheduler import parse_cron
+from hylo_memory.pipeline.commands.schedule import parse_cron
 
 from proc_helpers import ROOT, copy_example_vault
 
@@ -75,10 +75,18 @@ def test_each_file_calls_hylo_memory_refresh_with_a_vault(name: str) -> None:
     program, *args = COMMANDS[name]()
     assert Path(program).name == "hylo-memory"
     assert Path(program).is_absolute()  # cron and launchd start jobs with a bare PATH
-    parsed = build_parser().parse_args(args)
-    assert parsed.command == "refresh"
-    assert parsed.vault.is_absolute()
-    assert not parsed.dry_run and parsed.today is None  # a real run, dated by the clock
+    name, params = parse(args)
+    assert name == "refresh"
+    assert params["vault"].is_absolute()
+    assert not params["dry_run"] and params["today"] is None  # a real run, dated by the clock
+
+
+def parse(args: list[str]) -> tuple[str, dict]:
+    """The command and its parameters as click parses them, without running anything."""
+    name, *rest = args
+    command = cli.commands[name]
+    with command.make_context(name, rest) as context:
+        return name, context.params
 
 
 @pytest.mark.parametrize("name", COMMANDS)

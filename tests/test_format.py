@@ -8,7 +8,8 @@ import datetime as dt
 import pytest
 from engine_helpers import ago, item_line, memory_text, rerun, run, section_of, today  # noqa: F401
 
-from hylo_memory.decay import Dimension, Item, MemoryFileError, parse, render
+from hylo_memory.decay import Dimension, Item, parse, render
+from hylo_memory.errors import MemoryFileError
 from hylo_memory.decay.model import ACTIVE, FADING
 
 SPEC_EXAMPLE = """\

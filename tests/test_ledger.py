@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from hylo_memory.decay import Dimension
-from hylo_memory.pipeline import ledger as ledger_module
+from hylo_memory.pipeline.state import ledger as ledger_module
 from hylo_memory.extractors.base import Usage
-from hylo_memory.pipeline.ledger import Ledger
+from hylo_memory.pipeline.state.ledger import Ledger
 
 from vault_helpers import MEMORY, day, items, run, short, snapshot
 
@@ -207,7 +207,7 @@ def test_a_moved_note_with_the_same_content_is_not_counted_again(tmp_path: Path)
 
 
 def test_a_corrupt_ledger_is_a_one_line_error_naming_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from hylo_memory.pipeline.cli import main
+    from hylo_memory.pipeline.commands.cli import main
 
     short(tmp_path, "2026-11-28", "I live in Lisbon.")
     run(tmp_path, "2026-11-28")

@@ -13,9 +13,9 @@ from vault_helpers import MEMORY, identity, items, short, snapshot, texts
 
 from hylo_memory.decay import Dimension
 from hylo_memory.extractors.llm import LLMExtractor
-from hylo_memory.pipeline.cli import main
+from hylo_memory.pipeline.commands.cli import main
 from hylo_memory.pipeline.config import load_config
-from hylo_memory.pipeline.ledger import Ledger
+from hylo_memory.pipeline.state.ledger import Ledger
 
 HOBBIES = ["archery", "baking", "chess", "diving", "embroidery", "fencing", "gardening", "hiking", "ikebana",
            "juggling", "kayaking", "lacrosse"]

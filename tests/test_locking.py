@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from hylo_memory.decay import Dimension, parse
-from hylo_memory.pipeline.locking import MEMORY_LOCK, RUN_LOCK, hold, is_held
+from hylo_memory.pipeline.state.locking import MEMORY_LOCK, RUN_LOCK, hold, is_held
 
 from proc_helpers import (Lines, Processes, cli_env, copy_example_vault, memory_texts, paused_model,  # noqa: F401
                           processes, run)
@@ -24,7 +24,7 @@ HOLDER = """
 import sys
 from contextlib import ExitStack
 from pathlib import Path
-from hylo_memory.pipeline.locking import hold
+from hylo_memory.pipeline.state.locking import hold
 with ExitStack() as stack:
     for name in sys.argv[2:]:
         stack.enter_context(hold(Path(sys.argv[1]), name, 5, "test"))

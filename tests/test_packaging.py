@@ -27,7 +27,7 @@ def run_installed(site: Path, cwd: Path, *args: str) -> subprocess.CompletedProc
     # Dependencies come from this venv; the project itself only from the wheel.
     env = {**os.environ, "PYTHONPATH": str(site), "HOME": str(cwd), "PYTHONSAFEPATH": "1"}
     env = {k: v for k, v in env.items() if not k.startswith(("HYLO_MEMORY_", "OPENAI_"))}
-    code = "import sys; from hylo_memory.pipeline.cli import main; sys.exit(main(sys.argv[1:]))"
+    code = "import sys; from hylo_memory.pipeline.commands.cli import main; sys.exit(main(sys.argv[1:]))"
     return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, env=env, capture_output=True, text=True)
 
 
@@ -46,4 +46,4 @@ def test_the_wheel_carries_the_templates_and_runs_a_refresh_from_another_folder(
 
 def test_the_wheel_declares_the_console_script(installed: Path) -> None:
     entry_points = next(installed.glob("hylo_memory-*.dist-info")) / "entry_points.txt"
-    assert "hylo-memory = hylo_memory.pipeline.cli:cli" in entry_points.read_text()
+    assert "hylo-memory = hylo_memory.pipeline.commands.cli:cli" in entry_points.read_text()

@@ -7,7 +7,7 @@ from pathlib import Path
 from hylo_memory.decay import Dimension, Evidence
 from hylo_memory.extractors.base import AuthorProfile, Candidate, Extraction, Perspective, Source, SourceKind
 from hylo_memory.extractors.offline import OfflineExtractor
-from hylo_memory.pipeline.profile import build_profile, judge_perspective
+from hylo_memory.pipeline.run.profile import build_profile, judge_perspective
 
 from vault_helpers import MEMORY, day, identity, items, memory_file, parse_memory, run, short, texts, unit
 

@@ -12,7 +12,7 @@ from freezegun import freeze_time
 from hylo_memory.decay import Dimension
 from hylo_memory.extractors.base import AuthorProfile, Candidate, Extraction, Source
 from hylo_memory.extractors.offline import OfflineExtractor
-from hylo_memory.pipeline.cli import main
+from hylo_memory.pipeline.commands.cli import main
 
 from vault_helpers import MEMORY, day, identity, items, run, short, snapshot, texts, unit, write_file
 

@@ -15,12 +15,13 @@ from tzlocal import get_localzone
 from hylo_memory.extractors.offline import OfflineExtractor
 from hylo_memory.pipeline.config import load_config
 from hylo_memory.pipeline.clock import zone
-from hylo_memory.pipeline.errors import ConfigError
-from hylo_memory.pipeline.scheduler import (
+from hylo_memory.errors import ConfigError
+from hylo_memory.pipeline.commands.schedule import (
     _Runner, next_fire_time, parse_cron, previous_fire_time, run_line, should_catch_up,
 )
-from hylo_memory.pipeline.status import gather
-from hylo_memory.pipeline.summary import Counts, RunSummary, SourceCounts
+from hylo_memory.pipeline.commands.status import gather
+from hylo_memory.pipeline.run.summary import RunSummary, SourceCounts
+from hylo_memory.pipeline.state.ledger import Counts
 
 from proc_helpers import Lines, cli_env, copy_example_vault, generate_notes, paused_model, processes, run  # noqa: F401
 
@@ -161,7 +162,7 @@ def config(isolated_env):
 
 def test_the_job_logs_one_line_and_never_raises(tmp_path: Path, config, caplog) -> None:
     vault = copy_example_vault(tmp_path / "vault")
-    runner = _Runner(vault, config, lambda c: OfflineExtractor())
+    runner = _Runner(vault, config)
     with caplog.at_level(logging.INFO, logger="hylo_memory.schedule"):
         runner.run()
         (vault / "_memory" / "_state.md").write_text("## Active\n- Tired `last:2026-13-45 seen:1`\n", encoding="utf-8")

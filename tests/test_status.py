@@ -13,15 +13,15 @@ from freezegun import freeze_time
 from hylo_memory.decay import Dimension, parse
 from hylo_memory.extractors.base import Decision
 from hylo_memory.extractors.offline import OfflineExtractor
-from hylo_memory.pipeline.cli import main
+from hylo_memory.pipeline.commands.cli import main
 from hylo_memory.pipeline.config import load_config
-from hylo_memory.pipeline.journal import Journal, journal_path
-from hylo_memory.pipeline.ledger import Ledger
-from hylo_memory.pipeline.locking import RUN_LOCK, hold
-from hylo_memory.pipeline.memory import open_store
-from hylo_memory.pipeline.refresh import refresh
-from hylo_memory.pipeline.remember import remember
-from hylo_memory.pipeline.status import gather
+from hylo_memory.pipeline.state.journal import Journal, journal_path
+from hylo_memory.pipeline.state.ledger import Ledger
+from hylo_memory.pipeline.state.locking import RUN_LOCK, hold
+from hylo_memory.pipeline.state.writing import open_store
+from hylo_memory.pipeline.run.refresh import refresh
+from hylo_memory.pipeline.commands.remember import remember
+from hylo_memory.pipeline.commands.status import gather
 
 from proc_helpers import copy_example_vault
 

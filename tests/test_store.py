@@ -11,7 +11,8 @@ import pytest
 from engine_helpers import item_line, memory_text, write_memory
 from freezegun import freeze_time
 
-from hylo_memory.decay import Dimension, MemoryFileError, parse
+from hylo_memory.decay import Dimension, parse
+from hylo_memory.errors import MemoryFileError
 from hylo_memory.decay.store import ARCHIVE_DIR, MemoryStore, atomic_write
 
 DAY = dt.date(2026, 11, 30)

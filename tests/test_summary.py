@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from hylo_memory.decay import Dimension
-from hylo_memory.pipeline.cli import main
+from hylo_memory.pipeline.commands.cli import main
 
 from vault_helpers import MEMORY, day, identity, memory_file, run, short, unit, write_file
 

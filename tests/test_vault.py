@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from hylo_memory.extractors.base import Perspective, Source, SourceKind
-from hylo_memory.pipeline.cli import main
+from hylo_memory.pipeline.commands.cli import main
 from hylo_memory.pipeline.vault import Skipped
 from hylo_memory.pipeline.vault import FolderVault
-from hylo_memory.pipeline.window import Window
+from hylo_memory.pipeline.run.window import Window
 
 from vault_helpers import day, run, set_mtime, short, unit, write_file, write_note
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from hylo_memory.decay import Dimension
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.window import choose_window
+from hylo_memory.pipeline.run.window import choose_window
 
 from vault_helpers import day, identity, memory_file, run, short, unit
 

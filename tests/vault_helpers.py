@@ -14,8 +14,8 @@ from hylo_memory.decay import Dimension, MemoryFile, parse
 from hylo_memory.decay.store import MemoryStore
 from hylo_memory.extractors.offline import OfflineExtractor
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.refresh import refresh
-from hylo_memory.pipeline.summary import RunSummary
+from hylo_memory.pipeline.run.refresh import refresh
+from hylo_memory.pipeline.run.summary import RunSummary
 
 MEMORY = "_memory"
 

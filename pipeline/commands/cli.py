@@ -1,169 +1,240 @@
-"""The command line: `refresh`, `remember`, `apply`, `schedule`, `status` (SPEC §6)."""
+"""The command line (SPEC §6): one click command per function, every failure one line on stderr."""
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
-import sqlite3
+import logging
 import sys
+from importlib.metadata import version
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, Callable, Sequence
 
-from hylo_memory.decay import Dimension, HyloMemoryError
+import click
+
+from hylo_memory.decay import Dimension
 from hylo_memory.decay.model import DIMENSION_NAMES
+from hylo_memory.errors import HyloMemoryError, storage_error
+from hylo_memory.extractors.choice import make_extractor
 
-from hylo_memory.extractors.base import Decision
-
-from . import clock
-from .config import Config, load_config
-from .errors import InputError
+from .. import clock
+from ..config import Config, load_config
+from ..run.refresh import diff, refresh
+from ..run.summary import render_changes
+from ..state.writing import open_store
+from ..vault import check_vault
+from .apply import apply_evidence
 from .evidence_file import read_evidence
-from .extractor_choice import make_extractor
-from .memory import apply_evidence, check_vault, open_store
-from .refresh import diff, refresh
-from .remember import remember
-from .scheduler import run_schedule
+from .remember import decide, remember
+from .schedule import run_schedule
 from .status import gather
-from .summary import render_changes
+
+PROG = "hylo-memory"
+EXTRACTORS = click.Choice(["offline", "openai"])
 
 
-def _date(value: str) -> dt.date:
+class DateType(click.ParamType):
+    """A YYYY-MM-DD date."""
+
+    name = "YYYY-MM-DD"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> dt.date:
+        if isinstance(value, dt.date):
+            return value
+        try:
+            return dt.date.fromisoformat(value)
+        except ValueError:
+            self.fail(f"{value!r} is not a YYYY-MM-DD date", param, ctx)
+
+
+class DimensionType(click.ParamType):
+    """One of the six dimensions, in any case."""
+
+    name = "DIMENSION"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Dimension:
+        if isinstance(value, Dimension):
+            return value
+        try:
+            return Dimension(value.strip().lower())
+        except ValueError:
+            self.fail(f"unknown dimension {value!r} (one of {DIMENSION_NAMES})", param, ctx)
+
+
+class HyloGroup(click.Group):
+    """The command group; its `main` turns every expected failure into one line and an exit code."""
+
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,  # type: ignore[override]
+             complete_var: str | None = None, standalone_mode: bool = True, **extra: Any) -> int:
+        code = _exit_code(lambda: super(HyloGroup, self).main(args, prog_name or PROG, complete_var,
+                                                              standalone_mode=False, **extra))
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+
+def _exit_code(invoke: Callable[[], Any]) -> int:
+    """0 ok, 1 an error, 2 a usage mistake or a run that was not `ok`, 130 interrupted."""
     try:
-        return dt.date.fromisoformat(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a YYYY-MM-DD date") from None
-
-
-def _dimension(value: str) -> Dimension:
-    try:
-        return Dimension(value.strip().lower())
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"unknown dimension {value!r} (one of {DIMENSION_NAMES})") from None
-
-
-MAX_FACT = 300  # characters: a memory item is one line
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage mistake is one line on stderr like every other error."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: {message} (see --help)\n")
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="hylo-memory", description="Keep one person's long-term memory.")
-    parser.add_argument("--config", type=Path, help="TOML config file (default ~/.config/hylo-memory/config.toml)")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    def command(name: str, help: str, today: bool = True) -> argparse.ArgumentParser:
-        sub = commands.add_parser(name, help=help, description=help)
-        sub.add_argument("--vault", type=Path, required=True, help="the notes vault folder")
-        # Also after the command; SUPPRESS keeps one given before it.
-        sub.add_argument("--config", type=Path, default=argparse.SUPPRESS, help="TOML config file")
-        if today:
-            sub.add_argument("--today", type=_date, help="the run's date, YYYY-MM-DD (default: today)")
-        return sub
-
-    ref = command("refresh", "one run: read recent notes, extract evidence, apply the rules, summarise")
-    ref.add_argument("--dry-run", action="store_true", help="print what would change (a diff per file); write nothing")
-    ref.add_argument("--json", action="store_true", help="print the summary as one JSON object")
-    ref.add_argument("--intro", help="a self-introduction: name, role, projects")
-    ref.add_argument("--extractor", choices=["offline", "openai"], help="default: openai when a key or base URL is set")
-
-    apply = command("apply", "apply evidence from a JSONL file through the rules, with no LLM")
-    apply.add_argument("--evidence", type=Path, required=True, help="one JSON evidence object a line")
-    apply.add_argument("--dry-run", action="store_true", help="show what would change, write nothing")
-
-    rem = command("remember", "record one fact the person states")
-    rem.add_argument("text", help='the fact, e.g. "I\'m vegetarian"')
-    rem.add_argument("--dimension", type=_dimension, help=f"one of {DIMENSION_NAMES}")
-    rem.add_argument("--pin", action=argparse.BooleanOptionalAction, default=None,
-                     help="pin it (never fades); default: the LLM decides, or offline: pinned for identity, "
-                          "preferences, beliefs, people")
-    rem.add_argument("--extractor", choices=["offline", "openai"], help="who files it when --dimension is not given")
-
-    sch = command("schedule", "run refresh on a cron schedule until stopped (SIGTERM or Ctrl-C)", today=False)
-    sch.add_argument("--cron", help='a 5-field cron expression, e.g. "0 3 * * *" (default: the config\'s schedule)')
-    sch.add_argument("--extractor", choices=["offline", "openai"], help="default: openai when a key or base URL is set")
-
-    st = command("status", "show recent runs, the next scheduled run, memory files and sources waiting")
-    st.add_argument("--json", action="store_true", help="print the status as one JSON object")
-    return parser
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        return _run(args)
+        result = invoke()
+    except click.UsageError as exc:
+        where = f"{exc.ctx.command_path}: " if exc.ctx else f"{PROG}: "
+        _fail(f"{where}{exc.format_message()} (see --help)")
+        return 2
+    except click.ClickException as exc:
+        _fail(f"{PROG}: {exc.format_message()}")
+        return exc.exit_code
+    except click.Abort:  # click's form of Ctrl-C
+        _fail(f"{PROG}: interrupted")
+        return 130
     except HyloMemoryError as exc:
-        print(f"hylo-memory: {exc}", file=sys.stderr)
-        return 1
-    except sqlite3.Error as exc:  # a ledger that breaks mid-run
-        print(f"hylo-memory: the ledger failed: {exc}", file=sys.stderr)
+        _fail(f"{PROG}: {exc}")
         return 1
     except OSError as exc:  # a full disk, a read-only folder: nothing half-written, say where
-        where = f"{exc.filename}: " if exc.filename else ""
-        print(f"hylo-memory: {where}{exc.strerror or exc}", file=sys.stderr)
+        _fail(f"{PROG}: {storage_error(exc)}")
         return 1
-    except KeyboardInterrupt:
-        print("hylo-memory: interrupted", file=sys.stderr)
-        return 130
+    return result if isinstance(result, int) else 0
 
 
-def _run(args: argparse.Namespace) -> int:
-    config = load_config(args.config, extractor=getattr(args, "extractor", None))
-    vault = check_vault(args.vault)
-    if args.command == "schedule":
-        return run_schedule(vault, config, args.cron, make_extractor)
-    if args.command == "status":
-        report = gather(vault, config, args.today)
-        print(report.model_dump_json() if args.json else report.to_text(), end="\n" if args.json else "")
-        return 0
-    today = args.today or clock.today(config.timezone)
-    store = open_store(vault, config)
-    if args.command == "refresh":
-        summary, updates = refresh(vault, config, make_extractor(config), today, args.dry_run, args.intro)
-        if args.json:
-            print(summary.to_json())
-        else:
-            if args.dry_run:
-                print(diff(updates, store), end="")
-            print(summary.to_text(), end="")
-        if summary.status != "ok":
-            print(f"hylo-memory: run {summary.status}: {summary.waiting} source(s) wait for the next run"
-                  + (f" ({summary.failures[0]})" if summary.failures else ""), file=sys.stderr)
-            return 2
-        return 0
-    if args.command == "apply":
-        evidence = read_evidence(args.evidence)
-        updates = apply_evidence(store, evidence, today, config, dry_run=args.dry_run)
-        print(render_changes(updates), end="")
-        return 0
-    if args.command == "remember":
-        decision = _decide(args, config)
-        _, line = remember(store, decision, today, config.similarity_threshold, config.lock_timeout)
-        print(line)
-        return 0
-    raise AssertionError(args.command)
+def _fail(line: str) -> None:
+    click.echo(line, err=True)
 
 
-def _decide(args: argparse.Namespace, config: Config) -> Decision:
-    """Where the fact goes and whether it is pinned: as told, else as the extractor judges."""
-    text = " ".join(args.text.split())
-    if not text:
-        raise InputError("remember: the fact is empty")
-    if len(text) > MAX_FACT:
-        raise InputError(f"remember: a fact is one line of at most {MAX_FACT} characters; this one has {len(text)}")
-    if args.dimension is not None and (args.pin is not None or not config.uses_llm):
-        pinned = args.dimension.pinned_by_default if args.pin is None else args.pin
-        return Decision(dimension=args.dimension, text=text, pinned=pinned)
-    return make_extractor(config).classify(text, args.dimension, args.pin)
+class _StderrHandler(logging.Handler):
+    """Log lines to whatever `sys.stderr` is when they are emitted (a test may have replaced it)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            sys.stderr.write(self.format(record) + "\n")
+            sys.stderr.flush()
+        except Exception:  # noqa: BLE001 - logging must never break a command
+            self.handleError(record)
 
 
-def cli() -> None:
-    """The console script's entry point."""
-    sys.exit(main())
+def configure_logging() -> None:
+    """Messages from deep modules (a replayed journal, a lock waited for) as `hylo-memory: …` lines."""
+    handler = _StderrHandler()
+    handler.setFormatter(logging.Formatter(f"{PROG}: %(message)s"))
+    logger = logging.getLogger("hylo_memory")
+    logger.handlers = [handler]
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+
+
+def _options(today: bool = True, extractor: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The options every command shares: --vault, --config (also after the command), --today."""
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        if extractor:
+            command = click.option("--extractor", type=EXTRACTORS,
+                                   help="default: openai when a key or base URL is set")(command)
+        if today:
+            command = click.option("--today", type=DateType(),
+                                   help="the run's date, YYYY-MM-DD (default: today)")(command)
+        command = click.option("--config", "config_file", type=click.Path(path_type=Path),
+                               help="TOML config file")(command)
+        return click.option("--vault", type=click.Path(path_type=Path), required=True,
+                            help="the notes vault folder")(command)
+    return decorate
+
+
+def _setup(ctx: click.Context, config_file: Path | None, vault: Path, extractor: str | None = None) -> tuple[Config, Path]:
+    """The configuration (the command's --config over the group's) and the checked vault."""
+    config = load_config(config_file or ctx.obj, extractor=extractor)
+    return config, check_vault(vault)
+
+
+@click.group(cls=HyloGroup, context_settings={"help_option_names": ["-h", "--help"]},
+             help="Keep one person's long-term memory.")
+@click.version_option(version("hylo-memory"), "--version", prog_name=PROG, message="%(prog)s %(version)s")
+@click.option("--config", type=click.Path(path_type=Path),
+              help="TOML config file (default ~/.config/hylo-memory/config.toml)")
+@click.pass_context
+def cli(ctx: click.Context, config: Path | None) -> None:
+    ctx.obj = config
+    configure_logging()
+
+
+@cli.command("refresh", help="one run: read recent notes, extract evidence, apply the rules, summarise")
+@_options(extractor=True)
+@click.option("--dry-run", is_flag=True, help="print what would change (a diff per file); write nothing")
+@click.option("--json", "as_json", is_flag=True, help="print the summary as one JSON object")
+@click.option("--intro", help="a self-introduction: name, role, projects")
+@click.pass_context
+def refresh_command(ctx: click.Context, vault: Path, config_file: Path | None, today: dt.date | None,
+                    extractor: str | None, dry_run: bool, as_json: bool, intro: str | None) -> int:
+    config, vault = _setup(ctx, config_file, vault, extractor)
+    day = today or clock.today(config.timezone)
+    summary, updates = refresh(vault, config, make_extractor(config.llm()), day, dry_run, intro)
+    if as_json:
+        click.echo(summary.to_json())
+    else:
+        if dry_run:
+            click.echo(diff(updates, open_store(vault, config)), nl=False)
+        click.echo(summary.to_text(), nl=False)
+    if summary.status != "ok":
+        _fail(f"{PROG}: run {summary.status}: {summary.waiting} source(s) wait for the next run"
+              + (f" ({summary.failures[0]})" if summary.failures else ""))
+        return 2
+    return 0
+
+
+@cli.command("apply", help="apply evidence from a JSONL file through the rules, with no LLM")
+@_options()
+@click.option("--evidence", type=click.Path(path_type=Path), required=True, help="one JSON evidence object a line")
+@click.option("--dry-run", is_flag=True, help="show what would change, write nothing")
+@click.pass_context
+def apply_command(ctx: click.Context, vault: Path, config_file: Path | None, today: dt.date | None,
+                  evidence: Path, dry_run: bool) -> int:
+    config, vault = _setup(ctx, config_file, vault)
+    found = read_evidence(evidence)
+    updates = apply_evidence(open_store(vault, config), found, today or clock.today(config.timezone), config,
+                             dry_run=dry_run)
+    click.echo(render_changes(updates), nl=False)
+    return 0
+
+
+@cli.command("remember", help="record one fact the person states")
+@click.argument("text")
+@_options(extractor=True)
+@click.option("--dimension", type=DimensionType(), help=f"one of {DIMENSION_NAMES}")
+@click.option("--pin/--no-pin", default=None,
+              help="pin it (never fades); default: the LLM decides, or offline: pinned for identity, "
+                   "preferences, beliefs, people")
+@click.pass_context
+def remember_command(ctx: click.Context, text: str, vault: Path, config_file: Path | None, today: dt.date | None,
+                     extractor: str | None, dimension: Dimension | None, pin: bool | None) -> int:
+    config, vault = _setup(ctx, config_file, vault, extractor)
+    decision = decide(text, dimension, pin, config)
+    _, line = remember(open_store(vault, config), decision, today or clock.today(config.timezone),
+                       config.similarity_threshold, config.lock_timeout)
+    click.echo(line)
+    return 0
+
+
+@cli.command("schedule", help="run refresh on a cron schedule until stopped (SIGTERM or Ctrl-C)")
+@_options(today=False, extractor=True)
+@click.option("--cron", help='a 5-field cron expression, e.g. "0 3 * * *" (default: the config\'s schedule)')
+@click.pass_context
+def schedule_command(ctx: click.Context, vault: Path, config_file: Path | None, extractor: str | None,
+                     cron: str | None) -> int:
+    config, vault = _setup(ctx, config_file, vault, extractor)
+    return run_schedule(vault, config, cron)
+
+
+@cli.command("status", help="show recent runs, the next scheduled run, memory files and sources waiting")
+@_options()
+@click.option("--json", "as_json", is_flag=True, help="print the status as one JSON object")
+@click.pass_context
+def status_command(ctx: click.Context, vault: Path, config_file: Path | None, today: dt.date | None,
+                   as_json: bool) -> int:
+    config, vault = _setup(ctx, config_file, vault)
+    report = gather(vault, config, today)
+    click.echo(report.model_dump_json() if as_json else report.to_text(), nl=as_json)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line on `argv` and return the exit code (for scripts and the console entry point)."""
+    return cli.main(argv, PROG, standalone_mode=False)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from hylo_memory.decay import Evidence
 from hylo_memory.decay.model import DIMENSION_NAMES
 
-from .errors import InputError
+from hylo_memory.errors import InputError
 
 
 def read_evidence(path: Path) -> list[Evidence]:

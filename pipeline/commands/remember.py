@@ -4,15 +4,32 @@ from __future__ import annotations
 
 import datetime as dt
 
-from hylo_memory.decay import Evidence, FileUpdate, apply_rules
-from hylo_memory.decay.model import MemoryFile
+from hylo_memory.decay import Dimension, Evidence, FileUpdate, apply_rules
+from hylo_memory.decay.model import MAX_ITEM_TEXT, MemoryFile
 from hylo_memory.decay.store import MemoryStore
+from hylo_memory.errors import InputError
 from hylo_memory.extractors.base import Decision
+from hylo_memory.extractors.choice import make_extractor
 
-from .locking import DEFAULT_TIMEOUT
-from .memory import writing
+from ..config import Config
+from ..state.locking import DEFAULT_TIMEOUT
+from ..state.writing import writing
 
 REMEMBER_SOURCE = "remember"
+
+
+def decide(text: str, dimension: Dimension | None, pin: bool | None, config: Config) -> Decision:
+    """Where the fact goes and whether it is pinned: as told, else as the extractor judges."""
+    text = " ".join(text.split())
+    if not text:
+        raise InputError("remember: the fact is empty")
+    if len(text) > MAX_ITEM_TEXT:
+        raise InputError(f"remember: a fact is one line of at most {MAX_ITEM_TEXT} characters; "
+                         f"this one has {len(text)}")
+    if dimension is not None and (pin is not None or not config.uses_llm):
+        pinned = dimension.pinned_by_default if pin is None else pin
+        return Decision(dimension=dimension, text=text, pinned=pinned)
+    return make_extractor(config.llm()).classify(text, dimension, pin)
 
 
 def remember(

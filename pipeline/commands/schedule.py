@@ -14,21 +14,20 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import TextIO
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
 
-from hylo_memory.decay import HyloMemoryError
-from hylo_memory.extractors.base import Extractor
+from hylo_memory.errors import ConfigError, HyloMemoryError
+from hylo_memory.extractors.choice import make_extractor
 
-from . import clock
-from .config import Config
-from .errors import ConfigError
-from .ledger import Ledger
-from .memory import open_store
-from .refresh import refresh
-from .summary import RunSummary
+from .. import clock
+from ..config import Config
+from ..run.refresh import refresh
+from ..run.summary import RunSummary
+from ..state.ledger import Ledger
+from ..state.writing import open_store
 
 LOG = logging.getLogger("hylo_memory.schedule")
 WAKE_SECONDS = 60.0  # re-check the clock this often: timers do not count time spent suspended
@@ -122,14 +121,13 @@ def run_schedule(
     vault: Path,
     config: Config,
     cron: str | None,
-    make_extractor: Callable[[Config], Extractor],
     stream: TextIO = sys.stderr,
 ) -> int:
     """Refresh `vault` on the schedule until SIGTERM/SIGINT; 0 when stopped so."""
     expr = cron or config.schedule
     trigger = parse_cron(expr, config.timezone)
     _log_to(stream)
-    runner = _Runner(vault, config, make_extractor)
+    runner = _Runner(vault, config)
     now = clock.now(config.timezone)
     last = last_success(vault, config)
     catch_up = should_catch_up(trigger, last, now)
@@ -176,17 +174,16 @@ def run_schedule(
 class _Runner:
     """The scheduled job: one refresh, one log line, never an exception into the scheduler."""
 
-    def __init__(self, vault: Path, config: Config, make_extractor: Callable[[Config], Extractor]):
+    def __init__(self, vault: Path, config: Config):
         self.vault = vault
         self.config = config
-        self.make_extractor = make_extractor
         self.running = threading.Event()
 
     def run(self) -> None:
         self.running.set()
         try:
             today = clock.today(self.config.timezone)
-            summary, _ = refresh(self.vault, self.config, self.make_extractor(self.config), today)
+            summary, _ = refresh(self.vault, self.config, make_extractor(self.config.llm()), today)
             LOG.info(run_line(summary))
         except HyloMemoryError as exc:
             LOG.error("refresh failed: %s", exc)

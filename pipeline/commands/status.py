@@ -11,23 +11,23 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from hylo_memory.decay import Dimension, HyloMemoryError, MemoryFile
+from hylo_memory.decay import Dimension, MemoryFile
 from hylo_memory.decay.store import MemoryStore
 from hylo_memory.extractors.base import SourceKind
+from hylo_memory.errors import HyloMemoryError
 from hylo_memory.templates import render
 
-from . import clock
-from .collect import collect
-from .config import Config
-from .journal import journal_path
-from .ledger import STATE_DIR, Ledger
-from .locking import RUN_LOCK, is_held
-from .memory import open_store
-from .profile import build_profile
-from .scheduler import next_fire_time, parse_cron, previous_fire_time, should_catch_up
-from .summary import Counts
-from .vault import FolderVault
-from .window import choose_window
+from .. import clock
+from ..config import Config
+from ..run.collect import collect
+from ..run.profile import build_profile
+from ..run.window import choose_window
+from ..state.journal import journal_path
+from ..state.ledger import STATE_DIR, Counts, Ledger
+from ..state.locking import RUN_LOCK, is_held
+from ..state.writing import open_store
+from ..vault import FolderVault
+from .schedule import next_fire_time, parse_cron, previous_fire_time, should_catch_up
 
 RECENT_RUNS = 5
 

@@ -6,9 +6,9 @@ from pydantic import BaseModel
 
 from hylo_memory.extractors.base import AuthorProfile, Source
 
-from .ledger import Ledger
+from ..state.ledger import Ledger
 from .profile import judge_perspective
-from .vault import Skipped, Vault
+from ..vault import Skipped, Vault
 from .window import Window
 
 

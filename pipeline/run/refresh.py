@@ -12,15 +12,15 @@ from hylo_memory.decay.store import MemoryStore, atomic_write
 from hylo_memory.extractors.base import Extraction, Extractor, Source, SourceKind
 
 from .collect import Collected, collect
-from .config import Config
+from ..config import Config
 from .extraction import extract_all
-from .journal import RUNS_DIR, Journal, RunEnd, commit
-from .ledger import STATE_DIR, Ledger
-from .locking import RUN_LOCK, hold
-from .memory import open_store, writing
+from ..state.journal import RUNS_DIR, Journal, RunEnd, commit
+from ..state.ledger import STATE_DIR, Ledger
+from ..state.locking import RUN_LOCK, hold
+from ..state.writing import open_store, writing
+from ..vault import FolderVault
 from .profile import build_profile
 from .summary import Deleted, RunSummary, SourceCounts, file_reports, total_counts
-from .vault import FolderVault
 from .window import Window, choose_window
 
 def refresh(

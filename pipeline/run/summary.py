@@ -3,29 +3,16 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Literal
-
 from pydantic import BaseModel
 
 from hylo_memory.decay import FileChanges, FileUpdate
 from hylo_memory.extractors.base import Usage
 from hylo_memory.templates import render
 
-from .vault import Skipped
+from ..state.ledger import Counts, RunStatus
+from ..vault import Skipped
 from .window import Mode
 
-
-Status = Literal["ok", "partial", "failed"]
-
-
-class Counts(BaseModel):
-    added: int = 0
-    refreshed: int = 0
-    faded: int = 0
-    deleted: int = 0
-    expired: int = 0
-    merged: int = 0
-    adopted: int = 0
 
 
 class SourceCounts(BaseModel):
@@ -61,7 +48,7 @@ class RunSummary(BaseModel):
     counts: Counts = Counts()
     deleted: list[Deleted] = []
     skipped: list[Skipped] = []
-    status: Status = "ok"
+    status: RunStatus = "ok"
     dry_run: bool = False
     already_extracted: int = 0
     waiting: int = 0  # sources in the window left for the next run (cap or failure)

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from .config import Config
+from ..config import Config
 
 Mode = Literal["first", "incremental"]
 

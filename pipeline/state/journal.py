@@ -21,10 +21,9 @@ from pydantic import BaseModel, ValidationError
 from hylo_memory.decay import Dimension
 from hylo_memory.extractors.base import PoolUnit, Usage
 from hylo_memory.decay.store import ARCHIVE_DIR, MemoryStore, atomic_write, fsync_dir
+from hylo_memory.errors import JournalError
 
-from .errors import JournalError
-from .ledger import STATE_DIR, Ledger
-from .summary import Counts, Status
+from .ledger import STATE_DIR, Counts, Ledger, RunStatus
 
 JOURNAL_FILE = "journal.json"
 RUNS_DIR = "runs"  # a refresh's summaries (pipeline/refresh.py writes them)
@@ -35,7 +34,7 @@ class RunEnd(BaseModel):
 
     run_id: int
     today: dt.date
-    status: Status
+    status: RunStatus
     waiting: int
     counts: Counts
     usage: Usage

@@ -9,16 +9,30 @@ import datetime as dt
 import json
 import sqlite3
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Literal
 
 from pydantic import BaseModel
 
 from hylo_memory.extractors.base import PoolUnit, Usage
 
-from .errors import LedgerError
+from hylo_memory.errors import LedgerError
 
 STATE_DIR = ".state"
 LEDGER_FILE = "ledger.db"
+
+RunStatus = Literal["ok", "partial", "failed"]
+
+
+class Counts(BaseModel):
+    """What a run (or a command) did to the memory files, in numbers."""
+
+    added: int = 0
+    refreshed: int = 0
+    faded: int = 0
+    deleted: int = 0
+    expired: int = 0
+    merged: int = 0
+    adopted: int = 0
 
 
 def _m001_initial(db: sqlite3.Connection) -> None:

@@ -15,7 +15,7 @@ from typing import Iterator
 
 from filelock import FileLock, Timeout
 
-from .errors import LockTimeout
+from hylo_memory.errors import LockTimeout
 
 MEMORY_LOCK = "memory.lock"  # held while memory files and the ledger are read for writing and written
 RUN_LOCK = "run.lock"  # held for a whole refresh, so two refreshes never extract the same sources

@@ -1,0 +1,21 @@
+"""What the LLM extractor needs to know: the endpoint, the model, and the run's limits."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field, SecretStr
+
+
+class LLMSettings(BaseModel):
+    """The LLM part of the configuration; `pipeline.config.Config.llm()` builds it."""
+
+    model: str = "gpt-4o-mini"
+    api_key: SecretStr | None = None
+    base_url: str | None = None
+    temperature: float = Field(0.0, ge=0, le=2)
+    timeout: float = Field(60.0, gt=0)
+    retries: int = Field(3, ge=0)
+    retry_backoff: float = Field(0.5, ge=0)  # seconds before the first retry, doubling
+    concurrency: int = Field(4, ge=1)
+    request_token_budget: int = Field(6000, ge=500)
+    run_token_ceiling: int = Field(2_000_000, ge=1000)
+    max_reply_tokens: int = Field(2000, ge=64)

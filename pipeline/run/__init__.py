@@ -1,0 +1,1 @@
+"""One refresh: window, collect, profile, extraction, summary, refresh."""

@@ -1,0 +1,1 @@
+"""What lasts between commands: the ledger, the journal, the locks, and how writers reach the memory."""
