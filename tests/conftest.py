@@ -1,9 +1,10 @@
-"""Shared fixtures. The fake OpenAI server lives in fake_openai.py, the fake model in fake_model.py."""
+"""Shared fixtures; the test doubles' own (`fake_openai`) come from the `hylo_memory.testing.fixtures` plugin."""
 
 import os
 
 import pytest
-from fake_openai import fake_openai  # noqa: F401
+
+pytest_plugins = ["hylo_memory.testing.fixtures"]
 
 
 @pytest.fixture(autouse=True)

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-from fake_model import answer
-from fake_openai import FakeOpenAI
+
+from hylo_memory.testing import FakeOpenAI, answer
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_VAULT = ROOT / "examples" / "vault"

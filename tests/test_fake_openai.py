@@ -12,11 +12,10 @@ from concurrent.futures import ThreadPoolExecutor
 import openai
 import pytest
 
-from fake_openai import (
+from hylo_memory.testing import (
     FakeOpenAI,
     delay,
     error,
-    fake_openai,  # noqa: F401 - fixture (also registered by conftest when present)
     json_schema_unsupported,
     prompt_text,
     rate_limited,

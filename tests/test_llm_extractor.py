@@ -7,8 +7,6 @@ import time
 from pathlib import Path
 
 import pytest
-from fake_model import answer, source_ids
-from fake_openai import FakeOpenAI, delay, error, rate_limited, raw, reply
 from vault_helpers import MEMORY, identity, items, short, snapshot, texts
 
 from hylo_memory.decay import Dimension
@@ -16,6 +14,7 @@ from hylo_memory.extractors.llm import LLMExtractor
 from hylo_memory.pipeline.commands.cli import main
 from hylo_memory.pipeline.config import load_config
 from hylo_memory.pipeline.state.ledger import Ledger
+from hylo_memory.testing import FakeOpenAI, answer, delay, error, rate_limited, raw, reply, source_ids
 
 HOBBIES = ["archery", "baking", "chess", "diving", "embroidery", "fencing", "gardening", "hiking", "ikebana",
            "juggling", "kayaking", "lacrosse"]
