@@ -94,6 +94,11 @@ class Usage(BaseModel):
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
 
+    def __sub__(self, other: "Usage") -> "Usage":
+        """What was spent since `other` was taken."""
+        return Usage(requests=self.requests - other.requests, prompt_tokens=self.prompt_tokens - other.prompt_tokens,
+                     completion_tokens=self.completion_tokens - other.completion_tokens)
+
 
 class Extraction(BaseModel):
     """What an extractor returns: evidence, and which sources it could not extract."""

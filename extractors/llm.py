@@ -9,15 +9,16 @@ from rapidfuzz import fuzz
 
 from hylo_memory.decay import Dimension, Evidence
 from hylo_memory.decay.match import normalise
+from hylo_memory.errors import InvalidReply, LLMError
 from hylo_memory.templates import render
 
 from .base import AuthorProfile, Candidate, Cluster, Decision, Extraction, Source, Usage
 from .batching import Batch, estimate_tokens, pack, relevant
-from .llm_client import ChatClient, Mode, RequestFailed
+from .llm_client import ChatClient, Mode
 from .offline import OfflineExtractor
 from .settings import LLMSettings
-from .replies import (ClassifyReply, EvidenceEntry, ExtractionReply, InvalidReply, PreferenceEntry, SynthesisReply,
-                      clean_text, parse_entries, parse_object, strict_schema)
+from .replies import (ClassifyReply, EvidenceEntry, ExtractionReply, PreferenceEntry, SynthesisReply, clean_text,
+                      parse_entries, parse_object, strict_schema)
 from .synthesis import cluster_evidence
 
 T = TypeVar("T")
@@ -85,24 +86,24 @@ class LLMExtractor:
                                          date=source.date, matches=matches))
             return Extraction(evidence=evidence, dropped=dropped)
 
-        try:
-            return await self._ask(client, messages, "extraction", strict_schema(ExtractionReply), read)
-        except (RequestFailed, InvalidReply) as exc:
-            return Extraction(failed=batch.paths,
-                              failures=[f"batch of {len(batch.paths)} source(s) from {batch.paths[0]}: {exc}"])
+        return await _or_failed(self._ask(client, messages, "extraction", strict_schema(ExtractionReply), read),
+                                batch.paths, f"batch of {len(batch.paths)} source(s) from {batch.paths[0]}")
 
     async def _ask(self, client: ChatClient, messages: list[dict[str, str]], name: str, schema: dict,
                    read: Callable[[str], T]) -> T:
         """One request and, if the reply is not the JSON asked for, one repair carrying the error."""
-        raw = await client.complete(messages, name, schema)
+        try:
+            raw = await client.complete(messages, name, schema)
+            return read(raw)
+        except InvalidReply as exc:
+            repair = [*messages, {"role": "assistant", "content": exc.raw[:4000]},
+                      {"role": "user", "content": f"That reply was not usable: {exc.reason}. "
+                                                  "Answer again with only the JSON object asked for."}]
+        raw = await client.complete(repair, name, schema)
         try:
             return read(raw)
         except InvalidReply as exc:
-            repair = [*messages, {"role": "assistant", "content": raw[:4000]},
-                      {"role": "user", "content": f"That reply was not usable: {exc}. "
-                                                  "Answer again with only the JSON object asked for."}]
-            raw = await client.complete(repair, name, schema)
-            return read(raw)
+            raise InvalidReply(exc.reason, attempts=2, raw=exc.raw, usage=client.usage.model_copy()) from None
 
     # The external pool
 
@@ -127,11 +128,9 @@ class LLMExtractor:
                 evidence += cluster_evidence(by_number[entry.cluster], text)
             return Extraction(evidence=evidence, dropped=dropped)
 
-        try:
-            return await self._ask(client, messages, "synthesis", strict_schema(SynthesisReply), read)
-        except (RequestFailed, InvalidReply) as exc:
-            paths = sorted({p for c in clusters for p in c.sources})
-            return Extraction(failed=paths, failures=[f"external preferences of {len(clusters)} cluster(s): {exc}"])
+        return await _or_failed(self._ask(client, messages, "synthesis", strict_schema(SynthesisReply), read),
+                                sorted({p for c in clusters for p in c.sources}),
+                                f"external preferences of {len(clusters)} cluster(s)")
 
     # remember
 
@@ -145,7 +144,7 @@ class LLMExtractor:
 
         try:
             proposed = self._run(ask)
-        except (RequestFailed, InvalidReply) as exc:
+        except LLMError as exc:
             decision = OfflineExtractor().classify(text, dimension, pinned)
             return decision.model_copy(update={"reason": f"LLM unavailable ({exc}); {decision.reason or 'as given'}"})
         wording = clean_text(proposed.text)
@@ -164,12 +163,7 @@ class LLMExtractor:
     def _run(self, work: Callable[[ChatClient], Awaitable[T]]) -> T:
         """Run `work` on a fresh event loop and client, keeping the run's mode and usage."""
         async def main() -> T:
-            c = self.config
-            client = ChatClient(model=c.model, api_key=c.api_key.get_secret_value() if c.api_key else None,
-                                base_url=c.base_url, timeout=c.timeout, retries=c.retries,
-                                temperature=c.temperature, max_reply_tokens=c.max_reply_tokens,
-                                token_ceiling=c.run_token_ceiling, backoff=c.retry_backoff,
-                                mode=self.mode, spent=self.usage)
+            client = ChatClient(self.config, mode=self.mode, spent=self.usage)
             try:
                 return await work(client)
             finally:
@@ -182,10 +176,16 @@ class LLMExtractor:
         """`_run` for extraction work: the result carries the requests and tokens it cost."""
         before = self.usage.model_copy()
         result = self._run(work)
-        result.usage = Usage(requests=self.usage.requests - before.requests,
-                             prompt_tokens=self.usage.prompt_tokens - before.prompt_tokens,
-                             completion_tokens=self.usage.completion_tokens - before.completion_tokens)
+        result.usage = self.usage - before
         return result
+
+
+async def _or_failed(work: Awaitable[Extraction], paths: list[str], what: str) -> Extraction:
+    """The extraction, or, when the model could not give one, its sources left for the next run."""
+    try:
+        return await work
+    except LLMError as exc:
+        return Extraction(failed=paths, failures=[f"{what}: {exc}"])
 
 
 def keeps_the_point(original: str, wording: str) -> bool:

@@ -1,22 +1,23 @@
 """Talking to an OpenAI-compatible server: structured output with fallbacks, retries, usage.
 
-Servers differ in what they accept. `json_schema` (strict) is asked first; a server
+Retries are the SDK's own. Servers differ in what they accept. `json_schema` (strict) is asked first; a server
 that rejects it (400, 422, even a 500 naming `response_format`) gets `json_object`
 with the schema in the prompt, then plain text — decided once per run, not per request.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
-import random
 from enum import Enum
 from typing import Any
 
 import openai
 
+from hylo_memory.errors import InvalidReply, RequestFailed, TokenCeilingReached
+
 from .base import Usage
 from .batching import estimate_tokens
+from .settings import LLMSettings
 
 
 class Mode(str, Enum):
@@ -25,31 +26,34 @@ class Mode(str, Enum):
     text = "text"
 
 
-class RequestFailed(Exception):
-    """A request that could not be completed; carries the attempts made."""
+class _SDKClient(openai.AsyncOpenAI):
+    """The SDK's client with the SDK's own retries (408, 409, 429, 5xx, timeouts, connection errors,
+    `Retry-After`, `retry-after-ms`, `x-should-retry`). Only the base of its exponential backoff is
+    ours to set (`retry_backoff`): a delay the server asks for is kept as the SDK computed it."""
 
-    def __init__(self, reason: str, attempts: int):
-        tries = f" (after {attempts} attempt{'s' if attempts != 1 else ''})" if attempts else ""
-        super().__init__(f"{reason}{tries}")
-        self.attempts = attempts
+    def __init__(self, *, backoff: float, **kwargs: Any):
+        super().__init__(**kwargs)
+        self._backoff_scale = backoff / _SDK_FIRST_DELAY
+
+    def _calculate_retry_timeout(self, remaining_retries: int, options: Any, response_headers: Any = None) -> float:
+        delay = super()._calculate_retry_timeout(remaining_retries, options, response_headers)
+        asked = self._parse_retry_after_header(response_headers)
+        return delay if asked is not None and delay == asked else delay * self._backoff_scale
 
 
-_TRANSIENT = (openai.RateLimitError, openai.InternalServerError, openai.APIConnectionError, json.JSONDecodeError)
-_MAX_RETRY_AFTER = 60.0
+_SDK_FIRST_DELAY = 0.5  # seconds: the SDK's first backoff, which `retry_backoff` replaces
 
 
 class ChatClient:
     """One run's connection: its structured-output mode, token budget and usage."""
 
-    def __init__(self, *, model: str, api_key: str | None, base_url: str | None, timeout: float, retries: int,
-                 temperature: float, max_reply_tokens: int, token_ceiling: int, backoff: float = 0.5,
-                 mode: Mode = Mode.json_schema, spent: Usage | None = None):
+    def __init__(self, settings: LLMSettings, mode: Mode = Mode.json_schema, spent: Usage | None = None):
         # Local servers need no key, but the SDK insists on one.
-        self._secret = api_key
-        self.client = openai.AsyncOpenAI(api_key=api_key or "unused", base_url=base_url, timeout=timeout,
-                                         max_retries=0)
-        self.model, self.retries, self.temperature = model, retries, temperature
-        self.max_reply_tokens, self.token_ceiling, self.backoff = max_reply_tokens, token_ceiling, backoff
+        self._secret = settings.api_key.get_secret_value() if settings.api_key else None
+        self.client = _SDKClient(api_key=self._secret or "unused", base_url=settings.base_url,
+                                 timeout=settings.timeout, max_retries=settings.retries,
+                                 backoff=settings.retry_backoff)
+        self.settings = settings
         # Shared by concurrent requests: once a rejection steps it down, later requests start
         # there. Only the first wave (at most `concurrency` requests) can meet a rejection;
         # a server that accepts json_schema — most do — pays nothing to find out.
@@ -61,31 +65,29 @@ class ChatClient:
 
     async def complete(self, messages: list[dict[str, str]], name: str, schema: dict[str, Any]) -> str:
         """The reply's text for these messages, asking for JSON matching `schema`."""
-        attempts = 0
         while True:
             mode = self.mode
             request = self._request(messages, name, schema, mode)
             self._check_ceiling(request["messages"])
-            attempts += 1
             try:
                 response = await self.client.chat.completions.create(**request)
-            except (openai.BadRequestError, openai.UnprocessableEntityError, openai.InternalServerError) as exc:
-                if mode is not Mode.text and _about_response_format(exc):
-                    self._fall_back(mode)
-                    attempts -= 1  # the server's limitation, not a failed attempt
+            except openai.APIStatusError as exc:
+                if mode is not Mode.text and (exc.status_code in (400, 422) or exc.status_code >= 500) and _about_response_format(exc):
+                    self._fall_back(mode)  # the server's limitation, not a failed attempt
                     continue
-                if isinstance(exc, openai.InternalServerError) and attempts <= self.retries:
-                    await asyncio.sleep(self._delay(attempts, exc))
-                    continue
-                raise RequestFailed(self._redact(_describe(exc)), attempts) from None
-            except _TRANSIENT as exc:
-                if attempts > self.retries:
-                    raise RequestFailed(self._redact(_describe(exc)), attempts) from None
-                await asyncio.sleep(self._delay(attempts, exc))
-                continue
-            except openai.APIStatusError as exc:  # 401, 403, 404, other 4xx: retrying will not help
-                raise RequestFailed(self._redact(_describe(exc)), attempts) from None
+                raise self._failed(exc) from None
+            except openai.APIError as exc:  # timeouts and connection errors, after the SDK's retries
+                raise self._failed(exc) from None
+            except ValueError:  # a 200 whose body is not JSON: worth the repair attempt, like a bad reply
+                raise InvalidReply("the server's answer was not JSON", attempts=1,
+                                   usage=self.usage.model_copy()) from None
             return self._content(response, request["messages"])
+
+    def _failed(self, exc: openai.APIError) -> RequestFailed:
+        request = getattr(exc, "request", None)
+        retried = request.headers.get("x-stainless-retry-count") if request is not None else None
+        attempts = int(retried) + 1 if retried and retried.isdigit() else 1
+        return RequestFailed(self._redact(_describe(exc)), attempts=attempts, usage=self.usage.model_copy())
 
     def _redact(self, text: str) -> str:
         """Servers echo a rejected key in errors (and a model may repeat one): never let it reach a log or a file."""
@@ -94,10 +96,10 @@ class ChatClient:
 
     def _request(self, messages: list[dict[str, str]], name: str, schema: dict[str, Any], mode: Mode) -> dict:
         request: dict[str, Any] = {
-            "model": self.model,
+            "model": self.settings.model,
             "messages": messages,
-            "temperature": self.temperature,
-            "max_tokens": self.max_reply_tokens,
+            "temperature": self.settings.temperature,
+            "max_tokens": self.settings.max_reply_tokens,
         }
         if mode is Mode.json_schema:
             request["response_format"] = {"type": "json_schema",
@@ -117,9 +119,11 @@ class ChatClient:
             self.mode = order[order.index(rejected) + 1]
 
     def _check_ceiling(self, messages: list[dict[str, str]]) -> None:
-        planned = sum(estimate_tokens(m["content"]) for m in messages) + self.max_reply_tokens
-        if self.usage.prompt_tokens + self.usage.completion_tokens + planned > self.token_ceiling:
-            raise RequestFailed(f"the run's token ceiling ({self.token_ceiling:,}) would be passed", 0)
+        planned = sum(estimate_tokens(m["content"]) for m in messages) + self.settings.max_reply_tokens
+        ceiling = self.settings.run_token_ceiling
+        if self.usage.prompt_tokens + self.usage.completion_tokens + planned > ceiling:
+            raise TokenCeilingReached(f"the run's token ceiling ({ceiling:,}) would be passed",
+                                      usage=self.usage.model_copy())
 
     def _content(self, response: Any, messages: list[dict[str, str]]) -> str:
         self.usage.requests += 1
@@ -138,17 +142,6 @@ class ChatClient:
             self.usage.completion_tokens += estimate_tokens(content)
         return content
 
-    def _delay(self, attempt: int, exc: Exception) -> float:
-        """Retry-After when the server gives one, else exponential backoff with jitter."""
-        response = getattr(exc, "response", None)
-        header = response.headers.get("retry-after") if response is not None else None
-        if header:
-            try:
-                return min(max(float(header), 0.0), _MAX_RETRY_AFTER)
-            except ValueError:
-                pass
-        return min(self.backoff * 2 ** (attempt - 1), 8.0) * random.uniform(0.75, 1.0)
-
 
 def _about_response_format(exc: openai.APIStatusError) -> bool:
     text = f"{exc.message} {exc.body}".lower()
@@ -163,6 +156,4 @@ def _describe(exc: Exception) -> str:
     if isinstance(exc, openai.APIStatusError):
         message = exc.body.get("message") if isinstance(exc.body, dict) else None
         return f"HTTP {exc.status_code}: {message or exc.message}"
-    if isinstance(exc, json.JSONDecodeError):
-        return "the server's answer was not JSON"
     return str(exc)

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from hylo_memory.decay import Dimension
 from hylo_memory.decay.model import MAX_ITEM_TEXT
+from hylo_memory.errors import InvalidReply, validation_line
 
 E = TypeVar("E", bound=BaseModel)
 
@@ -45,14 +46,6 @@ class ClassifyReply(BaseModel):
     pinned: bool = Field(description="true for a standing fact or preference, false for current work or moods")
 
 
-class InvalidReply(Exception):
-    """The reply is not the JSON asked for; carries the raw reply for the repair prompt."""
-
-    def __init__(self, message: str, raw: str):
-        super().__init__(message)
-        self.raw = raw
-
-
 def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The model's JSON schema in the form OpenAI's strict structured outputs accept."""
     schema = model.model_json_schema()
@@ -77,7 +70,7 @@ def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
 def parse_json(raw: str | None) -> Any:
     """The JSON in a reply: as is, or inside a fence, or from the first { to the last }."""
     if not raw or not raw.strip():
-        raise InvalidReply("the reply was empty", raw or "")
+        raise InvalidReply("the reply was empty", raw=raw or "")
     text = raw.strip()
     fenced = re.search(r"```(?:json)?\s*(.*?)```", text, re.DOTALL)
     candidates = [text]
@@ -90,14 +83,14 @@ def parse_json(raw: str | None) -> Any:
             return json.loads(candidate)
         except json.JSONDecodeError:
             continue
-    raise InvalidReply("the reply is not valid JSON", raw)
+    raise InvalidReply("the reply is not valid JSON", raw=raw)
 
 
 def parse_entries(raw: str | None, key: str, entry_model: type[E]) -> tuple[list[E], int]:
     """The entries under `key`, each validated alone; returns (valid entries, how many dropped)."""
     data = parse_json(raw)
     if not isinstance(data, dict) or not isinstance(data.get(key), list):
-        raise InvalidReply(f'the reply must be a JSON object with a "{key}" list', raw or "")
+        raise InvalidReply(f'the reply must be a JSON object with a "{key}" list', raw=raw or "")
     entries, dropped = [], 0
     for item in data[key]:
         try:
@@ -113,8 +106,7 @@ def parse_object(raw: str | None, model: type[BaseModel]) -> BaseModel:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        raise InvalidReply(f"{'.'.join(map(str, first['loc']))}: {first['msg']}", raw or "") from None
+        raise InvalidReply(validation_line(exc), raw=raw or "") from None
 
 
 def clean_text(text: str) -> str | None:

@@ -6,6 +6,8 @@ import errno
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pydantic import ValidationError
+
 if TYPE_CHECKING:  # the extractors' usage model; imported lazily so this module stays at the root
     from hylo_memory.extractors.base import Usage
 
@@ -71,6 +73,18 @@ class InvalidReply(LLMError):
 
 class TokenCeilingReached(RequestFailed):
     """The run's token ceiling would be passed: no further request is sent."""
+
+
+def validation_line(exc: ValidationError, where: str = "") -> str:
+    """The first validation error in words a person can act on: `field: what is wrong`."""
+    error = exc.errors()[0]
+    field = ".".join(str(p) for p in error["loc"]) or where
+    if error["type"] == "missing":
+        return f"missing field {field!r}"
+    if error["type"] == "enum":  # "unknown dimension 'hobbies' (one of identity, …)"
+        expected = str(error.get("ctx", {}).get("expected", "")).replace("'", "")
+        return f"unknown {field} {error.get('input')!r} (one of {expected})"
+    return f"{field}: {error['msg']}"
 
 
 def storage_error(exc: OSError) -> StorageError:

@@ -13,7 +13,7 @@ from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_vali
 from pydantic_settings import (BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError,
                                TomlConfigSettingsSource)
 
-from hylo_memory.errors import ConfigError
+from hylo_memory.errors import ConfigError, validation_line
 from hylo_memory.extractors.settings import LLMSettings
 
 DEFAULT_CONFIG = Path("~/.config/hylo-memory/config.toml")
@@ -115,9 +115,7 @@ def load_config(path: str | Path | None = None, **overrides: Any) -> Config:
     except SettingsError as exc:  # an environment variable that is not valid JSON for a list
         raise ConfigError(f"environment: {exc} (a list is JSON, e.g. '[\"journal\"]')") from None
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "config"
         origin = f"{file}, " if file.is_file() else ""
-        raise ConfigError(f"configuration ({origin}HYLO_MEMORY_*): {where}: {first['msg']}") from None
+        raise ConfigError(f"configuration ({origin}HYLO_MEMORY_*): {validation_line(exc, 'config')}") from None
     finally:
         _config_file.reset(token)

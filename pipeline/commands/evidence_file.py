@@ -8,9 +8,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from hylo_memory.decay import Evidence
-from hylo_memory.decay.model import DIMENSION_NAMES
 
-from hylo_memory.errors import InputError
+from hylo_memory.errors import InputError, validation_line
 
 
 def read_evidence(path: Path) -> list[Evidence]:
@@ -41,16 +40,6 @@ def read_evidence(path: Path) -> list[Evidence]:
         try:
             evidence.append(Evidence.model_validate(data))
         except ValidationError as exc:
-            raise InputError(f"{path}:{number}: {describe(exc)}") from None
+            raise InputError(f"{path}:{number}: {validation_line(exc)}") from None
     return evidence
 
-
-def describe(exc: ValidationError) -> str:
-    """The first validation error in words a person can act on."""
-    error = exc.errors()[0]
-    field = ".".join(str(p) for p in error["loc"])
-    if field == "dimension" and error["type"] != "missing":
-        return f"unknown dimension {error.get('input')!r} (one of {DIMENSION_NAMES})"
-    if error["type"] == "missing":
-        return f"missing field {field!r}"
-    return f"{field}: {error['msg']}"

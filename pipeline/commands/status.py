@@ -6,7 +6,6 @@ Reads only: the ledger through a read-only snapshot, locks probed without taking
 from __future__ import annotations
 
 import datetime as dt
-import sqlite3
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -14,7 +13,7 @@ from pydantic import BaseModel
 from hylo_memory.decay import Dimension, MemoryFile
 from hylo_memory.decay.store import MemoryStore
 from hylo_memory.extractors.base import SourceKind
-from hylo_memory.errors import HyloMemoryError
+from hylo_memory.errors import HyloMemoryError, LedgerError
 from hylo_memory.templates import render
 
 from .. import clock
@@ -109,7 +108,7 @@ def gather(vault: Path, config: Config, today: dt.date | None = None, now: dt.da
             runs = _runs(ledger.recent_runs(RECENT_RUNS), running, config)
             last = ledger.last_success_at()
             waiting = _waiting(vault, config, ledger, parsed, today)
-    except sqlite3.Error as exc:
+    except LedgerError as exc:
         problems.append(f"the ledger cannot be read now ({exc}); a run may be writing it")
         runs, last, waiting = [], None, None
     return Status(

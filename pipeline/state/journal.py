@@ -13,7 +13,7 @@ lock and calls `recover` first, so nothing is written between a crash and its re
 from __future__ import annotations
 
 import datetime as dt
-import sys
+import logging
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
@@ -25,6 +25,7 @@ from hylo_memory.errors import JournalError
 
 from .ledger import STATE_DIR, Counts, Ledger, RunStatus
 
+LOG = logging.getLogger(__name__)
 JOURNAL_FILE = "journal.json"
 RUNS_DIR = "runs"  # a refresh's summaries (pipeline/refresh.py writes them)
 
@@ -78,7 +79,7 @@ def recover(store: MemoryStore, run_lock_held: bool = False) -> bool:
             _apply(store, ledger, journal)
     path.unlink()
     fsync_dir(path.parent)
-    print(f"hylo-memory: finished the writes of a command interrupted earlier ({path})", file=sys.stderr)
+    LOG.warning("finished the writes of a command interrupted earlier (%s)", path)
     return True
 
 

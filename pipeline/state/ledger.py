@@ -6,16 +6,20 @@ Schema changes are migrations applied once each, by name, in order.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import sqlite3
 from pathlib import Path
-from typing import Callable, Iterable, Literal
+from typing import Any, Callable, Iterable, Literal, ParamSpec, TypeVar
 
 from pydantic import BaseModel
 
 from hylo_memory.extractors.base import PoolUnit, Usage
 
 from hylo_memory.errors import LedgerError
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 STATE_DIR = ".state"
 LEDGER_FILE = "ledger.db"
@@ -88,6 +92,31 @@ MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
 ]
 
 
+def ledger_error(path: Path | None, exc: sqlite3.Error) -> LedgerError:
+    """A SQLite failure as one line naming the ledger; a full disk says so, and nothing advises losing data."""
+    where = path or "the ledger"
+    if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL:
+        return LedgerError(f"{where}: disk full; the ledger is unchanged — free some space and run again")
+    if isinstance(exc, sqlite3.DatabaseError) and "not a database" in str(exc):
+        return LedgerError(f"{where}: the ledger is damaged ({exc}); it was left as it is — restore it from a "
+                           "backup (moving it aside would make the next run read every note again)")
+    return LedgerError(f"{where}: the ledger failed: {exc}")
+
+
+def _guarded(method: Callable[P, R]) -> Callable[P, R]:
+    """A ledger method whose SQLite errors become one `LedgerError` line naming the file."""
+
+    @functools.wraps(method)
+    def guarded(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return method(*args, **kwargs)
+        except sqlite3.Error as exc:
+            ledger = args[0]
+            raise ledger_error(getattr(ledger, "path", None), exc) from None
+
+    return guarded
+
+
 class RunRecord(BaseModel):
     id: int
     started_at: str
@@ -113,8 +142,8 @@ class Ledger:
             self.db = sqlite3.connect(str(path) if path else ":memory:", isolation_level=None, timeout=30)
             self.db.row_factory = sqlite3.Row
             self._migrate()
-        except sqlite3.DatabaseError as exc:
-            raise LedgerError(f"{path}: the ledger cannot be used ({exc}); move it aside to start a new one") from None
+        except sqlite3.Error as exc:
+            raise ledger_error(path, exc) from None
 
     @classmethod
     def for_memory_dir(cls, memory_dir: Path, readonly: bool = False) -> "Ledger":
@@ -137,11 +166,11 @@ class Ledger:
             source = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
             try:
                 source.backup(ledger.db)
-            except sqlite3.DatabaseError as exc:
-                raise LedgerError(f"{path}: the ledger cannot be read ({exc})") from None
+                ledger._migrate()
+            except sqlite3.Error as exc:
+                raise ledger_error(path, exc) from None
             finally:
                 source.close()
-            ledger._migrate()
         return ledger
 
     def close(self) -> None:
@@ -164,20 +193,23 @@ class Ledger:
                 self.db.execute("INSERT INTO migrations VALUES (?, ?)", (name, _stamp()))
 
     def transaction(self) -> "_Transaction":
-        return _Transaction(self.db)
+        return _Transaction(self.db, self.path)
 
     # Sources
 
+    @_guarded
     def extracted_hash(self, path: str) -> str | None:
         row = self.db.execute("SELECT hash FROM sources WHERE path = ?", (path,)).fetchone()
         return row["hash"] if row else None
 
+    @_guarded
     def is_extracted(self, path: str, content_hash: str) -> bool:
         """Whether this very content was extracted before: here, or under a path it was moved from."""
         if self.extracted_hash(path) == content_hash:
             return True
         return self.db.execute("SELECT 1 FROM sources WHERE hash = ? LIMIT 1", (content_hash,)).fetchone() is not None
 
+    @_guarded
     def record_sources(self, run_id: int, today: dt.date, sources: Iterable[tuple[str, str]]) -> None:
         self.db.executemany(
             "INSERT INTO sources VALUES (?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET "
@@ -187,12 +219,14 @@ class Ledger:
 
     # The external pool
 
+    @_guarded
     def pool(self, since: dt.date) -> list[PoolUnit]:
         """Units of the external pool dated `since` or later."""
         rows = self.db.execute("SELECT * FROM pool_units WHERE date >= ? ORDER BY path", (since.isoformat(),))
         return [PoolUnit(path=r["path"], title=r["title"], tags=json.loads(r["tags"]),
                          date=dt.date.fromisoformat(r["date"]), trait=r["trait"]) for r in rows]
 
+    @_guarded
     def record_pool(self, units: Iterable[PoolUnit]) -> None:
         self.db.executemany(
             "INSERT INTO pool_units VALUES (?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET title = excluded.title, "
@@ -202,6 +236,7 @@ class Ledger:
 
     # Runs
 
+    @_guarded
     def start_run(self, today: dt.date, mode: str, window_start: dt.date, window_days: int) -> int:
         cursor = self.db.execute(
             "INSERT INTO runs (started_at, today, mode, window_start, window_days, status) "
@@ -210,6 +245,7 @@ class Ledger:
         )
         return int(cursor.lastrowid)
 
+    @_guarded
     def finish_run(self, run_id: int, status: str, waiting: int, counts: dict, usage: Usage) -> None:
         self.db.execute(
             "UPDATE runs SET ended_at = ?, status = ?, waiting = ?, counts = ?, requests = ?, "
@@ -218,10 +254,12 @@ class Ledger:
              usage.completion_tokens, run_id),
         )
 
+    @_guarded
     def run_status(self, run_id: int) -> str | None:
         row = self.db.execute("SELECT status FROM runs WHERE id = ?", (run_id,)).fetchone()
         return row["status"] if row else None
 
+    @_guarded
     def last_complete(self) -> dt.date | None:
         """The date of the last run that extracted everything in its window."""
         row = self.db.execute(
@@ -229,6 +267,7 @@ class Ledger:
         ).fetchone()
         return dt.date.fromisoformat(row["day"]) if row and row["day"] else None
 
+    @_guarded
     def reach_back(self) -> dt.date | None:
         """How far back the next incremental window must reach, so no waiting source is lost.
 
@@ -244,6 +283,7 @@ class Ledger:
         waiting_since = dt.date.fromisoformat(row["start"]) if row and row["start"] else None
         return min((d for d in (complete, waiting_since) if d is not None), default=None)
 
+    @_guarded
     def last_success_at(self) -> dt.datetime | None:
         """When the last run that did not fail ended (for the scheduler's catch-up)."""
         row = self.db.execute(
@@ -251,6 +291,7 @@ class Ledger:
         ).fetchone()
         return dt.datetime.fromisoformat(row["at"]) if row and row["at"] else None
 
+    @_guarded
     def recent_runs(self, limit: int = 5) -> list[RunRecord]:
         rows = self.db.execute("SELECT * FROM runs ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
         return [RunRecord(**{**dict(row), "counts": json.loads(row["counts"])}) for row in rows]
@@ -259,15 +300,26 @@ class Ledger:
 class _Transaction:
     """BEGIN IMMEDIATE … COMMIT, rolled back on any exception."""
 
-    def __init__(self, db: sqlite3.Connection):
-        self.db = db
+    def __init__(self, db: sqlite3.Connection, path: Path | None):
+        self.db, self.path = db, path
 
     def __enter__(self) -> sqlite3.Connection:
-        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise ledger_error(self.path, exc) from None
         return self.db
 
-    def __exit__(self, exc_type, exc, tb) -> None:
-        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: Any) -> None:
+        try:
+            if exc_type is None:
+                self.db.execute("COMMIT")
+            elif self.db.in_transaction:  # SQLite may have rolled back already (a full disk does)
+                self.db.execute("ROLLBACK")
+        except sqlite3.Error as error:
+            raise ledger_error(self.path, error) from None
+        if isinstance(exc, sqlite3.Error):
+            raise ledger_error(self.path, exc) from None
 
 
 def _stamp() -> str:

@@ -7,8 +7,8 @@ when its process dies, so a lock left by a killed process is recovered without a
 from __future__ import annotations
 
 import fcntl
+import logging
 import os
-import sys
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -17,6 +17,7 @@ from filelock import FileLock, Timeout
 
 from hylo_memory.errors import LockTimeout
 
+LOG = logging.getLogger(__name__)
 MEMORY_LOCK = "memory.lock"  # held while memory files and the ledger are read for writing and written
 RUN_LOCK = "run.lock"  # held for a whole refresh, so two refreshes never extract the same sources
 PATIENCE = 1.0  # seconds of silent waiting before saying why we wait
@@ -36,8 +37,7 @@ def hold(state_dir: Path, name: str, timeout: float, what: str) -> Iterator[None
     except Timeout:
         if timeout <= PATIENCE:
             raise LockTimeout(f"{state_dir.parent}: another hylo-memory process is using this vault ({what})") from None
-        print(f"hylo-memory: waiting for another hylo-memory process on {state_dir.parent} ({what})…",
-              file=sys.stderr, flush=True)
+        LOG.warning("waiting for another hylo-memory process on %s (%s)…", state_dir.parent, what)
         try:
             lock.acquire(timeout=timeout - PATIENCE)
         except Timeout:
