@@ -107,6 +107,12 @@ def _split_frontmatter(lines: list[str], path: str) -> tuple[list[tuple[int, str
     raise MemoryFileError(path, 1, "frontmatter opened with '---' is never closed")
 
 
+def yaml_error_line(exc: yaml.YAMLError, first_line: int) -> int | None:
+    """The file's line a YAML error points at, given the file line YAML's text starts on."""
+    mark = getattr(exc, "problem_mark", None)
+    return first_line + mark.line if mark is not None else None
+
+
 def _parse_frontmatter(front: list[tuple[int, str]], path: str) -> _Frontmatter:
     result = _Frontmatter()
     if not front:
@@ -114,9 +120,7 @@ def _parse_frontmatter(front: list[tuple[int, str]], path: str) -> _Frontmatter:
     try:
         data = yaml.safe_load("\n".join(line for _, line in front))
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = front[0][0] + mark.line if mark is not None else 1
-        raise MemoryFileError(path, line, "frontmatter is not valid YAML") from None
+        raise MemoryFileError(path, yaml_error_line(exc, front[0][0]) or 1, "frontmatter is not valid YAML") from None
     except ValueError as exc:
         # PyYAML builds a date for anything shaped like one and lets `2026-13-45` raise ValueError.
         raise MemoryFileError(path, _line_of_bad_value(front), f"frontmatter is not valid YAML: {exc}") from None

@@ -14,10 +14,9 @@ from collections import Counter
 from pydantic import BaseModel
 
 from .base import Candidate, Source
+from .words import STOP_WORDS
 
 _WORD = re.compile(r"\w{3,}")
-_STOP = frozenset("the and for with that this from have has was were are you your not but they them their what "
-                  "when which who will would about into than then there these those our out can all just".split())
 
 
 def estimate_tokens(text: str) -> int:
@@ -97,7 +96,7 @@ def _cut(source: Source, budget: int) -> list[Part]:
 
 def relevant(existing: list[Candidate], text: str, limit: int) -> list[Candidate]:
     """The existing items that share the most words with the batch, at most `limit`."""
-    words = Counter(w for w in _WORD.findall(text.lower()) if w not in _STOP)
+    words = Counter(w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS)
     scored = []
     for index, candidate in enumerate(existing):
         overlap = sum(1 for w in set(_WORD.findall(candidate.text.lower())) if w in words)

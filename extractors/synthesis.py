@@ -13,10 +13,9 @@ from collections import Counter
 from hylo_memory.decay import Dimension, Evidence
 
 from .base import Cluster, PoolUnit, Source
+from .words import STOP_WORDS
 
 _TITLE_WORD = re.compile(r"[^\W\d_]{5,}")
-_STOP = frozenset("about after again against among because before being between could every other their there these "
-                  "thing things those through under using which while would notes summary review".split())
 
 
 def pool_unit(unit: Source) -> PoolUnit:
@@ -28,7 +27,7 @@ def themes(unit: PoolUnit) -> set[str]:
     if unit.tags:
         return {t.lower() for t in unit.tags}
     words = _TITLE_WORD.findall(unit.title.lower())
-    return {w for w in words if w not in _STOP}
+    return {w for w in words if w not in STOP_WORDS}
 
 
 def cluster_units(new: list[PoolUnit], earlier: list[PoolUnit] = ()) -> list[Cluster]:

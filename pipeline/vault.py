@@ -20,6 +20,7 @@ import frontmatter
 import yaml
 from pydantic import BaseModel
 
+from hylo_memory.decay.format import yaml_error_line
 from hylo_memory.errors import VaultError
 from hylo_memory.extractors.base import Perspective, Source, SourceKind
 
@@ -181,11 +182,10 @@ def _parse(text: str) -> frontmatter.Post:
     try:
         return frontmatter.loads(text)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
         # python-frontmatter hands YAML the text from the end of the opening `---`
-        # line, so the mark's 0-based line is the file's 1-based line.
-        where = f" (line {mark.line + 1})" if mark is not None else ""
-        raise Unreadable(f"frontmatter is not valid YAML{where}") from None
+        # line, so YAML's first line is the file's line 1.
+        line = yaml_error_line(exc, 1)
+        raise Unreadable(f"frontmatter is not valid YAML{f' (line {line})' if line else ''}") from None
     except (ValueError, TypeError) as exc:
         # Well-formed YAML whose value cannot be built, e.g. `created: 2026-02-30`.
         raise Unreadable(f"frontmatter is not valid YAML ({exc})") from None

@@ -12,20 +12,17 @@ from pydantic import BaseModel
 
 from hylo_memory.decay import Dimension, MemoryFile
 from hylo_memory.decay.store import MemoryStore
-from hylo_memory.extractors.base import SourceKind
 from hylo_memory.errors import HyloMemoryError, LedgerError
 from hylo_memory.templates import render
 
 from .. import clock
 from ..config import Config
-from ..run.collect import collect
-from ..run.profile import build_profile
-from ..run.window import choose_window
+from ..run.collect import plan
+from ..run.summary import SourceCounts
 from ..state.journal import journal_path
 from ..state.ledger import STATE_DIR, Counts, Ledger
 from ..state.locking import RUN_LOCK, is_held
 from ..state.writing import open_store
-from ..vault import FolderVault
 from .schedule import next_fire_time, parse_cron, previous_fire_time, should_catch_up
 
 RECENT_RUNS = 5
@@ -54,15 +51,12 @@ class FileLine(BaseModel):
     error: str | None = None  # a hand-broken file: refused by every run until fixed
 
 
-class Waiting(BaseModel):
+class Waiting(SourceCounts):
     """In-window sources the next refresh would extract (none of them extracted yet)."""
 
     mode: str
     window_start: dt.date
     window_days: int
-    shorts: int = 0
-    knowledge: int = 0
-    extra: int = 0
     total: int = 0
     skipped: int = 0  # unreadable notes, named in the next run's summary
 
@@ -153,17 +147,11 @@ def _runs(records: list, running: bool, config: Config) -> list[RunLine]:
 def _waiting(vault: Path, config: Config, ledger: Ledger, parsed: dict[Dimension, MemoryFile | None],
              today: dt.date) -> Waiting:
     # The same window and the same "already extracted?" test the next refresh would use.
-    first = not open_store(vault, config).exists(Dimension.identity)
-    window = choose_window(today, first, ledger.reach_back(), config)
-    profile = build_profile(parsed.get(Dimension.identity), parsed.get(Dimension.goals), None,
-                            config.extra_scan_paths)
-    reader = FolderVault(vault, config.extra_scan_paths, config.memory_dir, config.max_note_bytes)
-    collected = collect(reader, window, ledger, profile, None)
-    kinds = [s.kind for s in collected.sources]
+    planned = plan(vault, config, ledger, parsed, today)
+    window, collected = planned.window, planned.collected
     return Waiting(
-        mode=window.mode, window_start=window.start, window_days=window.days,
-        shorts=kinds.count(SourceKind.short), knowledge=kinds.count(SourceKind.knowledge),
-        extra=kinds.count(SourceKind.extra), total=len(kinds), skipped=len(collected.skipped),
+        **SourceCounts.of(collected.sources).model_dump(), mode=window.mode, window_start=window.start,
+        window_days=window.days, total=len(collected.sources), skipped=len(collected.skipped),
     )
 
 

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+import datetime as dt
+from pathlib import Path
+
+from hylo_memory.decay import Dimension, MemoryFile
 from hylo_memory.extractors.base import AuthorProfile, Source
 
+from ..config import Config
 from ..state.ledger import Ledger
-from .profile import judge_perspective
-from ..vault import Skipped, Vault
-from .window import Window
+from ..vault import FolderVault, Skipped, Vault
+from .profile import build_profile, judge_perspective
+from .window import Window, choose_window
 
 
 class Collected(BaseModel):
@@ -19,6 +24,23 @@ class Collected(BaseModel):
     skipped: list[Skipped] = []
     already_extracted: int = 0
     waiting: int = 0  # over the per-run cap: the next run takes them
+
+
+class Plan(BaseModel):
+    """What a refresh on `today` would read: its window, the author's profile, and the sources."""
+
+    window: Window
+    profile: AuthorProfile
+    collected: Collected
+
+
+def plan(vault: Path, config: Config, ledger: Ledger, files: dict[Dimension, MemoryFile | None], today: dt.date,
+         intro: str | None = None, cap: int | None = None) -> Plan:
+    """The window, profile and sources of a run over `vault` (refresh runs it; status previews it)."""
+    window = choose_window(today, files.get(Dimension.identity) is None, ledger.reach_back(), config)
+    profile = build_profile(files.get(Dimension.identity), files.get(Dimension.goals), intro, config.extra_scan_paths)
+    reader = FolderVault(vault, config.extra_scan_paths, config.memory_dir, config.max_note_bytes)
+    return Plan(window=window, profile=profile, collected=collect(reader, window, ledger, profile, cap))
 
 
 def collect(vault: Vault, window: Window, ledger: Ledger, profile: AuthorProfile, cap: int | None) -> Collected:

@@ -7,21 +7,19 @@ import difflib
 from contextlib import nullcontext
 from pathlib import Path
 
-from hylo_memory.decay import Dimension, FileUpdate, plan_updates, render
+from hylo_memory.decay import FileUpdate, plan_updates, render
 from hylo_memory.decay.store import MemoryStore, atomic_write
-from hylo_memory.extractors.base import Extraction, Extractor, Source, SourceKind
+from hylo_memory.extractors.base import Extraction, Extractor, Source
 
-from .collect import Collected, collect
+from .collect import Collected, plan
 from ..config import Config
 from .extraction import extract_all
 from ..state.journal import RUNS_DIR, Journal, RunEnd, commit
 from ..state.ledger import STATE_DIR, Ledger
 from ..state.locking import RUN_LOCK, hold
 from ..state.writing import open_store, writing
-from ..vault import FolderVault
-from .profile import build_profile
 from .summary import Deleted, RunSummary, SourceCounts, file_reports, total_counts
-from .window import Window, choose_window
+from .window import Window
 
 def refresh(
     vault: Path,
@@ -56,10 +54,8 @@ def _run(
     dry_run: bool,
 ) -> tuple[RunSummary, list[FileUpdate]]:
     files = store.read_all()  # a hand-broken file stops the run here, before any work
-    window = choose_window(today, files[Dimension.identity] is None, ledger.reach_back(), config)
-    profile = build_profile(files[Dimension.identity], files[Dimension.goals], intro, config.extra_scan_paths)
-    reader = FolderVault(vault, config.extra_scan_paths, config.memory_dir, config.max_note_bytes)
-    collected = collect(reader, window, ledger, profile, config.per_run_cap)
+    planned = plan(vault, config, ledger, files, today, intro, config.per_run_cap)
+    window, profile, collected = planned.window, planned.profile, planned.collected
     run_id = ledger.start_run(today, window.mode, window.start, window.days)
     earlier_pool = ledger.pool(since=today - dt.timedelta(days=config.pool_days))
     outcome = extract_all(extractor, collected.sources, profile, files, earlier_pool)
@@ -109,11 +105,7 @@ def _summary(
         window_start=window.start,
         today=window.today,
         extractor=extractor,
-        sources=SourceCounts(
-            shorts=sum(s.kind == SourceKind.short for s in extracted),
-            knowledge=sum(s.kind == SourceKind.knowledge for s in extracted),
-            extra=sum(s.kind == SourceKind.extra for s in extracted),
-        ),
+        sources=SourceCounts.of(extracted),
         changed_files=[r.file for r in reports if r.written],
         counts=total_counts(reports),
         deleted=[Deleted(file=r.file, text=t) for r in reports for t in r.changes.deleted],

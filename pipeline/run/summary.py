@@ -6,7 +6,7 @@ import datetime as dt
 from pydantic import BaseModel
 
 from hylo_memory.decay import FileChanges, FileUpdate
-from hylo_memory.extractors.base import Usage
+from hylo_memory.extractors.base import Source, SourceKind, Usage
 from hylo_memory.templates import render
 
 from ..state.ledger import Counts, RunStatus
@@ -19,6 +19,12 @@ class SourceCounts(BaseModel):
     shorts: int = 0
     knowledge: int = 0
     extra: int = 0
+
+    @classmethod
+    def of(cls, sources: list[Source]) -> "SourceCounts":
+        kinds = [s.kind for s in sources]
+        return cls(shorts=kinds.count(SourceKind.short), knowledge=kinds.count(SourceKind.knowledge),
+                   extra=kinds.count(SourceKind.extra))
 
 
 class FileReport(BaseModel):
