@@ -1,10 +1,13 @@
 # Quick start: `make demo`, then `make test`. Each target builds its own .venv.
+SHELL  := /bin/bash
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+CHECK_STAMP := $(VENV)/.installed-check
+TYPED  := .check/site
 
-.PHONY: demo test bench clean
+.PHONY: demo test check bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -13,6 +16,20 @@ $(BIN)/python:
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
+
+$(CHECK_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,check]'
+	touch $(CHECK_STAMP)
+
+# Lint the tree; type-check the package as installed (so hylo_memory.decay is decay/, and so on),
+# then name the files as they are in the repository.
+check: $(CHECK_STAMP)
+	$(BIN)/ruff check .
+	rm -rf $(TYPED)
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation --target $(TYPED) .
+	set -o pipefail; cd $(TYPED) && ../../$(BIN)/mypy --config-file ../../pyproject.toml -p hylo_memory 2>&1 \
+		| sed -E 's#^hylo_memory/(decay|extractors|pipeline|templates)/#\1/#'
+
 
 demo: $(STAMP)
 	$(BIN)/python examples/demo.py
@@ -26,4 +43,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/llm.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) .check build *.egg-info

@@ -104,8 +104,9 @@ def build(n_items: int, n_evidence: int, seed: int, per_file: bool = False):
         )
         texts[dimension] = mine
     evidence: list[Evidence] = []
-    per_dimension = [n_evidence] * 6 if per_file else [n_evidence // 6 + (1 if k < n_evidence % 6 else 0) for k in range(6)]
-    for dimension, count in zip(dimensions, per_dimension):
+    spread = [n_evidence // 6 + (1 if k < n_evidence % 6 else 0) for k in range(6)]
+    per_dimension = [n_evidence] * 6 if per_file else spread
+    for dimension, count in zip(dimensions, per_dimension, strict=True):
         for j in range(count):
             kind = j % 3
             if kind == 0:  # restates an existing item (case and punctuation differ)
@@ -171,7 +172,8 @@ def _row(label: str, items: int, evidence: int, r: dict[str, float]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000", help="comma-separated item counts")
-    parser.add_argument("--repeat", type=int, default=3, help="runs per size (fresh files each); the fastest is reported")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="runs per size (fresh files each); the fastest is reported")
     parser.add_argument("--per-file", action="store_true", help="also run 100,000 items in each of the six files")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]

@@ -26,17 +26,16 @@ from pathlib import Path
 
 from hylo_memory.decay import Evidence, plan_updates, render
 from hylo_memory.extractors.batching import estimate_tokens
+from hylo_memory.extractors.choice import make_extractor
 from hylo_memory.extractors.patterns import statements
 from hylo_memory.pipeline.config import load_config
-from hylo_memory.extractors.choice import make_extractor
 from hylo_memory.pipeline.run.refresh import refresh
-from hylo_memory.pipeline.vault import FolderVault
 from hylo_memory.pipeline.run.window import choose_window
+from hylo_memory.pipeline.vault import FolderVault
+from hylo_memory.templates import render as render_template
 from hylo_memory.testing import FakeOpenAI, answer
 
 HERE = Path(__file__).resolve().parent
-from hylo_memory.templates import render as render_template
-
 SAMPLE = HERE.parent / "examples" / "vault"
 TODAY = dt.date(2026, 11, 28)
 

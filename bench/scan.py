@@ -137,7 +137,7 @@ class OpenCounter:
         self.count = 0
         self._original = FolderVault._read
 
-    def __enter__(self) -> "OpenCounter":
+    def __enter__(self) -> OpenCounter:
         counter, original = self, self._original
 
         def counted(vault, path, rel, kind):  # noqa: ANN001, ANN202
@@ -211,7 +211,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--notes", type=int, default=100_000, help="short notes in the vault")
     parser.add_argument("--new", type=int, default=50, help="new notes before the incremental run")
     parser.add_argument("--layout", choices=["dated", "flat", "both"], default="dated",
-                        help="notes in _shorts/YYYY/MM/ (dated, the default), all in _shorts/ (flat), or a vault of each")
+                        help="notes in _shorts/YYYY/MM/ (dated, the default), all in _shorts/ (flat), "
+                             "or a vault of each")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each kind per vault; the fastest is reported")
     parser.add_argument("--keep", action="store_true", help="keep the generated vaults and print their paths")
     args = parser.parse_args(argv)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
-from typing import Iterable
+from collections.abc import Iterable
 
 from pydantic import BaseModel
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import datetime as dt
 import gc
 import re
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 import yaml
 
 from hylo_memory.errors import MemoryFileError
+
 from .model import ACTIVE, FADING, Dimension, Entry, Item, MemoryFile, RawLine, Section
 
 _BULLET = re.compile(r"^\s*[-*+]\s+(?P<body>.*?)\s*$")
@@ -141,7 +142,7 @@ def _parse_frontmatter(front: list[tuple[int, str]], path: str) -> _Frontmatter:
         if not isinstance(value, dt.date) or isinstance(value, dt.datetime):
             raise MemoryFileError(path, line_of.get("last_updated"), "last_updated is not a YYYY-MM-DD date")
         result.last_updated = value
-    own_key = re.compile(r"^(%s)\s*:" % "|".join(_OWN_KEYS))
+    own_key = re.compile(rf"^({'|'.join(_OWN_KEYS)})\s*:")
     result.extra = [line for _, line in front if not own_key.match(line)]
     return result
 
@@ -188,7 +189,8 @@ def _parse_line(line: str, path: str, number: int, owned: bool) -> Entry:
             raise ValueError
         last = dt.date.fromisoformat(meta.group("last"))
     except ValueError:
-        raise MemoryFileError(path, number, f"item date {meta.group('last')!r} is not a valid YYYY-MM-DD date") from None
+        raise MemoryFileError(path, number,
+                              f"item date {meta.group('last')!r} is not a valid YYYY-MM-DD date") from None
     seen = meta.group("seen")
     # ASCII digits only: str.isdigit() also takes "²", which int() refuses.
     if not _COUNT.fullmatch(seen) or int(seen) < 1:

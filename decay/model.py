@@ -85,7 +85,7 @@ class MemoryFile(BaseModel):
     sections: list[Section] = []
 
     @classmethod
-    def new(cls, dimension: Dimension) -> "MemoryFile":
+    def new(cls, dimension: Dimension) -> MemoryFile:
         return cls(
             dimension=dimension,
             decay_window=dimension.default_window,

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from pydantic import BaseModel
 
@@ -45,7 +45,8 @@ class _Slot:
 
     def item(self) -> Item:
         old = self.original
-        if old is not None and (old.text, old.last, old.seen, old.pinned) == (self.text, self.last, self.seen, self.pinned):
+        if old is not None and (old.text, old.last, old.seen, old.pinned) == (
+                self.text, self.last, self.seen, self.pinned):
             return old
         return Item(text=self.text, last=self.last, seen=self.seen, pinned=self.pinned)
 
@@ -91,7 +92,7 @@ class _Pool:
 
     def __init__(self, threshold: float):
         self.slots: list[_Slot] = []
-        self.index: TextIndex[int] = TextIndex(threshold)
+        self.index = TextIndex(threshold)
 
     def live(self) -> list[_Slot]:
         return [s for s in self.slots if not s.deleted]

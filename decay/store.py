@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from hylo_memory.errors import HyloMemoryError, MemoryFileError
+
 from .format import parse, render
 from .model import Dimension, MemoryFile
 

@@ -89,12 +89,12 @@ class Usage(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
 
-    def add(self, other: "Usage") -> None:
+    def add(self, other: Usage) -> None:
         self.requests += other.requests
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
 
-    def __sub__(self, other: "Usage") -> "Usage":
+    def __sub__(self, other: Usage) -> Usage:
         """What was spent since `other` was taken."""
         return Usage(requests=self.requests - other.requests, prompt_tokens=self.prompt_tokens - other.prompt_tokens,
                      completion_tokens=self.completion_tokens - other.completion_tokens)
@@ -109,7 +109,7 @@ class Extraction(BaseModel):
     dropped: int = 0  # evidence proposed but invalid, dropped
     usage: Usage = Field(default_factory=Usage)
 
-    def merge(self, part: "Extraction") -> None:
+    def merge(self, part: Extraction) -> None:
         """Add another extraction's results to this one."""
         self.evidence += part.evidence
         self.failed += [p for p in part.failed if p not in self.failed]

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Awaitable, Callable, TypeVar
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 from rapidfuzz import fuzz
 
@@ -13,12 +14,21 @@ from hylo_memory.errors import InvalidReply, LLMError
 from hylo_memory.templates import render
 
 from .base import AuthorProfile, Candidate, Cluster, Decision, Extraction, Source, Usage
-from .batching import Batch, estimate_tokens, pack, relevant
+from .batching import Batch, Part, estimate_tokens, pack, relevant
 from .llm_client import ChatClient, Mode
 from .offline import OfflineExtractor
+from .replies import (
+    ClassifyReply,
+    EvidenceEntry,
+    ExtractionReply,
+    PreferenceEntry,
+    SynthesisReply,
+    clean_text,
+    parse_entries,
+    parse_object,
+    strict_schema,
+)
 from .settings import LLMSettings
-from .replies import (ClassifyReply, EvidenceEntry, ExtractionReply, PreferenceEntry, SynthesisReply, clean_text,
-                      parse_entries, parse_object, strict_schema)
 from .synthesis import cluster_evidence
 
 T = TypeVar("T")
@@ -58,7 +68,8 @@ class LLMExtractor:
             result.merge(part)
         return result
 
-    def _request_text(self, candidates: list[tuple[int, Candidate]], sources: list, profile: AuthorProfile) -> str:
+    def _request_text(self, candidates: list[tuple[int, Candidate]], sources: list[tuple[str, Part]],
+                      profile: AuthorProfile) -> str:
         return render("extract_request.j2", profile=profile, candidates=candidates, sources=sources)
 
     async def _extract_batch(self, client: ChatClient, system: str, batch: Batch, profile: AuthorProfile,
@@ -89,7 +100,7 @@ class LLMExtractor:
         return await _or_failed(self._ask(client, messages, "extraction", strict_schema(ExtractionReply), read),
                                 batch.paths, f"batch of {len(batch.paths)} source(s) from {batch.paths[0]}")
 
-    async def _ask(self, client: ChatClient, messages: list[dict[str, str]], name: str, schema: dict,
+    async def _ask(self, client: ChatClient, messages: list[dict[str, str]], name: str, schema: dict[str, Any],
                    read: Callable[[str], T]) -> T:
         """One request and, if the reply is not the JSON asked for, one repair carrying the error."""
         try:

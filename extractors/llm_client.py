@@ -72,7 +72,8 @@ class ChatClient:
             try:
                 response = await self.client.chat.completions.create(**request)
             except openai.APIStatusError as exc:
-                if mode is not Mode.text and (exc.status_code in (400, 422) or exc.status_code >= 500) and _about_response_format(exc):
+                rejectable = exc.status_code in (400, 422) or exc.status_code >= 500
+                if mode is not Mode.text and rejectable and _about_response_format(exc):
                     self._fall_back(mode)  # the server's limitation, not a failed attempt
                     continue
                 raise self._failed(exc) from None
@@ -94,7 +95,7 @@ class ChatClient:
         text = text.replace(self._secret, "[api key]") if self._secret else text
         return text[:300]
 
-    def _request(self, messages: list[dict[str, str]], name: str, schema: dict[str, Any], mode: Mode) -> dict:
+    def _request(self, messages: list[dict[str, str]], name: str, schema: dict[str, Any], mode: Mode) -> dict[str, Any]:
         request: dict[str, Any] = {
             "model": self.settings.model,
             "messages": messages,

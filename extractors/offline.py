@@ -17,7 +17,7 @@ _CUES: list[tuple[Dimension, re.Pattern[str]]] = [
     (Dimension.goals, re.compile(r"\b(want to|going to|plan to|planning|goal|working on|aim to|hope to|trying to|"
                                  r"learn|learning|finish|launch|build|building|training for|studying|preparing)\b",
                                  re.I)),
-    (Dimension.people, re.compile(r"\bmy (%s)\b" % "|".join(map(re.escape, RELATIONS)), re.I)),
+    (Dimension.people, re.compile(rf"\bmy ({'|'.join(map(re.escape, RELATIONS))})\b", re.I)),
     (Dimension.beliefs, re.compile(r"\b(believe|think that|convinced|should|value|matters?|principle)\b", re.I)),
     (Dimension.identity, re.compile(r"\b(my name|call me|i am called|i'm called|live in|living in|work as|work at|"
                                     r"i'm from|i am from|born|speak|years old|my job|married|native)\b", re.I)),

@@ -8,7 +8,7 @@ what it does not recognise, it leaves alone.
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from hylo_memory.decay import Dimension
 

@@ -18,6 +18,7 @@ from hylo_memory.decay.model import MAX_ITEM_TEXT
 from hylo_memory.errors import InvalidReply, validation_line
 
 E = TypeVar("E", bound=BaseModel)
+M = TypeVar("M", bound=BaseModel)
 
 
 class EvidenceEntry(BaseModel):
@@ -100,7 +101,7 @@ def parse_entries(raw: str | None, key: str, entry_model: type[E]) -> tuple[list
     return entries, dropped
 
 
-def parse_object(raw: str | None, model: type[BaseModel]) -> BaseModel:
+def parse_object(raw: str | None, model: type[M]) -> M:
     """A whole reply as one object (the `remember` classification)."""
     data = parse_json(raw)
     try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 
 from hylo_memory.decay import Dimension, Evidence
 
@@ -30,7 +31,7 @@ def themes(unit: PoolUnit) -> set[str]:
     return {w for w in words if w not in STOP_WORDS}
 
 
-def cluster_units(new: list[PoolUnit], earlier: list[PoolUnit] = ()) -> list[Cluster]:
+def cluster_units(new: list[PoolUnit], earlier: Sequence[PoolUnit] = ()) -> list[Cluster]:
     """Group units sharing a theme (transitively); keep groups of two or more with a new unit."""
     fresh = {u.path for u in new}
     units = list(new) + [u for u in earlier if u.path not in fresh]  # an edited unit is new again

@@ -14,7 +14,7 @@ def zone(timezone: str | None = None) -> dt.tzinfo:
 
 
 def now(timezone: str | None = None) -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc).astimezone(zone(timezone))
+    return dt.datetime.now(dt.UTC).astimezone(zone(timezone))
 
 
 def today(timezone: str | None = None) -> dt.date:

@@ -10,8 +10,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator, model_validator
-from pydantic_settings import (BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError,
-                               TomlConfigSettingsSource)
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    SettingsError,
+    TomlConfigSettingsSource,
+)
 
 from hylo_memory.errors import ConfigError, validation_line
 from hylo_memory.extractors.settings import LLMSettings
@@ -40,8 +45,10 @@ class Config(BaseSettings, LLMSettings):
     schedule: str = "0 3 * * *"
     # The extractor (the rest of its settings come from LLMSettings); the SDK's own variables count too
     extractor: Literal["auto", "offline", "openai"] = "auto"
-    api_key: SecretStr | None = Field(None, validation_alias=AliasChoices("api_key", "HYLO_MEMORY_API_KEY", "OPENAI_API_KEY"))
-    base_url: str | None = Field(None, validation_alias=AliasChoices("base_url", "HYLO_MEMORY_BASE_URL", "OPENAI_BASE_URL"))
+    api_key: SecretStr | None = Field(
+        None, validation_alias=AliasChoices("api_key", "HYLO_MEMORY_API_KEY", "OPENAI_API_KEY"))
+    base_url: str | None = Field(
+        None, validation_alias=AliasChoices("base_url", "HYLO_MEMORY_BASE_URL", "OPENAI_BASE_URL"))
 
     @field_validator("timezone")
     @classmethod
@@ -64,7 +71,7 @@ class Config(BaseSettings, LLMSettings):
         return value
 
     @model_validator(mode="after")
-    def _memory_is_not_scanned(self) -> "Config":
+    def _memory_is_not_scanned(self) -> Config:
         memory = Path(self.memory_dir)
         for extra in self.extra_scan_paths:
             path = Path(extra)

@@ -12,9 +12,10 @@ import hashlib
 import operator
 import os
 import re
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from stat import S_ISREG
-from typing import Callable, Iterator, Protocol
+from typing import Protocol
 
 import frontmatter
 import yaml
@@ -280,7 +281,7 @@ def _as_date(value: object) -> dt.date | None:
     return None
 
 
-def _source_date(meta: dict, kind: SourceKind) -> dt.date | None:
+def _source_date(meta: dict[str, object], kind: SourceKind) -> dt.date | None:
     if kind == SourceKind.knowledge:
         # An edited unit counts from its last edit.
         dates = [d for d in (_as_date(meta.get("updated")), _as_date(meta.get("created"))) if d]
@@ -288,7 +289,7 @@ def _source_date(meta: dict, kind: SourceKind) -> dt.date | None:
     return _as_date(meta.get("created")) or _as_date(meta.get("date"))
 
 
-def _unit_fields(meta: dict, rel: str) -> dict:
+def _unit_fields(meta: dict[str, object], rel: str) -> dict[str, object]:
     perspective = str(meta.get("perspective", "")).strip().lower()
     return {
         "title": str(meta["title"]) if meta.get("title") else Path(rel).stem,

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import jinja2
 
-
 _FRAME_TAG = re.compile(r"<(\s*/?\s*source)", re.IGNORECASE)
 
 

@@ -13,19 +13,21 @@ import re
 from hylo_memory.decay.match import normalise
 from hylo_memory.extractors.patterns import statements
 
+from .fake_replies import Body
+
 _SOURCE = re.compile(r'<source id="(?P<id>S\d+)"[^>]*perspective="(?P<perspective>\w+)"[^>]*>\n(?P<body>.*?)</source>',
                      re.DOTALL)
 _ITEM = re.compile(r"^(?P<n>\d+)\. \[(?P<dim>\w+)\] (?P<text>.+)$", re.MULTILINE)
 _CLUSTER = re.compile(r"^(?P<n>\d+)\. tags: (?P<tags>[^;]*);", re.MULTILINE)
 
 
-def messages_text(body: dict) -> tuple[str, str]:
+def messages_text(body: Body) -> tuple[str, str]:
     """The instructions and the request proper (a repair turn repeats them and adds its own)."""
     messages = body["messages"]
     return messages[0]["content"], messages[1]["content"]
 
 
-def answer(body: dict) -> str:
+def answer(body: Body) -> str:
     """The JSON content a well-behaved model would reply with to this request."""
     system, user = messages_text(body)
     if "Clusters:" in user:
@@ -47,5 +49,5 @@ def answer(body: dict) -> str:
     return json.dumps({"evidence": evidence})
 
 
-def source_ids(body: dict) -> list[str]:
+def source_ids(body: Body) -> list[str]:
     return [m["id"] for m in _SOURCE.finditer(messages_text(body)[1])]

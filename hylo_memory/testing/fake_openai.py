@@ -46,8 +46,22 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from .fake_replies import (ERROR_TYPES, Delay, Error, Handler, HandlerResult, Raw, Reply, Response, error,
-                           json_schema_unsupported, prompt_text, reply, wants_json_schema)
+from .fake_replies import (
+    ERROR_TYPES,
+    Body,
+    Delay,
+    Error,
+    Handler,
+    HandlerResult,
+    Raw,
+    Reply,
+    Response,
+    error,
+    json_schema_unsupported,
+    prompt_text,
+    reply,
+    wants_json_schema,
+)
 
 __all__ = ["FakeOpenAI", "RecordedRequest"]
 
@@ -73,8 +87,8 @@ class RecordedRequest:
 
 @dataclass
 class _Rule:
-    predicate: Callable[[dict], bool]
-    response: Response | Callable[[dict], HandlerResult]
+    predicate: Callable[[Body], bool]
+    response: Response | Callable[[Body], HandlerResult]
     times: int | None  # None: unlimited
     hits: int = 0
 
@@ -100,7 +114,7 @@ class _Server(ThreadingHTTPServer):
         self.handler_threads: set[threading.Thread] = set()
         super().__init__(("127.0.0.1", 0), _Handler)
 
-    def process_request(self, request, client_address):  # one thread per connection
+    def process_request(self, request: Any, client_address: Any) -> None:  # one thread per connection
         with self.conn_lock:
             self.connections.add(request)
             self.handler_threads = {t for t in self.handler_threads if t.is_alive()}
@@ -113,12 +127,12 @@ class _Server(ThreadingHTTPServer):
             self.handler_threads.add(t)
         t.start()
 
-    def shutdown_request(self, request):
+    def shutdown_request(self, request: Any) -> None:
         with self.conn_lock:
             self.connections.discard(request)
         super().shutdown_request(request)
 
-    def handle_error(self, request, client_address):
+    def handle_error(self, request: Any, client_address: Any) -> None:
         # Clients hanging up (timeouts, teardown) are expected; stay quiet.
         pass
 
@@ -129,24 +143,24 @@ class _Handler(BaseHTTPRequestHandler):
     timeout = 60  # idle keep-alive connections give up eventually
     server: _Server
 
-    def log_message(self, format, *args):  # noqa: A002 - silence stderr
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence stderr
         pass
 
-    def do_GET(self):
+    def do_GET(self) -> None:
         self._dispatch()
 
-    def do_POST(self):
+    def do_POST(self) -> None:
         self._dispatch()
 
-    def do_PUT(self):
+    def do_PUT(self) -> None:
         self._dispatch()
 
-    def do_DELETE(self):
+    def do_DELETE(self) -> None:
         self._dispatch()
 
     def _read_body(self) -> bytes:
         if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
-            chunks = []
+            chunks: list[bytes] = []
             while True:
                 size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
                 if size == 0:
@@ -300,8 +314,8 @@ class FakeOpenAI:
 
     def when(
         self,
-        match: str | Callable[[dict], bool],
-        response: Response | str | Callable[[dict], HandlerResult],
+        match: str | Callable[[Body], bool],
+        response: Response | str | Callable[[Body], HandlerResult],
         *,
         times: int | None = None,
     ) -> FakeOpenAI:
@@ -312,7 +326,7 @@ class FakeOpenAI:
         the order added, before the script."""
         if isinstance(match, str):
             needle = match
-            predicate: Callable[[dict], bool] = lambda body: needle in prompt_text(body)  # noqa: E731
+            predicate: Callable[[Body], bool] = lambda body: needle in prompt_text(body)  # noqa: E731
         else:
             predicate = match
         if isinstance(response, str):
@@ -349,7 +363,7 @@ class FakeOpenAI:
 
     # -- internals (called from handler threads) --------------------------- #
 
-    def _record(self, method: str, path: str, headers: dict, body: Any, raw_body: bytes) -> RecordedRequest:
+    def _record(self, method: str, path: str, headers: Body, body: Any, raw_body: bytes) -> RecordedRequest:
         with self._lock:
             rec = RecordedRequest(method, path, headers, body, raw_body, len(self._requests))
             self._requests.append(rec)
@@ -370,7 +384,7 @@ class FakeOpenAI:
         if self._stop.is_set():
             raise _Stopped
 
-    def _respond(self, record: RecordedRequest, raw_body: bytes) -> Response | dict:
+    def _respond(self, record: RecordedRequest, raw_body: bytes) -> Response | Body:
         path = record.path.rstrip("/")
         if record.method == "GET" and path in ("/v1/models", "/models"):
             return {
@@ -407,7 +421,7 @@ class FakeOpenAI:
             return self._fallback(record)
         return self._coerce(chosen)
 
-    def _fallback(self, record: RecordedRequest) -> Response | dict:
+    def _fallback(self, record: RecordedRequest) -> Response | Body:
         """Handler, then the default reply (used after the script is empty and
         after a ``delay(..., then=None)``)."""
         handler = self.handler
@@ -418,14 +432,14 @@ class FakeOpenAI:
         return reply(self.default_content)
 
     @staticmethod
-    def _coerce(result: HandlerResult) -> Response | dict:
+    def _coerce(result: HandlerResult) -> Response | Body:
         if isinstance(result, str):
             return reply(result)
         if isinstance(result, (Reply, Error, Delay, Raw, dict)):
             return result
         raise TypeError(f"FakeOpenAI: unsupported response {result!r}")
 
-    def _render(self, response: Response | dict, record: RecordedRequest) -> tuple[int, dict[str, str], bytes]:
+    def _render(self, response: Response | Body, record: RecordedRequest) -> tuple[int, dict[str, str], bytes]:
         n = next(self._ids)
         headers = {"Content-Type": "application/json", "x-request-id": f"req_fake_{n}"}
         if isinstance(response, Raw):
@@ -436,7 +450,9 @@ class FakeOpenAI:
             return 200, headers, json.dumps(response).encode()
         if isinstance(response, Error):
             headers.update(response.headers or {})
-            err_type = response.type or ("server_error" if response.status >= 500 else ERROR_TYPES.get(response.status, "invalid_request_error"))
+            known = ERROR_TYPES.get(response.status, "invalid_request_error")
+            fallback = "server_error" if response.status >= 500 else known
+            err_type = response.type or fallback
             payload = {
                 "error": {
                     "message": response.message,

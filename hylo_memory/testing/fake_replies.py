@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Union
-
+from typing import Any
 
 # --------------------------------------------------------------------------- #
 # Response descriptions
@@ -53,9 +52,10 @@ class Raw:
     headers: dict[str, str] | None = None
 
 
-Response = Union[Reply, Error, Delay, Raw]
-HandlerResult = Union[Response, str, dict, None]
-Handler = Callable[[dict], HandlerResult]
+Response = Reply | Error | Delay | Raw
+Body = dict[str, Any]  # a request's (or a verbatim reply's) JSON
+HandlerResult = Response | str | Body | None
+Handler = Callable[[Body], HandlerResult]
 
 ERROR_TYPES = {
     400: "invalid_request_error",
@@ -140,7 +140,7 @@ def json_schema_unsupported(status: int = 400, message: str | None = None) -> Er
     )
 
 
-def wants_json_schema(body: dict) -> bool:
+def wants_json_schema(body: Body) -> bool:
     """True when the request asks for ``response_format`` of type ``json_schema``."""
     fmt = body.get("response_format") if isinstance(body, dict) else None
     return isinstance(fmt, dict) and fmt.get("type") == "json_schema"
@@ -150,7 +150,7 @@ def reject_json_schema_handler(status: int = 400, fallback: Handler | str = "{}"
     """A handler rejecting json_schema requests and answering the rest with
     ``fallback`` (a handler or a content string)."""
 
-    def handler(body: dict) -> HandlerResult:
+    def handler(body: Body) -> HandlerResult:
         if wants_json_schema(body):
             return json_schema_unsupported(status)
         return fallback(body) if callable(fallback) else reply(fallback)
@@ -158,7 +158,7 @@ def reject_json_schema_handler(status: int = 400, fallback: Handler | str = "{}"
     return handler
 
 
-def prompt_text(body: dict) -> str:
+def prompt_text(body: Body) -> str:
     """All message contents of a chat request joined by newlines (text parts of
     list-style contents included) -- handy for ``"notes/a.md" in prompt_text(body)``."""
     parts: list[str] = []

@@ -5,9 +5,10 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import sys
+from collections.abc import Callable, Sequence
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import click
 
@@ -32,7 +33,7 @@ PROG = "hylo-memory"
 EXTRACTORS = click.Choice(["offline", "openai"])
 
 
-class DateType(click.ParamType):
+class DateType(click.ParamType):  # type: ignore[type-arg]  # generic only from click 8.2 on
     """A YYYY-MM-DD date."""
 
     name = "YYYY-MM-DD"
@@ -46,7 +47,7 @@ class DateType(click.ParamType):
             self.fail(f"{value!r} is not a YYYY-MM-DD date", param, ctx)
 
 
-class DimensionType(click.ParamType):
+class DimensionType(click.ParamType):  # type: ignore[type-arg]
     """One of the six dimensions, in any case."""
 
     name = "DIMENSION"
@@ -136,7 +137,8 @@ def _options(today: bool = True, extractor: bool = False) -> Callable[[Callable[
     return decorate
 
 
-def _setup(ctx: click.Context, config_file: Path | None, vault: Path, extractor: str | None = None) -> tuple[Config, Path]:
+def _setup(ctx: click.Context, config_file: Path | None, vault: Path,
+           extractor: str | None = None) -> tuple[Config, Path]:
     """The configuration (the command's --config over the group's) and the checked vault."""
     config = load_config(config_file or ctx.obj, extractor=extractor)
     return config, check_vault(vault)

@@ -8,7 +8,6 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from hylo_memory.decay import Evidence
-
 from hylo_memory.errors import InputError, validation_line
 
 

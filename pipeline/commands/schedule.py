@@ -73,7 +73,8 @@ def _weekdays(field: str) -> str:
 def next_fire_time(trigger: CronTrigger, now: dt.datetime | None = None) -> dt.datetime | None:
     """The first scheduled time after `now` (default: the real now)."""
     now = now or clock.now()
-    return trigger.get_next_fire_time(None, now + dt.timedelta(microseconds=1))
+    found: dt.datetime | None = trigger.get_next_fire_time(None, now + dt.timedelta(microseconds=1))
+    return found
 
 
 def previous_fire_time(trigger: CronTrigger, now: dt.datetime | None = None) -> dt.datetime | None:
@@ -82,7 +83,7 @@ def previous_fire_time(trigger: CronTrigger, now: dt.datetime | None = None) -> 
     lookback = dt.timedelta(minutes=1)
     while lookback <= _LONGEST_LOOKBACK:
         # APScheduler 3 only looks forward: step back until a fire time falls before now.
-        found = trigger.get_next_fire_time(None, now - lookback)
+        found: dt.datetime | None = trigger.get_next_fire_time(None, now - lookback)
         if found is not None and found <= now:
             while True:
                 later = trigger.get_next_fire_time(None, found + dt.timedelta(seconds=1))
@@ -187,7 +188,7 @@ class _Runner:
             LOG.info(run_line(summary))
         except HyloMemoryError as exc:
             LOG.error("refresh failed: %s", exc)
-        except Exception as exc:  # the schedule outlives one bad night; the next run retries
+        except Exception as exc:  # noqa: BLE001 - the schedule outlives one bad night; the next run retries
             LOG.error("refresh failed: unexpected %s: %s", type(exc).__name__, exc)
         finally:
             self.running.clear()

@@ -20,7 +20,7 @@ from ..config import Config
 from ..run.collect import plan
 from ..run.summary import SourceCounts
 from ..state.journal import journal_path
-from ..state.ledger import STATE_DIR, Counts, Ledger
+from ..state.ledger import STATE_DIR, Counts, Ledger, RunRecord
 from ..state.locking import RUN_LOCK, is_held
 from ..state.writing import open_store
 from .schedule import next_fire_time, parse_cron, previous_fire_time, should_catch_up
@@ -112,7 +112,8 @@ def gather(vault: Path, config: Config, today: dt.date | None = None, now: dt.da
     )
 
 
-def _file_line(path: Path, dimension: Dimension, store: MemoryStore, parsed: dict[Dimension, MemoryFile | None]) -> FileLine:
+def _file_line(path: Path, dimension: Dimension, store: MemoryStore,
+               parsed: dict[Dimension, MemoryFile | None]) -> FileLine:
     try:
         memory = store.read(dimension)
     except HyloMemoryError as exc:
@@ -128,7 +129,7 @@ def _file_line(path: Path, dimension: Dimension, store: MemoryStore, parsed: dic
     )
 
 
-def _runs(records: list, running: bool, config: Config) -> list[RunLine]:
+def _runs(records: list[RunRecord], running: bool, config: Config) -> list[RunLine]:
     lines = []
     for n, r in enumerate(records):
         status = r.status
@@ -173,5 +174,5 @@ def _local(when: dt.datetime | None, config: Config) -> dt.datetime | None:
     if when is None:
         return None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=dt.timezone.utc)
+        when = when.replace(tzinfo=dt.UTC)
     return when.astimezone(clock.zone(config.timezone))

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel
-
 import datetime as dt
 from pathlib import Path
+
+from pydantic import BaseModel
 
 from hylo_memory.decay import Dimension, MemoryFile
 from hylo_memory.extractors.base import AuthorProfile, Source

@@ -9,8 +9,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from hylo_memory.decay import Dimension, Evidence, MemoryFile
-from hylo_memory.extractors.base import (AuthorProfile, Candidate, Extraction, Extractor, Perspective, PoolUnit,
-                                         Source)
+from hylo_memory.extractors.base import AuthorProfile, Candidate, Extraction, Extractor, Perspective, PoolUnit, Source
 from hylo_memory.extractors.synthesis import cluster_units, pool_unit
 
 

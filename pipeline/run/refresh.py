@@ -11,15 +11,16 @@ from hylo_memory.decay import FileUpdate, plan_updates, render
 from hylo_memory.decay.store import MemoryStore, atomic_write
 from hylo_memory.extractors.base import Extraction, Extractor, Source
 
-from .collect import Collected, plan
 from ..config import Config
-from .extraction import extract_all
 from ..state.journal import RUNS_DIR, Journal, RunEnd, commit
 from ..state.ledger import STATE_DIR, Ledger
 from ..state.locking import RUN_LOCK, hold
 from ..state.writing import open_store, writing
+from .collect import Collected, plan
+from .extraction import extract_all
 from .summary import Deleted, RunSummary, SourceCounts, file_reports, total_counts
 from .window import Window
+
 
 def refresh(
     vault: Path,
@@ -78,7 +79,8 @@ def _run(
             )
             commit(store, journal, ledger)
     if not dry_run:
-        atomic_write(store.folder / STATE_DIR / RUNS_DIR / f"{run_id:06d}.json", summary.model_dump_json(indent=2).encode())
+        atomic_write(store.folder / STATE_DIR / RUNS_DIR / f"{run_id:06d}.json",
+                     summary.model_dump_json(indent=2).encode())
     return summary, updates
 
 
@@ -123,7 +125,7 @@ def _summary(
 
 def diff(updates: list[FileUpdate], store: MemoryStore) -> str:
     """A unified diff per memory file that would change (for `--dry-run`)."""
-    out = []
+    out: list[str] = []
     for u in updates:
         if not u.write:
             continue

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+
 from pydantic import BaseModel
 
 from hylo_memory.decay import FileChanges, FileUpdate
@@ -14,14 +15,13 @@ from ..vault import Skipped
 from .window import Mode
 
 
-
 class SourceCounts(BaseModel):
     shorts: int = 0
     knowledge: int = 0
     extra: int = 0
 
     @classmethod
-    def of(cls, sources: list[Source]) -> "SourceCounts":
+    def of(cls, sources: list[Source]) -> SourceCounts:
         kinds = [s.kind for s in sources]
         return cls(shorts=kinds.count(SourceKind.short), knowledge=kinds.count(SourceKind.knowledge),
                    extra=kinds.count(SourceKind.extra))

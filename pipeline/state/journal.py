@@ -19,9 +19,9 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from hylo_memory.decay import Dimension
-from hylo_memory.extractors.base import PoolUnit, Usage
 from hylo_memory.decay.store import ARCHIVE_DIR, MemoryStore, atomic_write, fsync_dir
 from hylo_memory.errors import JournalError
+from hylo_memory.extractors.base import PoolUnit, Usage
 
 from .ledger import STATE_DIR, Counts, Ledger, RunStatus
 

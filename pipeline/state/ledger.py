@@ -9,14 +9,14 @@ import datetime as dt
 import functools
 import json
 import sqlite3
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Callable, Iterable, Literal, ParamSpec, TypeVar
+from typing import Any, Literal, ParamSpec, TypeVar
 
 from pydantic import BaseModel
 
-from hylo_memory.extractors.base import PoolUnit, Usage
-
 from hylo_memory.errors import LedgerError
+from hylo_memory.extractors.base import PoolUnit, Usage
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -127,7 +127,7 @@ class RunRecord(BaseModel):
     window_days: int
     status: str
     waiting: int
-    counts: dict
+    counts: dict[str, int]
     requests: int
     prompt_tokens: int
     completion_tokens: int
@@ -146,7 +146,7 @@ class Ledger:
             raise ledger_error(path, exc) from None
 
     @classmethod
-    def for_memory_dir(cls, memory_dir: Path, readonly: bool = False) -> "Ledger":
+    def for_memory_dir(cls, memory_dir: Path, readonly: bool = False) -> Ledger:
         path = memory_dir / STATE_DIR / LEDGER_FILE
         if readonly:
             return cls.snapshot(path)
@@ -158,7 +158,7 @@ class Ledger:
         return ledger
 
     @classmethod
-    def snapshot(cls, path: Path) -> "Ledger":
+    def snapshot(cls, path: Path) -> Ledger:
         """An in-memory copy of the ledger at `path` (empty if none): reads, never writes it."""
         ledger = cls(None)
         if path.exists():
@@ -176,7 +176,7 @@ class Ledger:
     def close(self) -> None:
         self.db.close()
 
-    def __enter__(self) -> "Ledger":
+    def __enter__(self) -> Ledger:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -192,7 +192,7 @@ class Ledger:
                 migrate(self.db)
                 self.db.execute("INSERT INTO migrations VALUES (?, ?)", (name, _stamp()))
 
-    def transaction(self) -> "_Transaction":
+    def transaction(self) -> _Transaction:
         return _Transaction(self.db, self.path)
 
     # Sources
@@ -243,10 +243,11 @@ class Ledger:
             "VALUES (?, ?, ?, ?, ?, 'running')",
             (_stamp(), today.isoformat(), mode, window_start.isoformat(), window_days),
         )
-        return int(cursor.lastrowid)
+        assert cursor.lastrowid is not None  # an INSERT always has one
+        return cursor.lastrowid
 
     @_guarded
-    def finish_run(self, run_id: int, status: str, waiting: int, counts: dict, usage: Usage) -> None:
+    def finish_run(self, run_id: int, status: str, waiting: int, counts: dict[str, int], usage: Usage) -> None:
         self.db.execute(
             "UPDATE runs SET ended_at = ?, status = ?, waiting = ?, counts = ?, requests = ?, "
             "prompt_tokens = ?, completion_tokens = ? WHERE id = ?",
@@ -323,4 +324,4 @@ class _Transaction:
 
 
 def _stamp() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")

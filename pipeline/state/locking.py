@@ -9,9 +9,9 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from filelock import FileLock, Timeout
 
