@@ -82,7 +82,7 @@ def validation_line(exc: ValidationError, where: str = "") -> str:
     if error["type"] == "missing":
         return f"missing field {field!r}"
     if error["type"] == "enum":  # "unknown dimension 'hobbies' (one of identity, …)"
-        expected = str(error.get("ctx", {}).get("expected", "")).replace("'", "")
+        expected = str(error.get("ctx", {}).get("expected", "")).replace("' or '", "', '").replace("'", "")
         return f"unknown {field} {error.get('input')!r} (one of {expected})"
     return f"{field}: {error['msg']}"
 
