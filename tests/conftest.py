@@ -1,10 +1,11 @@
-"""Shared fixtures; the test doubles' own (`fake_openai`) come from the `hylo_memory.testing.fixtures` plugin."""
+"""Shared fixtures; the test doubles' (`fake_openai`) come from `hylo_memory.testing.fixtures`, the processes' from `proc_helpers`."""
 
 import os
 
 import pytest
 
-pytest_plugins = ["hylo_memory.testing.fixtures"]
+# Registered once here, so no test module imports a fixture by name.
+pytest_plugins = ["hylo_memory.testing.fixtures", "proc_helpers"]
 
 
 @pytest.fixture(autouse=True)

@@ -72,6 +72,12 @@ class HyloGroup(click.Group):
             sys.exit(code)
         return code
 
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:  # before click turns it into a blank line and an Abort
+            raise click.Abort() from None
+
 
 def _exit_code(invoke: Callable[[], Any]) -> int:
     """0 ok, 1 an error, 2 a usage mistake or a run that was not `ok`, 130 interrupted."""
