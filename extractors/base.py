@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from enum import Enum
 from typing import Protocol
 
@@ -100,21 +101,52 @@ class Usage(BaseModel):
                      completion_tokens=self.completion_tokens - other.completion_tokens)
 
 
+class Dropped(BaseModel):
+    """Evidence proposed and not kept, for one reason: how often, and a few of its wordings."""
+
+    reason: str
+    count: int = 0
+    examples: list[str] = []  # at most EXAMPLES, each cut to EXAMPLE_CHARS
+
+
+EXAMPLES, EXAMPLE_CHARS = 3, 80
+
+
 class Extraction(BaseModel):
     """What an extractor returns: evidence, and which sources it could not extract."""
 
     evidence: list[Evidence] = []
     failed: list[str] = []  # paths of sources to leave unextracted for the next run
     failures: list[str] = []  # one line per failed batch, for the summary
-    dropped: int = 0  # evidence proposed but invalid, dropped
+    dropped: list[Dropped] = []  # evidence proposed but not kept, by reason
     usage: Usage = Field(default_factory=Usage)
+
+    @property
+    def dropped_count(self) -> int:
+        return sum(d.count for d in self.dropped)
+
+    def drop(self, reason: str, text: str | None = None, count: int = 1) -> None:
+        """Count `count` proposals dropped for `reason`, keeping a few of their wordings."""
+        if count <= 0:
+            return
+        examples = [" ".join(text.split())[:EXAMPLE_CHARS]] if text else []
+        self._add(Dropped(reason=reason, count=count, examples=examples))
+
+    def _add(self, dropped: Dropped) -> None:
+        group = next((d for d in self.dropped if d.reason == dropped.reason), None)
+        if group is None:
+            self.dropped = [*self.dropped, dropped.model_copy(update={"examples": dropped.examples[:EXAMPLES]})]
+            return
+        group.count += dropped.count
+        group.examples = (group.examples + dropped.examples)[:EXAMPLES]
 
     def merge(self, part: Extraction) -> None:
         """Add another extraction's results to this one."""
         self.evidence += part.evidence
         self.failed += [p for p in part.failed if p not in self.failed]
         self.failures += part.failures
-        self.dropped += part.dropped
+        for group in part.dropped:
+            self._add(group)
         self.usage.add(part.usage)
 
 
@@ -127,12 +159,18 @@ class Decision(BaseModel):
     reason: str = ""  # how the decision was made, shown to the person
 
 
+# Told, as soon as they are done, of the sources extracted whole and the evidence from them (so an
+# interrupted run loses nothing already paid for).
+Progress = Callable[[list[str], list[Evidence]], None]
+
+
 class Extractor(Protocol):
     """Turns sources into evidence. Implementations: offline (rules) and openai (LLM)."""
 
     name: str
 
-    def extract(self, sources: list[Source], profile: AuthorProfile, existing: list[Candidate]) -> Extraction:
+    def extract(self, sources: list[Source], profile: AuthorProfile, existing: list[Candidate],
+                progress: Progress | None = None) -> Extraction:
         """Evidence from these sources; a source listed in `failed` is retried next run."""
         ...
 

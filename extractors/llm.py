@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -13,7 +14,7 @@ from hylo_memory.decay.match import normalise
 from hylo_memory.errors import InvalidReply, LLMError
 from hylo_memory.templates import render
 
-from .base import AuthorProfile, Candidate, Cluster, Decision, Extraction, Source, Usage
+from .base import AuthorProfile, Candidate, Cluster, Decision, Extraction, Progress, Source, Usage
 from .batching import Batch, Part, estimate_tokens, pack, relevant
 from .llm_client import ChatClient, Mode
 from .offline import OfflineExtractor
@@ -45,27 +46,53 @@ class LLMExtractor:
         # What the server accepts and what the run has spent outlive each event loop.
         self.mode = Mode.json_schema
         self.usage = Usage()
+        self.failed_in_a_row = 0  # batches; at `max_failed_batches` the run stops sending
+
+    @property
+    def gave_up(self) -> bool:
+        """Whether the server failed so many batches in a row that this run sends no more."""
+        return self.failed_in_a_row >= self.config.max_failed_batches
+
+    def _record(self, part: Extraction) -> Extraction:
+        self.failed_in_a_row = self.failed_in_a_row + 1 if part.failed else 0
+        return part
+
+    def _not_sent(self, paths: list[str]) -> Extraction:
+        return Extraction(failed=paths, failures=[
+            f"{len(paths)} source(s) not sent: the server failed {self.failed_in_a_row} batches in a row; "
+            "they wait for the next run"])
 
     # Extraction
 
-    def extract(self, sources: list[Source], profile: AuthorProfile, existing: list[Candidate]) -> Extraction:
-        return self._spend(lambda client: self._extract(client, sources, profile, existing))
+    def extract(self, sources: list[Source], profile: AuthorProfile, existing: list[Candidate],
+                progress: Progress | None = None) -> Extraction:
+        return self._spend(lambda client: self._extract(client, sources, profile, existing, progress))
 
     async def _extract(self, client: ChatClient, sources: list[Source], profile: AuthorProfile,
-                       existing: list[Candidate]) -> Extraction:
+                       existing: list[Candidate], progress: Progress | None) -> Extraction:
         system = render("extract_instructions.j2")
         fixed = estimate_tokens(system) + estimate_tokens(self._request_text([], [], profile))
         budget = int((self.config.request_token_budget - fixed - self.config.max_reply_tokens) * _OVERHEAD_ROOM)
         batches = pack(sources, max(budget, 300))
         gate = asyncio.Semaphore(self.config.concurrency)
+        done = _Done(batches, progress)
 
-        async def one(batch: Batch) -> Extraction:
+        async def one(batch: Batch) -> Extraction | None:
             async with gate:
-                return await self._extract_batch(client, system, batch, profile, existing)
+                if self.gave_up:  # a dead or hanging server costs a few batches, not the whole vault
+                    return None
+                part = self._record(await self._extract_batch(client, system, batch, profile, existing))
+                done.batch(batch, part)
+                return part
 
-        result = Extraction()
-        for part in await asyncio.gather(*(one(b) for b in batches)):
-            result.merge(part)
+        result, unsent = Extraction(), []
+        for batch, part in zip(batches, await asyncio.gather(*(one(b) for b in batches)), strict=True):
+            if part is None:
+                unsent += batch.paths
+            else:
+                result.merge(part)
+        if unsent:
+            result.merge(self._not_sent(list(dict.fromkeys(unsent))))
         return result
 
     def _request_text(self, candidates: list[tuple[int, Candidate]], sources: list[tuple[str, Part]],
@@ -82,20 +109,28 @@ class LLMExtractor:
         by_id = {sid: part.source for sid, part in sources}
         items = dict(candidates)
 
+        cap = self.config.max_evidence_per_source
+
         def read(raw: str) -> Extraction:
-            entries, dropped = parse_entries(raw, "evidence", EvidenceEntry)
-            evidence = []
-            for entry in entries:
+            # A reply may carry `cap` entries a source: a flood is not even read past that.
+            entries = parse_entries(raw, "evidence", EvidenceEntry, limit=cap * len(by_id))
+            result = Extraction()
+            result.drop("not a valid evidence entry", count=entries.invalid)
+            result.drop(f"past the reply's limit ({cap} a source)", count=entries.over_limit)
+            for entry in entries.valid:
                 source, text = by_id.get(entry.source.strip()), clean_text(entry.text)
                 linked = items.get(entry.restates) if entry.restates is not None else None
-                if (source is None or text is None or entry.dimension not in source.dimensions
-                        or (entry.restates is not None and linked is None)):
-                    dropped += 1
+                problem = ("an unknown source id" if source is None else
+                           "empty, over-long or not one line" if text is None else
+                           "a dimension its source may not give" if entry.dimension not in source.dimensions else
+                           "an unknown item number" if entry.restates is not None and linked is None else None)
+                if problem is not None or source is None or text is None:
+                    result.drop(problem or "", entry.text)
                     continue
                 matches = linked.text if linked is not None and linked.dimension == entry.dimension else None
-                evidence.append(Evidence(dimension=entry.dimension, text=text, source=source.path,
-                                         date=source.date, matches=matches))
-            return Extraction(evidence=evidence, dropped=dropped)
+                result.evidence.append(Evidence(dimension=entry.dimension, text=text, source=source.path,
+                                                date=source.date, matches=matches))
+            return result
 
         return await _or_failed(self._ask(client, messages, "extraction", strict_schema(ExtractionReply), read),
                                 batch.paths, f"batch of {len(batch.paths)} source(s) from {batch.paths[0]}")
@@ -119,6 +154,8 @@ class LLMExtractor:
     # The external pool
 
     def synthesise(self, clusters: list[Cluster], profile: AuthorProfile) -> Extraction:
+        if self.gave_up:
+            return self._not_sent(sorted({p for c in clusters for p in c.sources}))
         return self._spend(lambda client: self._synthesise(client, clusters, profile))
 
     async def _synthesise(self, client: ChatClient, clusters: list[Cluster], profile: AuthorProfile) -> Extraction:
@@ -128,16 +165,22 @@ class LLMExtractor:
                     {"role": "user", "content": render("synthesise_request.j2", clusters=numbered, profile=profile)}]
 
         def read(raw: str) -> Extraction:
-            entries, dropped = parse_entries(raw, "preferences", PreferenceEntry)
-            evidence, done = [], set()
-            for entry in entries:
+            entries = parse_entries(raw, "preferences", PreferenceEntry, limit=len(clusters))
+            result = Extraction()
+            result.drop("not a valid preference entry", count=entries.invalid)
+            result.drop("past the reply's limit (one a cluster)", count=entries.over_limit)
+            done: set[int] = set()
+            for entry in entries.valid:
                 text = clean_text(entry.text)
-                if entry.cluster not in by_number or entry.cluster in done or text is None:
-                    dropped += 1
+                problem = ("an unknown cluster number" if entry.cluster not in by_number else
+                           "a second wording for its cluster" if entry.cluster in done else
+                           "empty, over-long or not one line" if text is None else None)
+                if problem is not None or text is None:
+                    result.drop(problem or "", entry.text)
                     continue
                 done.add(entry.cluster)
-                evidence += cluster_evidence(by_number[entry.cluster], text)
-            return Extraction(evidence=evidence, dropped=dropped)
+                result.evidence += cluster_evidence(by_number[entry.cluster], text)
+            return result
 
         return await _or_failed(self._ask(client, messages, "synthesis", strict_schema(SynthesisReply), read),
                                 sorted({p for c in clusters for p in c.sources}),
@@ -189,6 +232,30 @@ class LLMExtractor:
         result = self._run(work)
         result.usage = self.usage - before
         return result
+
+
+class _Done:
+    """Tells `progress` of each source as soon as every batch carrying a piece of it came back."""
+
+    def __init__(self, batches: list[Batch], progress: Progress | None):
+        self.progress = progress
+        self.pieces = Counter(p for b in batches for p in b.paths)
+        self.evidence: dict[str, list[Evidence]] = {}
+
+    def batch(self, batch: Batch, part: Extraction) -> None:
+        if self.progress is None:
+            return
+        finished = []
+        for path in batch.paths:
+            if path in part.failed:
+                self.pieces[path] = -1  # never whole now
+                continue
+            self.evidence.setdefault(path, []).extend(e for e in part.evidence if e.source == path)
+            self.pieces[path] -= 1
+            if self.pieces[path] == 0:
+                finished.append(path)
+        if finished:
+            self.progress(finished, [e for path in finished for e in self.evidence.pop(path)])
 
 
 async def _or_failed(work: Awaitable[Extraction], paths: list[str], what: str) -> Extraction:

@@ -70,25 +70,32 @@ class ChatClient:
             request = self._request(messages, name, schema, mode)
             self._check_ceiling(request["messages"])
             try:
-                response = await self.client.chat.completions.create(**request)
+                raw = await self.client.chat.completions.with_raw_response.create(**request)
+                self.usage.requests += raw.retries_taken + 1  # every HTTP request sent, retries included
+                response = raw.parse()
             except openai.APIStatusError as exc:
+                attempts = self._count_attempts(exc)
                 rejectable = exc.status_code in (400, 422) or exc.status_code >= 500
                 if mode is not Mode.text and rejectable and _about_response_format(exc):
                     self._fall_back(mode)  # the server's limitation, not a failed attempt
                     continue
-                raise self._failed(exc) from None
+                raise RequestFailed(self._redact(_describe(exc)), attempts=attempts,
+                                    usage=self.usage.model_copy()) from None
             except openai.APIError as exc:  # timeouts and connection errors, after the SDK's retries
-                raise self._failed(exc) from None
+                raise RequestFailed(self._redact(_describe(exc)), attempts=self._count_attempts(exc),
+                                    usage=self.usage.model_copy()) from None
             except ValueError:  # a 200 whose body is not JSON: worth the repair attempt, like a bad reply
                 raise InvalidReply("the server's answer was not JSON", attempts=1,
                                    usage=self.usage.model_copy()) from None
             return self._content(response, request["messages"])
 
-    def _failed(self, exc: openai.APIError) -> RequestFailed:
+    def _count_attempts(self, exc: openai.APIError) -> int:
+        """How many requests the SDK sent before giving up (it numbers its retries in a header); counted as spent."""
         request = getattr(exc, "request", None)
         retried = request.headers.get("x-stainless-retry-count") if request is not None else None
         attempts = int(retried) + 1 if retried and retried.isdigit() else 1
-        return RequestFailed(self._redact(_describe(exc)), attempts=attempts, usage=self.usage.model_copy())
+        self.usage.requests += attempts
+        return attempts
 
     def _redact(self, text: str) -> str:
         """Servers echo a rejected key in errors (and a model may repeat one): never let it reach a log or a file."""
@@ -127,7 +134,7 @@ class ChatClient:
                                       usage=self.usage.model_copy())
 
     def _content(self, response: Any, messages: list[dict[str, str]]) -> str:
-        self.usage.requests += 1
+        """The reply's text, its tokens counted; a reply cut off at (or past) `max_reply_tokens` is not trusted."""
         usage = getattr(response, "usage", None)
         choices = getattr(response, "choices", None)
         content = (choices[0].message.content if choices and choices[0].message else None) or ""
@@ -141,6 +148,13 @@ class ChatClient:
         else:  # servers that report no usage still count against the ceiling
             self.usage.prompt_tokens += sum(estimate_tokens(m["content"]) for m in messages)
             self.usage.completion_tokens += estimate_tokens(content)
+        cap = self.settings.max_reply_tokens
+        spent = usage.completion_tokens if usage is not None and usage.completion_tokens is not None else None
+        finish = choices[0].finish_reason if choices else None
+        if finish == "length" or (spent if spent is not None else estimate_tokens(content)) > cap:
+            # A server that ignores max_tokens, or a reply cut off mid-way: its JSON is not trusted whole.
+            raise InvalidReply(f"the reply was longer than max_reply_tokens ({cap:,}) and is not trusted whole; "
+                               "answer with fewer, shorter entries", raw=content[:4000], usage=self.usage.model_copy())
         return content
 
 

@@ -6,7 +6,7 @@ import re
 
 from hylo_memory.decay import Dimension, Evidence
 
-from .base import AuthorProfile, Candidate, Cluster, Decision, Extraction, Source
+from .base import AuthorProfile, Candidate, Cluster, Decision, Extraction, Progress, Source
 from .patterns import RELATIONS, statements
 from .synthesis import cluster_evidence
 
@@ -32,7 +32,9 @@ class OfflineExtractor:
 
     name = "offline"
 
-    def extract(self, sources: list[Source], profile: AuthorProfile, existing: list[Candidate]) -> Extraction:
+    def extract(self, sources: list[Source], profile: AuthorProfile, existing: list[Candidate],
+                progress: Progress | None = None) -> Extraction:
+        # Offline extraction is instant: nothing is worth keeping before the run ends.
         evidence = []
         for source in sources:
             allowed = source.dimensions

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -87,18 +87,27 @@ def parse_json(raw: str | None) -> Any:
     raise InvalidReply("the reply is not valid JSON", raw=raw)
 
 
-def parse_entries(raw: str | None, key: str, entry_model: type[E]) -> tuple[list[E], int]:
-    """The entries under `key`, each validated alone; returns (valid entries, how many dropped)."""
+class Entries(BaseModel, Generic[E]):
+    """A reply's entries: the valid ones, how many were not, and how many were past the reply's limit."""
+
+    valid: list[E]
+    invalid: int = 0
+    over_limit: int = 0
+
+
+def parse_entries(raw: str | None, key: str, entry_model: type[E], limit: int) -> Entries[E]:
+    """The entries under `key`, each validated alone; only the first `limit` are read at all."""
     data = parse_json(raw)
     if not isinstance(data, dict) or not isinstance(data.get(key), list):
         raise InvalidReply(f'the reply must be a JSON object with a "{key}" list', raw=raw or "")
-    entries, dropped = [], 0
-    for item in data[key]:
+    items: list[Any] = data[key]
+    result = Entries[E](valid=[], over_limit=max(0, len(items) - limit))
+    for item in items[:limit]:
         try:
-            entries.append(entry_model.model_validate(item))
+            result.valid.append(entry_model.model_validate(item))
         except ValidationError:
-            dropped += 1
-    return entries, dropped
+            result.invalid += 1
+    return result
 
 
 def parse_object(raw: str | None, model: type[M]) -> M:

@@ -19,3 +19,5 @@ class LLMSettings(BaseModel):
     request_token_budget: int = Field(6000, ge=500)
     run_token_ceiling: int = Field(2_000_000, ge=1000)
     max_reply_tokens: int = Field(2000, ge=64)
+    max_evidence_per_source: int = Field(20, ge=1, le=1000)  # the rest of a source's evidence is dropped, counted
+    max_failed_batches: int = Field(3, ge=1)  # failed batches in a row before a run stops sending

@@ -14,6 +14,11 @@ def source_text(value: object) -> str:
     return _FRAME_TAG.sub(r"‹\1", str(value))
 
 
+def counted(count: int, noun: str) -> str:
+    """`1 short note`, `2 short notes`: a number and its noun, agreeing."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 @cache
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
@@ -25,6 +30,7 @@ def environment() -> jinja2.Environment:
         autoescape=False,  # plain text and prompts, never HTML
     )
     env.filters["source_text"] = source_text
+    env.filters["counted"] = counted
     return env
 
 

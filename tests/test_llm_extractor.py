@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections import Counter
@@ -396,3 +397,119 @@ def test_a_theme_already_in_memory_is_shown_to_the_model_with_its_wording(llm: F
     run_json(tmp_path, capsys)
     assert f"already kept as: {trait}" in llm.chat_requests[0].body["messages"][1]["content"]
     assert items(tmp_path, Dimension.preferences) == {trait: ("Active", 3, False)}
+
+
+# Hostile or broken replies (issue 9)
+
+def distinct(i: int) -> str:
+    """A wording no other `distinct(j)` is a near-duplicate of."""
+    return hashlib.sha256(str(i).encode()).hexdigest()[:16]
+
+
+def test_a_flood_of_evidence_for_one_note_adds_at_most_the_cap_and_counts_the_rest(llm: FakeOpenAI, tmp_path: Path,
+                                                                                   capsys, monkeypatch) -> None:
+    monkeypatch.setenv("HYLO_MEMORY_MAX_REPLY_TOKENS", "1000000")  # so the flood is not refused whole as too long
+    short(tmp_path, "2026-11-28", "I like tea.", slug="tea")
+    flood = [{"dimension": "preferences", "text": f"Likes {distinct(i)}", "source": "S1", "restates": None}
+             for i in range(5000)]
+    llm.enqueue(reply(json.dumps({"evidence": flood})))
+    code, summary, _ = run_json(tmp_path, capsys)
+    assert code == 0
+    assert len(texts(tmp_path, Dimension.preferences)) == 20
+    assert summary["dropped_evidence"] == 4980
+    assert summary["dropped"] == [{"reason": "past the reply's limit (20 a source)", "count": 4980, "examples": []}]
+
+
+def test_the_per_source_cap_is_configured(llm: FakeOpenAI, tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("HYLO_MEMORY_MAX_EVIDENCE_PER_SOURCE", "2")
+    short(tmp_path, "2026-11-28", "I like tea.", slug="tea")
+    llm.enqueue(reply(json.dumps({"evidence": [
+        {"dimension": "preferences", "text": f"Likes {distinct(i)}", "source": "S1", "restates": None}
+        for i in range(5)]})))
+    code, summary, _ = run_json(tmp_path, capsys)
+    assert len(texts(tmp_path, Dimension.preferences)) == 2 and summary["dropped_evidence"] == 3
+
+
+def test_dropped_evidence_is_listed_with_its_reason(llm: FakeOpenAI, vault: Path, capsys) -> None:
+    llm.enqueue(reply(json.dumps({"evidence": [
+        {"dimension": "identity", "text": "Lives in Porto", "source": "S9", "restates": None},
+        {"dimension": "state", "text": "x" * 500, "source": "S3", "restates": None},
+    ]})))
+    _, summary, _ = run_json(vault, capsys)
+    reasons = {d["reason"]: (d["count"], d["examples"]) for d in summary["dropped"]}
+    assert reasons["an unknown source id"] == (1, ["Lives in Porto"])
+    assert reasons["empty, over-long or not one line"][0] == 1
+
+
+def test_a_reply_longer_than_max_reply_tokens_is_not_trusted_and_the_batch_waits(llm: FakeOpenAI, vault: Path,
+                                                                                capsys) -> None:
+    long_reply = reply(json.dumps({"evidence": [
+        {"dimension": "identity", "text": "Lives in Lisbon", "source": "S1", "restates": None}]}),
+        usage={"prompt_tokens": 100, "completion_tokens": 117_503})
+    llm.enqueue(long_reply, long_reply)
+    code, summary, _ = run_json(vault, capsys)
+    assert code == 2 and summary["status"] == "failed" and summary["waiting"] == 3
+    assert "longer than max_reply_tokens" in summary["failures"][0]
+    assert "That reply was not usable: the reply was longer" in llm.chat_requests[1].body["messages"][-1]["content"]
+    assert not (vault / MEMORY / "_identity.md").exists()
+
+
+def test_a_reply_cut_off_at_max_tokens_is_repaired(llm: FakeOpenAI, vault: Path, capsys) -> None:
+    llm.enqueue(reply('{"evidence": [{"dimension": "identity", "text": "Lives in', finish_reason="length"))
+    code, summary, _ = run_json(vault, capsys)
+    assert code == 0 and summary["status"] == "ok" and len(llm.chat_requests) == 2
+
+
+def many_batches(vault: Path, monkeypatch: pytest.MonkeyPatch, notes: int = 40) -> None:
+    monkeypatch.setenv("HYLO_MEMORY_REQUEST_TOKEN_BUDGET", "900")  # one note a batch
+    for i in range(notes):
+        short(vault, f"2026-11-{1 + i % 27:02d}", f"I love {HOBBIES[i % 12]} {i}. " + "Filler words here. " * 40,
+              slug=f"n{i}")
+
+
+def test_a_dead_server_stops_the_run_after_a_few_failed_batches(llm: FakeOpenAI, tmp_path: Path, capsys,
+                                                                monkeypatch) -> None:
+    many_batches(tmp_path, monkeypatch)
+    llm.handler = lambda body: error(500, "down")
+    code, summary, _ = run_json(tmp_path, capsys)
+    assert code == 2 and summary["status"] == "failed" and summary["waiting"] == 40
+    # Three failures in a row stop it: at most 3 + 3 more already in flight (4 at once), each tried 4 times.
+    assert len(llm.chat_requests) <= (3 + 4 - 1) * 4
+    assert summary["usage"]["requests"] == len(llm.chat_requests)
+    assert any("not sent: the server failed" in line for line in summary["failures"])
+
+
+def test_the_number_of_failed_batches_before_giving_up_is_configured(llm: FakeOpenAI, tmp_path: Path, capsys,
+                                                                     monkeypatch) -> None:
+    many_batches(tmp_path, monkeypatch, notes=10)
+    monkeypatch.setenv("HYLO_MEMORY_CONCURRENCY", "1")
+    monkeypatch.setenv("HYLO_MEMORY_MAX_FAILED_BATCHES", "2")
+    monkeypatch.setenv("HYLO_MEMORY_RETRIES", "0")
+    llm.handler = lambda body: error(500, "down")
+    code, summary, _ = run_json(tmp_path, capsys)
+    assert summary["status"] == "failed" and len(llm.chat_requests) == 2
+
+
+def test_a_hanging_server_is_given_up_on_in_bounded_time(llm: FakeOpenAI, tmp_path: Path, capsys,
+                                                         monkeypatch) -> None:
+    many_batches(tmp_path, monkeypatch)
+    monkeypatch.setenv("HYLO_MEMORY_TIMEOUT", "0.2")
+    monkeypatch.setenv("HYLO_MEMORY_RETRIES", "1")
+    llm.handler = lambda body: delay(30)
+    code, summary, _ = run_json(tmp_path, capsys)
+    assert summary["status"] == "failed" and summary["waiting"] == 40
+    assert len(llm.chat_requests) <= (3 + 4 - 1) * 2  # 40 batches, yet only the first few were sent
+
+
+def test_every_request_sent_is_counted_retries_included(llm: FakeOpenAI, vault: Path, capsys) -> None:
+    llm.enqueue(rate_limited(retry_after=0.01), rate_limited(retry_after=0.01))
+    code, summary, _ = run_json(vault, capsys)
+    assert code == 0 and summary["usage"]["requests"] == 3 == len(llm.chat_requests)
+
+
+def test_the_text_summary_agrees_in_number(llm: FakeOpenAI, tmp_path: Path, capsys) -> None:
+    short(tmp_path, "2026-11-28", "I live in Lisbon.", slug="x")
+    assert main(["refresh", "--vault", str(tmp_path), "--today", TODAY]) == 0
+    out = capsys.readouterr().out
+    assert "Sources extracted: 1 short note, 0 knowledge units, 0 extra" in out
+    assert "LLM: 1 request," in out

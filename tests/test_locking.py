@@ -9,12 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from proc_helpers import Lines, Processes, cli_env, copy_example_vault, memory_texts, run
 
 from hylo_memory.decay import Dimension, parse
 from hylo_memory.pipeline.state.locking import MEMORY_LOCK, RUN_LOCK, hold, is_held
-
-from proc_helpers import (Lines, Processes, cli_env, copy_example_vault, memory_texts, paused_model,  # noqa: F401
-                          processes, run)
 
 TODAY = "2026-12-02"
 WAITING = "waiting for another hylo-memory process"

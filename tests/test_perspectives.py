@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from vault_helpers import MEMORY, day, identity, items, memory_file, parse_memory, run, short, texts, unit
+
 from hylo_memory.decay import Dimension, Evidence
-from hylo_memory.extractors.base import AuthorProfile, Candidate, Extraction, Perspective, Source, SourceKind
+from hylo_memory.extractors.base import AuthorProfile, Candidate, Extraction, Perspective, Progress, Source, SourceKind
 from hylo_memory.extractors.offline import OfflineExtractor
 from hylo_memory.pipeline.run.profile import build_profile, judge_perspective
-
-from vault_helpers import MEMORY, day, identity, items, memory_file, parse_memory, run, short, texts, unit
 
 TODAY = day("2026-11-30")
 OPINIONATED = "I believe remote work is the future. My sister Ana agrees. I live in Berlin. I love cold brew."
@@ -198,7 +198,8 @@ class EveryDimensionExtractor(OfflineExtractor):
     def __init__(self, paths: list[str]):
         self.paths = paths
 
-    def extract(self, sources: list[Source], profile: AuthorProfile, existing: list[Candidate]) -> Extraction:
+    def extract(self, sources: list[Source], profile: AuthorProfile, existing: list[Candidate],
+                progress: Progress | None = None) -> Extraction:
         return Extraction(evidence=[
             Evidence(dimension=d, text=f"{d.value} from {p}", source=p)
             for p in self.paths for d in (Dimension.beliefs, Dimension.people)

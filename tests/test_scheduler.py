@@ -10,22 +10,25 @@ from pathlib import Path
 
 import pytest
 from freezegun import freeze_time
+from proc_helpers import Lines, cli_env, copy_example_vault, generate_notes, run
 from tzlocal import get_localzone
 
-from hylo_memory.extractors.offline import OfflineExtractor
-from hylo_memory.pipeline.config import load_config
-from hylo_memory.pipeline.clock import zone
 from hylo_memory.errors import ConfigError
+from hylo_memory.pipeline.clock import zone
 from hylo_memory.pipeline.commands.schedule import (
-    _Runner, next_fire_time, parse_cron, previous_fire_time, run_line, should_catch_up,
+    _Runner,
+    next_fire_time,
+    parse_cron,
+    previous_fire_time,
+    run_line,
+    should_catch_up,
 )
 from hylo_memory.pipeline.commands.status import gather
+from hylo_memory.pipeline.config import load_config
 from hylo_memory.pipeline.run.summary import RunSummary, SourceCounts
 from hylo_memory.pipeline.state.ledger import Counts
 
-from proc_helpers import Lines, cli_env, copy_example_vault, generate_notes, paused_model, processes, run  # noqa: F401
-
-UTC = dt.timezone.utc
+UTC = dt.UTC
 
 
 def at(text: str, zone_name: str = "UTC") -> dt.datetime:

@@ -42,10 +42,15 @@ def answer(body: Body) -> str:
         return json.dumps({"dimension": dimension, "text": statement, "pinned": dimension not in ("goals", "state")})
     items = {(m["dim"], normalise(m["text"])): int(m["n"]) for m in _ITEM.finditer(user)}
     evidence = []
+    room = int(body.get("max_tokens") or 2000) * 4 - 100  # characters: a careful model stays within max_tokens
     for source in _SOURCE.finditer(user):
         for dimension, text in statements(source["body"]):
-            evidence.append({"dimension": dimension.value, "text": text, "source": source["id"],
-                             "restates": items.get((dimension.value, normalise(text)))})
+            entry = {"dimension": dimension.value, "text": text, "source": source["id"],
+                     "restates": items.get((dimension.value, normalise(text)))}
+            room -= len(json.dumps(entry)) + 2
+            if room < 0:
+                return json.dumps({"evidence": evidence})
+            evidence.append(entry)
     return json.dumps({"evidence": evidence})
 
 

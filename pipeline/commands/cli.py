@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import json
 import logging
 import sys
 from collections.abc import Callable, Sequence
@@ -30,6 +32,7 @@ from .schedule import run_schedule
 from .status import gather
 
 PROG = "hylo-memory"
+EARLIEST, LATEST = dt.date(1900, 1, 1), dt.date(9000, 12, 31)
 EXTRACTORS = click.Choice(["offline", "openai"])
 
 
@@ -42,9 +45,12 @@ class DateType(click.ParamType):  # type: ignore[type-arg]  # generic only from 
         if isinstance(value, dt.date):
             return value
         try:
-            return dt.date.fromisoformat(value)
+            day = dt.date.fromisoformat(value)
         except ValueError:
             self.fail(f"{value!r} is not a YYYY-MM-DD date", param, ctx)
+        if not EARLIEST <= day <= LATEST:  # windows reach years back; the calendar's ends are not dates to run on
+            self.fail(f"{value!r} is out of range ({EARLIEST} to {LATEST})", param, ctx)
+        return day
 
 
 class DimensionType(click.ParamType):  # type: ignore[type-arg]
@@ -93,13 +99,28 @@ def _exit_code(invoke: Callable[[], Any]) -> int:
     except click.Abort:  # click's form of Ctrl-C
         _fail(f"{PROG}: interrupted")
         return 130
-    except HyloMemoryError as exc:
-        _fail(f"{PROG}: {exc}")
-        return 1
-    except OSError as exc:  # a full disk, a read-only folder: nothing half-written, say where
-        _fail(f"{PROG}: {storage_error(exc)}")
+    except (HyloMemoryError, OSError) as exc:
+        _fail(f"{PROG}: {_reason(exc)}")
         return 1
     return result if isinstance(result, int) else 0
+
+
+def _reason(exc: HyloMemoryError | OSError) -> str:
+    # An OS error (a full disk, a read-only folder) left nothing half-written: say where.
+    return str(exc if isinstance(exc, HyloMemoryError) else storage_error(exc))
+
+
+def _json_failures(command: Callable[..., int]) -> Callable[..., int]:
+    """A `--json` command that fails still prints one JSON object, for scripts, beside the line on stderr."""
+    @functools.wraps(command)
+    def wrapped(*args: Any, **kwargs: Any) -> int:
+        try:
+            return command(*args, **kwargs)
+        except (HyloMemoryError, OSError) as exc:
+            if kwargs.get("as_json"):
+                click.echo(json.dumps({"error": _reason(exc), "status": "failed"}))
+            raise
+    return wrapped
 
 
 def _fail(line: str) -> None:
@@ -167,6 +188,7 @@ def cli(ctx: click.Context, config: Path | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="print the summary as one JSON object")
 @click.option("--intro", help="a self-introduction: name, role, projects")
 @click.pass_context
+@_json_failures
 def refresh_command(ctx: click.Context, vault: Path, config_file: Path | None, today: dt.date | None,
                     extractor: str | None, dry_run: bool, as_json: bool, intro: str | None) -> int:
     config, vault = _setup(ctx, config_file, vault, extractor)
@@ -175,9 +197,9 @@ def refresh_command(ctx: click.Context, vault: Path, config_file: Path | None, t
     if as_json:
         click.echo(summary.to_json())
     else:
-        if dry_run:
-            click.echo(diff(updates, open_store(vault, config)), nl=False)
         click.echo(summary.to_text(), nl=False)
+        if dry_run:  # after the summary, so the header comes first
+            click.echo("\n" + diff(updates, open_store(vault, config)), nl=False)
     if summary.status != "ok":
         _fail(f"{PROG}: run {summary.status}: {summary.waiting} source(s) wait for the next run"
               + (f" ({summary.failures[0]})" if summary.failures else ""))
@@ -200,7 +222,9 @@ def apply_command(ctx: click.Context, vault: Path, config_file: Path | None, tod
     return 0
 
 
-@cli.command("remember", help="record one fact the person states")
+# A fact may start with dashes ("--- no, really"): unknown options are taken as the fact's words.
+@cli.command("remember", help="record one fact the person states",
+             context_settings={"ignore_unknown_options": True})
 @click.argument("text")
 @_options(extractor=True)
 @click.option("--dimension", type=DimensionType(), help=f"one of {DIMENSION_NAMES}")
@@ -232,6 +256,7 @@ def schedule_command(ctx: click.Context, vault: Path, config_file: Path | None, 
 @_options()
 @click.option("--json", "as_json", is_flag=True, help="print the status as one JSON object")
 @click.pass_context
+@_json_failures
 def status_command(ctx: click.Context, vault: Path, config_file: Path | None, today: dt.date | None,
                    as_json: bool) -> int:
     config, vault = _setup(ctx, config_file, vault)

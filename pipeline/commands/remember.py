@@ -23,6 +23,8 @@ def decide(text: str, dimension: Dimension | None, pin: bool | None, config: Con
     text = " ".join(text.split())
     if not text:
         raise InputError("remember: the fact is empty")
+    if not any(ch.isalnum() for ch in text):
+        raise InputError(f"remember: {text!r} is not a fact: it has no letters or digits")
     if len(text) > MAX_ITEM_TEXT:
         raise InputError(f"remember: a fact is one line of at most {MAX_ITEM_TEXT} characters; "
                          f"this one has {len(text)}")

@@ -45,9 +45,12 @@ def parse_cron(expr: str, timezone: str | None) -> CronTrigger:
                           f"not {len(fields)}")
     try:
         fields[4] = _weekdays(fields[4])
-        return CronTrigger.from_crontab(" ".join(fields), timezone=clock.zone(timezone))
+        trigger = CronTrigger.from_crontab(" ".join(fields), timezone=clock.zone(timezone))
     except ValueError as exc:
         raise ConfigError(f"schedule {expr!r}: {exc}") from None
+    if next_fire_time(trigger) is None:  # "0 3 31 2 *": a schedule that would wait forever
+        raise ConfigError(f"schedule {expr!r} never fires (no such date)")
+    return trigger
 
 
 def _weekdays(field: str) -> str:
@@ -125,7 +128,7 @@ def run_schedule(
     stream: TextIO = sys.stderr,
 ) -> int:
     """Refresh `vault` on the schedule until SIGTERM/SIGINT; 0 when stopped so."""
-    expr = cron or config.schedule
+    expr = config.schedule if cron is None else cron  # an empty --cron is a mistake, not the default
     trigger = parse_cron(expr, config.timezone)
     _log_to(stream)
     runner = _Runner(vault, config)

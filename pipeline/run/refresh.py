@@ -7,7 +7,7 @@ import difflib
 from contextlib import nullcontext
 from pathlib import Path
 
-from hylo_memory.decay import FileUpdate, plan_updates, render
+from hylo_memory.decay import Evidence, FileUpdate, plan_updates, render
 from hylo_memory.decay.store import MemoryStore, atomic_write
 from hylo_memory.extractors.base import Extraction, Extractor, Source
 
@@ -59,7 +59,14 @@ def _run(
     window, profile, collected = planned.window, planned.profile, planned.collected
     run_id = ledger.start_run(today, window.mode, window.start, window.days)
     earlier_pool = ledger.pool(since=today - dt.timedelta(days=config.pool_days))
-    outcome = extract_all(extractor, collected.sources, profile, files, earlier_pool)
+    hashes = {s.path: s.content_hash for s in collected.sources}
+    kept = ledger.kept_evidence(hashes)  # an interrupted run's batches, already paid for
+
+    def keep(paths: list[str], evidence: list[Evidence]) -> None:
+        ledger.keep_evidence({p: hashes[p] for p in paths}, evidence)
+
+    outcome = extract_all(extractor, collected.sources, profile, files, earlier_pool,
+                          config.max_evidence_per_source, kept, keep)
     extraction = outcome.extraction
     extracted = [s for s in collected.sources if s.path not in extraction.failed]
 
@@ -69,6 +76,7 @@ def _run(
         files = store.read_all()
         updates = plan_updates(files, extraction.evidence, today, config.similarity_threshold)
         summary = _summary(window, extractor.name, collected, extraction, extracted, updates, dry_run)
+        summary.resumed = len(kept)
         if not dry_run:
             journal = Journal(
                 files={u.dimension: render(u.after) for u in updates if u.write},
@@ -117,7 +125,8 @@ def _summary(
         already_extracted=collected.already_extracted,
         waiting=collected.waiting + failed,
         failures=extraction.failures,
-        dropped_evidence=extraction.dropped,
+        dropped_evidence=extraction.dropped_count,
+        dropped=extraction.dropped,
         usage=extraction.usage,
         files=reports,
     )

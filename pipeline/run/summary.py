@@ -7,7 +7,7 @@ import datetime as dt
 from pydantic import BaseModel
 
 from hylo_memory.decay import FileChanges, FileUpdate
-from hylo_memory.extractors.base import Source, SourceKind, Usage
+from hylo_memory.extractors.base import Dropped, Source, SourceKind, Usage
 from hylo_memory.templates import render
 
 from ..state.ledger import Counts, RunStatus
@@ -57,9 +57,11 @@ class RunSummary(BaseModel):
     status: RunStatus = "ok"
     dry_run: bool = False
     already_extracted: int = 0
+    resumed: int = 0  # sources an interrupted run extracted: their kept evidence applied, nothing sent
     waiting: int = 0  # sources in the window left for the next run (cap or failure)
     failures: list[str] = []
     dropped_evidence: int = 0
+    dropped: list[Dropped] = []  # by reason, with a few examples each
     usage: Usage = Usage()
     files: list[FileReport] = []
 

@@ -13,8 +13,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Literal, ParamSpec, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 
+from hylo_memory.decay import Evidence
 from hylo_memory.errors import LedgerError
 from hylo_memory.extractors.base import PoolUnit, Usage
 
@@ -85,10 +86,25 @@ def _m003_external_pool(db: sqlite3.Connection) -> None:
     )
 
 
+def _m004_kept_evidence(db: sqlite3.Connection) -> None:
+    # A batch's evidence is kept the moment it arrives: a run interrupted after paying for it
+    # does not pay again. Deleted when the run that applies it records its sources.
+    db.execute(
+        """CREATE TABLE kept_evidence (
+            path TEXT NOT NULL,
+            hash TEXT NOT NULL,
+            evidence TEXT NOT NULL,
+            kept_at TEXT NOT NULL,
+            PRIMARY KEY (path, hash)
+        )"""
+    )
+
+
 MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("m001_initial", _m001_initial),
     ("m002_hash_index", _m002_hash_index),
     ("m003_external_pool", _m003_external_pool),
+    ("m004_kept_evidence", _m004_kept_evidence),
 ]
 
 
@@ -211,11 +227,38 @@ class Ledger:
 
     @_guarded
     def record_sources(self, run_id: int, today: dt.date, sources: Iterable[tuple[str, str]]) -> None:
+        """Mark sources extracted (and applied): their kept evidence is spent."""
+        rows = list(sources)
         self.db.executemany(
             "INSERT INTO sources VALUES (?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET "
             "hash = excluded.hash, run_id = excluded.run_id, extracted_on = excluded.extracted_on",
-            [(path, h, run_id, today.isoformat()) for path, h in sources],
+            [(path, h, run_id, today.isoformat()) for path, h in rows],
         )
+        self.db.executemany("DELETE FROM kept_evidence WHERE path = ?", [(path,) for path, _ in rows])
+
+    # Evidence kept from an unfinished run
+
+    @_guarded
+    def keep_evidence(self, sources: dict[str, str], evidence: list[Evidence]) -> None:
+        """Keep, at once, the evidence of these sources (path → content hash) extracted whole."""
+        with self.transaction():
+            self.db.executemany(
+                "INSERT INTO kept_evidence VALUES (?, ?, ?, ?) ON CONFLICT(path, hash) DO UPDATE SET "
+                "evidence = excluded.evidence, kept_at = excluded.kept_at",
+                [(path, h, _evidence_json([e for e in evidence if e.source == path]), _stamp())
+                 for path, h in sources.items()],
+            )
+
+    @_guarded
+    def kept_evidence(self, sources: dict[str, str]) -> dict[str, list[Evidence]]:
+        """The kept evidence of those of these sources (path → content hash) extracted, unchanged, before."""
+        kept = {}
+        for path, content_hash in sources.items():
+            row = self.db.execute("SELECT evidence FROM kept_evidence WHERE path = ? AND hash = ?",
+                                  (path, content_hash)).fetchone()
+            if row is not None:
+                kept[path] = _EVIDENCE.validate_json(row["evidence"])
+        return kept
 
     # The external pool
 
@@ -321,6 +364,13 @@ class _Transaction:
             raise ledger_error(self.path, error) from None
         if isinstance(exc, sqlite3.Error):
             raise ledger_error(self.path, exc) from None
+
+
+_EVIDENCE = TypeAdapter(list[Evidence])
+
+
+def _evidence_json(evidence: list[Evidence]) -> str:
+    return _EVIDENCE.dump_json(evidence).decode()
 
 
 def _stamp() -> str:
