@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import json
+import os
 import sqlite3
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -167,11 +168,9 @@ class Ledger:
         if readonly:
             return cls.snapshot(path)
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fresh = not path.exists()
-        ledger = cls(path)
-        if fresh:
-            path.chmod(0o600)
-        return ledger
+        if not path.exists():  # private from its first byte, like every file hylo-memory writes
+            os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+        return cls(path)
 
     @classmethod
     def snapshot(cls, path: Path) -> Ledger:
