@@ -1,19 +1,22 @@
-"""Helpers for the memory-engine tests: canonical memory files, evidence, one run of the rules."""
+"""Helpers for the memory-engine tests: canonical memory files, evidence, one run of the rules.
+
+Files on disk (writing one, a folder's snapshot) are `vault_helpers`' work; `write_memory` is built on it.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 from freezegun import freeze_time
+from vault_helpers import write_file
 
 from hylo_memory.decay import Dimension, Evidence, FileChanges, Item, MemoryFile, apply_rules, parse, render
 from hylo_memory.decay.model import ACTIVE, FADING
 
 FROZEN_DAY = "2026-11-30"
-MEMORY = "_memory"
 
 
 @pytest.fixture
@@ -84,24 +87,5 @@ def section_of(memory: MemoryFile, text: str) -> tuple[str, Item] | None:
 
 
 def write_memory(memory_dir: Path, dimension: Dimension, text: str) -> Path:
-    """Write a memory file's text into the memory folder; return its path."""
-    memory_dir.mkdir(parents=True, exist_ok=True)
-    path = memory_dir / dimension.filename
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-def snapshot(folder: Path) -> dict[str, tuple[bytes, int]]:
-    """Every file under `folder` (recursively): its bytes and mtime in ns, by relative path."""
-    if not folder.exists():
-        return {}
-    return {
-        str(p.relative_to(folder)): (p.read_bytes(), p.stat().st_mtime_ns)
-        for p in sorted(folder.rglob("*"))
-        if p.is_file()
-    }
-
-
-def memory_files(memory_dir: Path) -> dict[str, bytes]:
-    """The six memory files that exist, by name, with their bytes."""
-    return {d.filename: (memory_dir / d.filename).read_bytes() for d in Dimension if (memory_dir / d.filename).exists()}
+    """Write a memory file's text into the memory folder (created if need be); return its path."""
+    return write_file(memory_dir, dimension.filename, text)

@@ -11,17 +11,18 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
+from hylo_memory.decay import Dimension
 from hylo_memory.testing import FakeOpenAI, answer
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_VAULT = ROOT / "examples" / "vault"
 HYLO = str(Path(sys.executable).parent / "hylo-memory")
-MEMORY_FILES = ["_identity.md", "_preferences.md", "_goals.md", "_beliefs.md", "_people.md", "_state.md"]
+MEMORY_FILES = [d.filename for d in Dimension]  # the six, in SPEC order
 
 
 def cli_env(home: Path, **extra: str) -> dict[str, str]:

@@ -6,16 +6,15 @@ import plistlib
 import shlex
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import hylo
+from proc_helpers import HYLO, ROOT, copy_example_vault
 
-from hylo_memory.pipeline.commands.cli import cli, main
-from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.commands.cli import cli
 from hylo_memory.pipeline.commands.schedule import parse_cron
-
-from proc_helpers import ROOT, copy_example_vault
+from hylo_memory.pipeline.config import Config
 
 CRON = ROOT / "cron"
 HOME = "/home/someone"
@@ -90,12 +89,13 @@ def parse(args: list[str]) -> tuple[str, dict]:
 
 
 @pytest.mark.parametrize("name", COMMANDS)
-def test_each_command_runs_against_a_real_vault(name: str, tmp_path: Path, isolated_env, monkeypatch) -> None:
+def test_each_command_runs_against_a_real_vault(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _, *args = COMMANDS[name]()
     vault = copy_example_vault(tmp_path / "vault")
     args[args.index("--vault") + 1] = str(vault)
     monkeypatch.setenv("HYLO_MEMORY_EXTRACTOR", "offline")
-    assert main(args) == 0
+    result = hylo(*args)
+    assert result.exit_code == 0, result.stderr
     assert (vault / "_memory" / ".state" / "ledger.db").exists()
 
 
@@ -119,9 +119,8 @@ def test_the_systemd_pair_catches_up_missed_nights() -> None:
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
 def test_systemd_accepts_the_units(tmp_path: Path) -> None:
     # The service names a program that must exist for `verify`: point it at this one.
-    program = str(Path(sys.executable).parent / "hylo-memory")
     service = (CRON / "hylo-memory.service").read_text(encoding="utf-8")
-    (tmp_path / "hylo-memory.service").write_text(service.replace("%h/.local/bin/hylo-memory", program))
+    (tmp_path / "hylo-memory.service").write_text(service.replace("%h/.local/bin/hylo-memory", HYLO))
     shutil.copy(CRON / "hylo-memory.timer", tmp_path)
     result = subprocess.run(["systemd-analyze", "verify", "hylo-memory.timer", "hylo-memory.service"],
                             cwd=tmp_path, capture_output=True, text=True, timeout=60)

@@ -6,11 +6,13 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from engine_helpers import ago, item_line, memory_text, rerun, run, section_of, today  # noqa: F401
+from engine_helpers import FROZEN_DAY, ago, item_line, memory_text, rerun, run, section_of
 
 from hylo_memory.decay import Dimension, Item, parse, render
-from hylo_memory.errors import MemoryFileError
 from hylo_memory.decay.model import ACTIVE, FADING
+from hylo_memory.errors import MemoryFileError
+
+TODAY = dt.date.fromisoformat(FROZEN_DAY)  # the run's date: parsing and the rules never read the clock
 
 SPEC_EXAMPLE = """\
 ---
@@ -69,25 +71,25 @@ def test_render_writes_the_exact_item_format() -> None:
 # Tolerant parse: the person's own lines
 
 
-def test_a_bullet_without_metadata_is_adopted_with_last_today_and_seen_1_when_the_file_is_written(today: dt.date) -> None:
-    text = memory_text(active=[item_line("Prefers terse answers", ago(today, 30)), "- Likes green tea"],
-                       last_updated=ago(today, 30))
-    after, changes = run(text, [], today)
+def test_a_bullet_without_metadata_is_adopted_with_last_today_and_seen_1_when_the_file_is_written() -> None:
+    text = memory_text(active=[item_line("Prefers terse answers", ago(TODAY, 30)), "- Likes green tea"],
+                       last_updated=ago(TODAY, 30))
+    after, changes = run(text, [], TODAY)
     assert render(after) == memory_text(
-        active=[item_line("Prefers terse answers", ago(today, 30)), item_line("Likes green tea", today)],
-        last_updated=today,
+        active=[item_line("Prefers terse answers", ago(TODAY, 30)), item_line("Likes green tea", TODAY)],
+        last_updated=TODAY,
     )
     assert changes.adopted == ["Likes green tea"]
 
 
-def test_an_adopted_bullet_is_adopted_only_once(today: dt.date) -> None:
-    first, _ = run(memory_text(active=["- Likes green tea"]), [], today)
-    second, changes = rerun(first, today)
+def test_an_adopted_bullet_is_adopted_only_once() -> None:
+    first, _ = run(memory_text(active=["- Likes green tea"]), [], TODAY)
+    second, changes = rerun(first, TODAY)
     assert changes.adopted == []
-    assert section_of(second, "Likes green tea") == (ACTIVE, Item(text="Likes green tea", last=today, seen=1))
+    assert section_of(second, "Likes green tea") == (ACTIVE, Item(text="Likes green tea", last=TODAY, seen=1))
 
 
-def test_comments_other_headings_and_prose_are_kept_in_place(today: dt.date) -> None:
+def test_comments_other_headings_and_prose_are_kept_in_place() -> None:
     def file(green_tea: str, last_updated: dt.date) -> str:
         return "\n".join([
             "---",
@@ -97,7 +99,7 @@ def test_comments_other_headings_and_prose_are_kept_in_place(today: dt.date) -> 
             "<!-- kept by hand -->",
             "Some prose about this file.",
             "## Active",
-            item_line("Prefers terse answers", ago(today, 29), 3),
+            item_line("Prefers terse answers", ago(TODAY, 29), 3),
             "<!-- a comment among the items -->",
             green_tea,
             "",
@@ -105,32 +107,32 @@ def test_comments_other_headings_and_prose_are_kept_in_place(today: dt.date) -> 
             "Written by me, not an item.",
             "",
             "## Fading",
-            item_line("Enjoys modal jazz", ago(today, 152), 2),
+            item_line("Enjoys modal jazz", ago(TODAY, 152), 2),
             "",
         ])
 
-    after, _ = run(file("- Likes green tea", ago(today, 29)), [], today)
-    assert render(after) == file(item_line("Likes green tea", today), today)
+    after, _ = run(file("- Likes green tea", ago(TODAY, 29)), [], TODAY)
+    assert render(after) == file(item_line("Likes green tea", TODAY), TODAY)
 
 
-def test_bullets_above_the_first_heading_are_adopted_into_active(today: dt.date) -> None:
+def test_bullets_above_the_first_heading_are_adopted_into_active() -> None:
     text = "---\ndecay_window: 90d\n---\n- Vegetarian\n## Active\n\n## Fading\n"
-    after, changes = run(text, [], today)
-    assert section_of(after, "Vegetarian") == (ACTIVE, Item(text="Vegetarian", last=today, seen=1))
-    assert render(after) == memory_text(active=[item_line("Vegetarian", today)], last_updated=today)
+    after, changes = run(text, [], TODAY)
+    assert section_of(after, "Vegetarian") == (ACTIVE, Item(text="Vegetarian", last=TODAY, seen=1))
+    assert render(after) == memory_text(active=[item_line("Vegetarian", TODAY)], last_updated=TODAY)
     assert changes.adopted == ["Vegetarian"]
 
 
-def test_a_file_of_bare_bullets_becomes_a_canonical_file_with_the_dimensions_window(today: dt.date) -> None:
-    after, _ = run("- Vegetarian\n- Lives in Lisbon\n", [], today, dimension=Dimension.identity)
+def test_a_file_of_bare_bullets_becomes_a_canonical_file_with_the_dimensions_window() -> None:
+    after, _ = run("- Vegetarian\n- Lives in Lisbon\n", [], TODAY, dimension=Dimension.identity)
     assert render(after) == memory_text(
-        active=[item_line("Vegetarian", today), item_line("Lives in Lisbon", today)], window=365, last_updated=today
+        active=[item_line("Vegetarian", TODAY), item_line("Lives in Lisbon", TODAY)], window=365, last_updated=TODAY
     )
 
 
-def test_a_bullet_adopted_under_fading_stays_where_the_person_wrote_it(today: dt.date) -> None:
-    after, _ = run(memory_text(fading=["- Enjoys modal jazz"]), [], today)
-    assert section_of(after, "Enjoys modal jazz") == (FADING, Item(text="Enjoys modal jazz", last=today, seen=1))
+def test_a_bullet_adopted_under_fading_stays_where_the_person_wrote_it() -> None:
+    after, _ = run(memory_text(fading=["- Enjoys modal jazz"]), [], TODAY)
+    assert section_of(after, "Enjoys modal jazz") == (FADING, Item(text="Enjoys modal jazz", last=TODAY, seen=1))
 
 
 # Strict parse: a hand-broken file is refused with its path and line

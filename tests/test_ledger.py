@@ -8,13 +8,13 @@ import stat
 from pathlib import Path
 
 import pytest
+from cli_helpers import hylo, one_line
+from vault_helpers import MEMORY, day, items, run, short, snapshot
 
 from hylo_memory.decay import Dimension
-from hylo_memory.pipeline.state import ledger as ledger_module
 from hylo_memory.extractors.base import Usage
+from hylo_memory.pipeline.state import ledger as ledger_module
 from hylo_memory.pipeline.state.ledger import Ledger
-
-from vault_helpers import MEMORY, day, items, run, short, snapshot
 
 TODAY = day("2026-11-30")
 
@@ -206,12 +206,10 @@ def test_a_moved_note_with_the_same_content_is_not_counted_again(tmp_path: Path)
     assert items(tmp_path, Dimension.identity)["Lives in Lisbon"][1] == 1
 
 
-def test_a_corrupt_ledger_is_a_one_line_error_naming_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from hylo_memory.pipeline.commands.cli import main
-
+def test_a_corrupt_ledger_is_a_one_line_error_naming_it(tmp_path: Path) -> None:
     short(tmp_path, "2026-11-28", "I live in Lisbon.")
     run(tmp_path, "2026-11-28")
     (tmp_path / MEMORY / ".state" / "ledger.db").write_bytes(b"this is not a database" * 100)
-    assert main(["refresh", "--vault", str(tmp_path), "--today", "2026-11-29"]) == 1
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "ledger.db" in err
+    result = hylo("refresh", "--vault", tmp_path, "--today", "2026-11-29")
+    assert result.exit_code == 1
+    assert "ledger.db" in one_line(result.stderr)

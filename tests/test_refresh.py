@@ -6,15 +6,14 @@ import datetime as dt
 import json
 from pathlib import Path
 
-import pytest
+from cli_helpers import hylo
+from click.testing import Result
 from freezegun import freeze_time
+from vault_helpers import MEMORY, day, identity, items, run, short, snapshot, texts, unit, write_file
 
 from hylo_memory.decay import Dimension
-from hylo_memory.extractors.base import AuthorProfile, Candidate, Extraction, Source
+from hylo_memory.extractors.base import AuthorProfile, Candidate, Extraction, Progress, Source
 from hylo_memory.extractors.offline import OfflineExtractor
-from hylo_memory.pipeline.commands.cli import main
-
-from vault_helpers import MEMORY, day, identity, items, run, short, snapshot, texts, unit, write_file
 
 TODAY = day("2026-11-30")
 
@@ -23,14 +22,16 @@ def days_ago(n: int) -> dt.date:
     return TODAY - dt.timedelta(days=n)
 
 
-def cli(vault: Path, *args: str) -> list[str]:
-    return ["refresh", "--vault", str(vault), "--extractor", "offline", *args]
+def refresh(vault: Path, *args: str) -> Result:
+    """`hylo-memory refresh` on the vault with the offline extractor, in-process."""
+    return hylo("refresh", "--vault", vault, "--extractor", "offline", *args)
 
 
 class FailingExtractor(OfflineExtractor):
     """An extractor whose every batch fails, as an LLM that is down would."""
 
-    def extract(self, sources: list[Source], profile: AuthorProfile, existing: list[Candidate]) -> Extraction:
+    def extract(self, sources: list[Source], profile: AuthorProfile, existing: list[Candidate],
+                progress: Progress | None = None) -> Extraction:
         return Extraction(failed=[s.path for s in sources], failures=["the model is down"])
 
 
@@ -150,9 +151,10 @@ def test_every_kind_of_unreadable_note_together_does_not_stop_the_run(tmp_path: 
     assert (summary.status, len(summary.skipped), texts(tmp_path, Dimension.identity)) == ("ok", 5, {"Lives in Porto"})
 
 
-def test_run_exits_0_with_a_skipped_note(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_run_exits_0_with_a_skipped_note(tmp_path: Path) -> None:
     write_file(tmp_path, "_shorts/2026-11-29-broken.md", "---\ncreated: [2026-11-29\n---\n")
-    assert main(cli(tmp_path, "--today", "2026-11-30")) == 0
+    result = refresh(tmp_path, "--today", "2026-11-30")
+    assert result.exit_code == 0, result.stderr
 
 
 # Decay runs even with nothing new
@@ -182,59 +184,56 @@ def test_without_intro_a_unit_from_an_unknown_project_is_external(tmp_path: Path
     assert texts(tmp_path, Dimension.beliefs) == set()
 
 
-def test_intro_is_taken_from_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_intro_is_taken_from_the_command_line(tmp_path: Path) -> None:
     unit(tmp_path, "episode-3", "I believe podcasts should be short.", days_ago(2), title="Episode 3",
          source_notes=["projects/small-data/ep3.md"])
-    main(cli(tmp_path, "--today", "2026-11-30", "--intro", "I host the podcast Small Data."))
+    assert refresh(tmp_path, "--today", "2026-11-30", "--intro", "I host the podcast Small Data.").exit_code == 0
     assert texts(tmp_path, Dimension.beliefs) == {"Believes podcasts should be short"}
 
 
 # --dry-run
 
 
-def test_dry_run_prints_a_diff_of_each_file_it_would_create(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_dry_run_prints_a_diff_of_each_file_it_would_create(tmp_path: Path) -> None:
     short(tmp_path, days_ago(1), "I live in Porto.")
-    main(cli(tmp_path, "--today", "2026-11-30", "--dry-run"))
-    out = capsys.readouterr().out
+    out = refresh(tmp_path, "--today", "2026-11-30", "--dry-run").stdout
     assert "--- /dev/null" in out and f"+++ {tmp_path / MEMORY / '_identity.md'}" in out and "+- Lives in Porto" in out
 
 
-def test_dry_run_prints_a_diff_of_each_file_it_would_change(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_dry_run_prints_a_diff_of_each_file_it_would_change(tmp_path: Path) -> None:
     short(tmp_path, days_ago(1), "I live in Porto.")
     run(tmp_path, TODAY)
     short(tmp_path, TODAY, "I love long walks.", slug="walks")
-    main(cli(tmp_path, "--today", "2026-11-30", "--dry-run"))
-    out = capsys.readouterr().out
+    out = refresh(tmp_path, "--today", "2026-11-30", "--dry-run").stdout
     assert "+- Loves long walks `last:2026-11-30 seen:1`" in out and "_identity.md" not in out.split("hylo-memory refresh")[0]
 
 
-def test_dry_run_on_a_new_vault_creates_no_file_or_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_dry_run_on_a_new_vault_creates_no_file_or_folder(tmp_path: Path) -> None:
     short(tmp_path, days_ago(1), "I live in Porto.")
     before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
-    assert main(cli(tmp_path, "--today", "2026-11-30", "--dry-run")) == 0
+    assert refresh(tmp_path, "--today", "2026-11-30", "--dry-run").exit_code == 0
     assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
 
 
-def test_dry_run_leaves_every_file_as_it_was(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_dry_run_leaves_every_file_as_it_was(tmp_path: Path) -> None:
     short(tmp_path, days_ago(5), "I live in Porto. I feel exhausted.")
     run(tmp_path, days_ago(4))
     short(tmp_path, days_ago(1), "I love long walks.", slug="walks")
     before = snapshot(tmp_path)
-    assert main(cli(tmp_path, "--today", "2026-11-30", "--dry-run")) == 0
+    assert refresh(tmp_path, "--today", "2026-11-30", "--dry-run").exit_code == 0
     assert snapshot(tmp_path) == before
 
 
-def test_dry_run_creates_no_ledger_lock_or_state_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_dry_run_creates_no_ledger_lock_or_state_file(tmp_path: Path) -> None:
     identity(tmp_path)
     short(tmp_path, days_ago(1), "I live in Porto.")
-    main(cli(tmp_path, "--today", "2026-11-30", "--dry-run"))
+    assert refresh(tmp_path, "--today", "2026-11-30", "--dry-run").exit_code == 0
     assert not (tmp_path / MEMORY / ".state").exists()
 
 
-def test_dry_run_json_says_it_is_a_dry_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_dry_run_json_says_it_is_a_dry_run(tmp_path: Path) -> None:
     short(tmp_path, days_ago(1), "I live in Porto.")
-    main(cli(tmp_path, "--today", "2026-11-30", "--dry-run", "--json"))
-    out = json.loads(capsys.readouterr().out)
+    out = json.loads(refresh(tmp_path, "--today", "2026-11-30", "--dry-run", "--json").stdout)
     assert (out["dry_run"], out["changed_files"]) == (True, ["_identity.md"])
 
 
@@ -266,10 +265,9 @@ def test_each_run_keeps_its_summary_under_state_runs(tmp_path: Path) -> None:
 
 
 @freeze_time("2026-11-30 10:00:00")
-def test_without_today_the_run_uses_the_real_date(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_without_today_the_run_uses_the_real_date(tmp_path: Path) -> None:
     short(tmp_path, days_ago(1), "I live in Porto.")
-    main(cli(tmp_path, "--json"))
-    assert json.loads(capsys.readouterr().out)["today"] == "2026-11-30"
+    assert json.loads(refresh(tmp_path, "--json").stdout)["today"] == "2026-11-30"
 
 
 def test_memory_files_are_written_private(tmp_path: Path) -> None:

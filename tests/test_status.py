@@ -8,22 +8,22 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_helpers import hylo
 from freezegun import freeze_time
+from proc_helpers import copy_example_vault
+from vault_helpers import parse_memory
 
-from hylo_memory.decay import Dimension, parse
+from hylo_memory.decay import Dimension
 from hylo_memory.extractors.base import Decision
 from hylo_memory.extractors.offline import OfflineExtractor
-from hylo_memory.pipeline.commands.cli import main
+from hylo_memory.pipeline.commands.remember import remember
+from hylo_memory.pipeline.commands.status import gather
 from hylo_memory.pipeline.config import load_config
+from hylo_memory.pipeline.run.refresh import refresh
 from hylo_memory.pipeline.state.journal import Journal, journal_path
 from hylo_memory.pipeline.state.ledger import Ledger
 from hylo_memory.pipeline.state.locking import RUN_LOCK, hold
 from hylo_memory.pipeline.state.writing import open_store
-from hylo_memory.pipeline.run.refresh import refresh
-from hylo_memory.pipeline.commands.remember import remember
-from hylo_memory.pipeline.commands.status import gather
-
-from proc_helpers import copy_example_vault
 
 pytestmark = pytest.mark.usefixtures("isolated_env")
 
@@ -50,16 +50,21 @@ def tree(root: Path) -> dict[str, tuple]:
     return out
 
 
-def status_json(vault: Path, capsys, *args: str) -> dict:
-    assert main(["status", "--vault", str(vault), "--json", *args]) == 0
-    return json.loads(capsys.readouterr().out)
+def status_text(vault: Path, *args: str) -> str:
+    """`hylo-memory status` on the vault: its text, the command having exited 0."""
+    result = hylo("status", "--vault", vault, *args)
+    assert result.exit_code == 0, result.stderr
+    return result.stdout
 
 
-def test_status_of_a_vault_never_run_writes_nothing(vault: Path, capsys) -> None:
+def status_json(vault: Path, *args: str) -> dict:
+    return json.loads(status_text(vault, "--json", *args))
+
+
+def test_status_of_a_vault_never_run_writes_nothing(vault: Path) -> None:
     before = tree(vault)
-    data = status_json(vault, capsys, "--today", TODAY.isoformat())
-    assert main(["status", "--vault", str(vault), "--today", TODAY.isoformat()]) == 0
-    text = capsys.readouterr().out
+    data = status_json(vault, "--today", TODAY.isoformat())
+    text = status_text(vault, "--today", TODAY.isoformat())
     assert tree(vault) == before
     assert not (vault / "_memory").exists()
 
@@ -74,12 +79,12 @@ def test_status_of_a_vault_never_run_writes_nothing(vault: Path, capsys) -> None
     assert f"Sources waiting: {waiting['total']} (" in text
 
 
-def test_status_after_runs_counts_items_and_writes_nothing(vault: Path, config, capsys) -> None:
+def test_status_after_runs_counts_items_and_writes_nothing(vault: Path, config) -> None:
     refresh(vault, config, OfflineExtractor(), TODAY)
     store = open_store(vault, config)
     remember(store, Decision(dimension=Dimension.preferences, text="Is vegetarian", pinned=True), TODAY, 90.0)
     before = tree(vault)
-    data = status_json(vault, capsys, "--today", TODAY.isoformat())
+    data = status_json(vault, "--today", TODAY.isoformat())
     assert tree(vault) == before
 
     for line in data["files"]:
@@ -94,13 +99,12 @@ def test_status_after_runs_counts_items_and_writes_nothing(vault: Path, config, 
     assert data["waiting"]["total"] == 0 and data["waiting"]["mode"] == "incremental"
 
     (vault / "_shorts" / "2026-12-02-new.md").write_text("I really love sourdough baking.\n", encoding="utf-8")
-    assert status_json(vault, capsys, "--today", TODAY.isoformat())["waiting"]["shorts"] == 1
+    assert status_json(vault, "--today", TODAY.isoformat())["waiting"]["shorts"] == 1
 
 
-def test_text_status_lists_runs_files_and_counts(vault: Path, config, capsys) -> None:
+def test_text_status_lists_runs_files_and_counts(vault: Path, config) -> None:
     refresh(vault, config, OfflineExtractor(), TODAY)
-    assert main(["status", "--vault", str(vault), "--today", TODAY.isoformat()]) == 0
-    text = capsys.readouterr().out
+    text = status_text(vault, "--today", TODAY.isoformat())
     preferences = open_store(vault, config).read(Dimension.preferences)
     assert "Memory files:        active  fading  pinned" in text
     assert f"  _preferences.md    {len(preferences.active):6d}  {len(preferences.fading):6d}       0" in text
@@ -109,17 +113,16 @@ def test_text_status_lists_runs_files_and_counts(vault: Path, config, capsys) ->
 
 
 @freeze_time("2026-12-02 09:00:00+00:00")
-def test_next_scheduled_run_uses_the_configured_schedule_and_zone(vault: Path, monkeypatch, capsys) -> None:
+def test_next_scheduled_run_uses_the_configured_schedule_and_zone(vault: Path, monkeypatch) -> None:
     monkeypatch.setenv("HYLO_MEMORY_SCHEDULE", "30 4 * * 1")  # Mondays 04:30
     monkeypatch.setenv("HYLO_MEMORY_TIMEZONE", "America/New_York")
-    data = status_json(vault, capsys)
+    data = status_json(vault)
     schedule = data["schedule"]
     assert schedule["cron"] == "30 4 * * 1" and schedule["timezone"] == "America/New_York"
     assert schedule["next_run"] == "2026-12-07T04:30:00-05:00"
     assert schedule["previous_run"] == "2026-11-30T04:30:00-05:00"
     assert schedule["overdue"] is True  # never ran
-    assert main(["status", "--vault", str(vault)]) == 0
-    text = capsys.readouterr().out
+    text = status_text(vault)
     assert 'Next scheduled run: 2026-12-07 04:30 EST (schedule "30 4 * * 1", America/New_York)' in text
     assert "Overdue: no successful run since 2026-11-30 04:30" in text
 
@@ -131,27 +134,26 @@ def test_a_run_after_the_last_fire_time_is_not_overdue(vault: Path, config) -> N
         status = gather(vault, config.model_copy(update={"timezone": "UTC"}), TODAY)
     assert status.schedule.overdue is False
     assert status.schedule.next_run == dt.datetime(2026, 12, 3, 3, 0, tzinfo=status.schedule.next_run.tzinfo)
-    assert status.last_success == dt.datetime(2026, 12, 2, 3, 10, tzinfo=dt.timezone.utc)
+    assert status.last_success == dt.datetime(2026, 12, 2, 3, 10, tzinfo=dt.UTC)
 
 
-def test_a_bad_schedule_is_shown_not_fatal(vault: Path, monkeypatch, capsys) -> None:
+def test_a_bad_schedule_is_shown_not_fatal(vault: Path, monkeypatch) -> None:
     monkeypatch.setenv("HYLO_MEMORY_SCHEDULE", "every night")
-    assert status_json(vault, capsys)["schedule"]["error"].startswith("schedule 'every night': a cron expression")
+    assert status_json(vault)["schedule"]["error"].startswith("schedule 'every night': a cron expression")
 
 
-def test_a_hand_broken_file_is_reported_and_left_alone(vault: Path, capsys) -> None:
+def test_a_hand_broken_file_is_reported_and_left_alone(vault: Path) -> None:
     broken = vault / "_memory" / "_state.md"
     broken.parent.mkdir()
     broken.write_text("## Active\n- Tired `last:2026-13-45 seen:1`\n", encoding="utf-8")
-    data = status_json(vault, capsys, "--today", TODAY.isoformat())
+    data = status_json(vault, "--today", TODAY.isoformat())
     state = data["files"][5]
     assert state["exists"] and state["error"].endswith("_state.md:2: item date '2026-13-45' is not a valid YYYY-MM-DD date")
-    assert main(["status", "--vault", str(vault)]) == 0
-    assert "_state.md          refused: " in capsys.readouterr().out
+    assert "_state.md          refused: " in status_text(vault)
     assert broken.read_text(encoding="utf-8").endswith("`last:2026-13-45 seen:1`\n")
 
 
-def test_a_dead_run_shows_as_interrupted_and_a_live_one_as_running(vault: Path, config, capsys) -> None:
+def test_a_dead_run_shows_as_interrupted_and_a_live_one_as_running(vault: Path, config) -> None:
     store = open_store(vault, config)
     with Ledger.for_memory_dir(store.folder) as ledger:
         ledger.start_run(TODAY, "first", TODAY - dt.timedelta(days=89), 90)  # a run killed midway
@@ -163,26 +165,24 @@ def test_a_dead_run_shows_as_interrupted_and_a_live_one_as_running(vault: Path, 
             ledger.start_run(TODAY, "first", TODAY - dt.timedelta(days=89), 90)
         # Only the newest run can be the live one.
         assert [r.status for r in gather(vault, config, TODAY).runs] == ["running", "interrupted"]
-    assert main(["status", "--vault", str(vault), "--today", TODAY.isoformat()]) == 0
-    out = capsys.readouterr().out
+    out = status_text(vault, "--today", TODAY.isoformat())
     assert "A refresh is running now." not in out and out.count("interrupted") == 2
 
 
-def test_an_unfinished_journal_is_reported_not_replayed(vault: Path, config, capsys) -> None:
+def test_an_unfinished_journal_is_reported_not_replayed(vault: Path, config) -> None:
     store = open_store(vault, config)
     path = journal_path(store)
     path.parent.mkdir(parents=True)
     path.write_text(Journal(files={Dimension.state: "## Active\n- Tired `last:2026-12-01 seen:1`\n"}).model_dump_json())
     before = tree(vault)
-    data = status_json(vault, capsys)
+    data = status_json(vault)
     assert data["interrupted_writes"] is True
     assert tree(vault) == before and not store.exists(Dimension.state)
-    assert main(["status", "--vault", str(vault)]) == 0
-    assert "the next hylo-memory command finishes its writes" in capsys.readouterr().out
+    assert "the next hylo-memory command finishes its writes" in status_text(vault)
 
 
-def test_json_status_has_the_documented_keys(vault: Path, capsys) -> None:
-    data = status_json(vault, capsys)
+def test_json_status_has_the_documented_keys(vault: Path) -> None:
+    data = status_json(vault)
     assert set(data) >= {"vault", "memory_dir", "today", "refresh_running", "interrupted_writes", "last_success",
                          "runs", "schedule", "files", "waiting", "problems"}
     assert [f["file"] for f in data["files"]] == [d.filename for d in Dimension]
@@ -192,6 +192,6 @@ def test_json_status_has_the_documented_keys(vault: Path, capsys) -> None:
 def test_the_memory_files_status_reads_are_those_a_run_writes(vault: Path, config) -> None:
     refresh(vault, config, OfflineExtractor(), TODAY)
     path = vault / "_memory" / "_goals.md"
-    goals = parse(path.read_text(encoding="utf-8"), Dimension.goals, str(path))
+    goals = parse_memory(path, Dimension.goals)
     line = gather(vault, config, TODAY).files[2]
     assert (line.file, line.active, line.fading) == ("_goals.md", len(goals.active), len(goals.fading))

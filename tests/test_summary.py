@@ -6,11 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_helpers import hylo
+from vault_helpers import MEMORY, day, identity, memory_file, run, short, unit, write_file
 
 from hylo_memory.decay import Dimension
-from hylo_memory.pipeline.commands.cli import main
-
-from vault_helpers import MEMORY, day, identity, memory_file, run, short, unit, write_file
 
 TODAY = day("2026-11-30")
 SPEC_KEYS = {"mode", "window_days", "today", "sources", "changed_files", "counts", "deleted", "skipped", "status"}
@@ -27,24 +26,26 @@ def busy_vault(vault: Path) -> None:
     write_file(vault, "_shorts/2026-11-30-broken.md", "---\ncreated: [2026-11-30\n---\n")
 
 
-def cli_out(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
-    assert main(argv) == 0
-    return capsys.readouterr().out
+def refresh_out(vault: Path, *args: str) -> str:
+    """What `hylo-memory refresh` (offline, dated 2026-11-30) prints, the command having exited 0."""
+    result = hylo("refresh", "--vault", vault, "--today", "2026-11-30", "--extractor", "offline", *args)
+    assert result.exit_code == 0, result.stderr
+    return result.stdout
 
 
 @pytest.fixture
-def text(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> str:
+def text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     busy_vault(tmp_path)
     monkeypatch.setenv("HYLO_MEMORY_EXTRA_SCAN_PATHS", '["journal"]')
     # The broken note is dated 2026-11-30 by its name; the window reaches back to 2026-11-29.
-    return cli_out(["refresh", "--vault", str(tmp_path), "--today", "2026-11-30", "--extractor", "offline"], capsys)
+    return refresh_out(tmp_path)
 
 
 @pytest.fixture
-def as_json(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> dict:
+def as_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict:
     busy_vault(tmp_path)
     monkeypatch.setenv("HYLO_MEMORY_EXTRA_SCAN_PATHS", '["journal"]')
-    out = cli_out(["refresh", "--vault", str(tmp_path), "--today", "2026-11-30", "--extractor", "offline", "--json"], capsys)
+    out = refresh_out(tmp_path, "--json")
     assert out.count("\n") == 1  # one JSON object, one line
     return json.loads(out)
 
@@ -57,7 +58,7 @@ def test_text_names_the_run_mode_and_scan_window(text: str) -> None:
 
 
 def test_text_counts_items_processed_per_source(text: str) -> None:
-    assert "Sources extracted: 1 short notes, 1 knowledge units, 1 extra" in text
+    assert "Sources extracted: 1 short note, 1 knowledge unit, 1 extra" in text
 
 
 def test_text_names_the_changed_memory_files(text: str) -> None:
@@ -161,9 +162,8 @@ def test_json_types_match_the_spec(as_json: dict) -> None:
                      "counts": dict, "deleted": list, "skipped": list, "status": str}
 
 
-def test_json_of_a_first_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    out = json.loads(cli_out(["refresh", "--vault", str(tmp_path), "--today", "2026-11-30", "--json",
-                              "--extractor", "offline"], capsys))
+def test_json_of_a_first_run(tmp_path: Path) -> None:
+    out = json.loads(refresh_out(tmp_path, "--json"))
     assert (out["mode"], out["window_days"], out["changed_files"], out["deleted"], out["skipped"]) == (
         "first", 90, [], [], [],
     )
@@ -174,8 +174,8 @@ def test_json_status_is_partial_when_some_sources_wait_after_a_failure(tmp_path:
     from hylo_memory.extractors.offline import OfflineExtractor
 
     class HalfFailing(OfflineExtractor):
-        def extract(self, sources, profile, existing):  # type: ignore[override]
-            done = super().extract(sources, profile, existing)
+        def extract(self, sources, profile, existing, progress=None):  # type: ignore[override]
+            done = super().extract(sources, profile, existing, progress)
             return Extraction(evidence=done.evidence, failed=[sources[0].path], failures=["batch 1: invalid reply"])
 
     short(tmp_path, "2026-11-28", "I love tea.", slug="tea")

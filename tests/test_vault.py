@@ -8,14 +8,12 @@ import os
 from pathlib import Path
 
 import pytest
+from cli_helpers import hylo
+from vault_helpers import day, run, set_mtime, short, unit, write_file, write_note
 
 from hylo_memory.extractors.base import Perspective, Source, SourceKind
-from hylo_memory.pipeline.commands.cli import main
-from hylo_memory.pipeline.vault import Skipped
-from hylo_memory.pipeline.vault import FolderVault
 from hylo_memory.pipeline.run.window import Window
-
-from vault_helpers import day, run, set_mtime, short, unit, write_file, write_note
+from hylo_memory.pipeline.vault import FolderVault, Skipped
 
 TODAY = day("2026-11-30")
 WIDE = Window(mode="first", start=day("2026-01-01"), today=TODAY)
@@ -33,9 +31,11 @@ def skipped(root: Path, **kwargs) -> dict[str, str]:
     return {s.path: s.reason for s in read(root, **kwargs) if isinstance(s, Skipped)}
 
 
-def cli_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> dict:
-    assert main(argv) == 0
-    return json.loads(capsys.readouterr().out)
+def cli_json(*args: str | Path) -> dict:
+    """`hylo-memory ARGS…`'s JSON output, the command having exited 0."""
+    result = hylo(*args)
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout)
 
 
 # Dating short notes: frontmatter `created` or `date`, else the file name's prefix, else the mtime.
@@ -160,20 +160,19 @@ def test_extra_scan_path_outside_the_vault_is_not_read(tmp_path: Path) -> None:
     assert sources(vault, extra=["../elsewhere"]) == {}
 
 
-def test_extra_scan_paths_come_from_the_environment_as_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_extra_scan_paths_come_from_the_environment_as_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write_note(tmp_path, "journal/2026-11-29-evening.md", "I live in Porto.")
     monkeypatch.setenv("HYLO_MEMORY_EXTRA_SCAN_PATHS", '["journal"]')
-    out = cli_json(["refresh", "--vault", str(tmp_path), "--today", "2026-11-30", "--json", "--extractor", "offline"], capsys)
+    out = cli_json("refresh", "--vault", tmp_path, "--today", "2026-11-30", "--json", "--extractor", "offline")
     assert out["sources"]["extra"] == 1
 
 
-def test_extra_scan_paths_come_from_a_toml_config_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_extra_scan_paths_come_from_a_toml_config_file(tmp_path: Path) -> None:
     vault = tmp_path / "vault"
     write_note(vault, "journal/2026-11-29-evening.md", "I live in Porto.")
     config = write_file(tmp_path, "config.toml", 'extra_scan_paths = ["journal"]\n')
-    out = cli_json(["--config", str(config), "refresh", "--vault", str(vault), "--today", "2026-11-30", "--json",
-                    "--extractor", "offline"], capsys)
+    out = cli_json("--config", config, "refresh", "--vault", vault, "--today", "2026-11-30", "--json",
+                   "--extractor", "offline")
     assert out["sources"]["extra"] == 1
 
 

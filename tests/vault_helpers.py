@@ -83,7 +83,7 @@ def unit(
 
 
 def memory_file(root: Path, dimension: Dimension, body: str) -> Path:
-    """A hand-written memory file (`body` is everything after the frontmatter)."""
+    """A hand-written memory file in the vault's memory folder (`body` is everything after the frontmatter)."""
     text = f"---\ndecay_window: {dimension.default_window}d\nlast_updated: 2026-01-01\n---\n{body}"
     return write_file(root, f"{MEMORY}/{dimension.filename}", text)
 
@@ -123,7 +123,8 @@ def texts(root: Path, dimension: Dimension) -> set[str]:
 
 
 def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
-    """Every file under `root` (hidden ones too): its bytes and mtime in nanoseconds."""
+    """Every file under `root` (hidden ones too, symlinks not followed), by its path relative to `root`
+    with forward slashes: its bytes and mtime in nanoseconds. {} when `root` does not exist."""
     found = {}
     for path in sorted(root.rglob("*")):
         if path.is_file() and not path.is_symlink():
