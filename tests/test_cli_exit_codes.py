@@ -7,7 +7,7 @@ import subprocess
 from importlib.metadata import version
 from pathlib import Path
 
-from proc_helpers import HYLO, Processes, PausedModel, cli_env, copy_example_vault
+from proc_helpers import HYLO, PausedModel, Processes, cli_env, copy_example_vault
 
 TODAY = "2026-11-30"
 

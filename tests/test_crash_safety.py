@@ -12,24 +12,23 @@ import time
 from pathlib import Path
 
 import pytest
+from proc_helpers import HYLO, MEMORY_FILES, cli_env, copy_example_vault, generate_notes, memory_texts, run
 
 from hylo_memory.decay import Dimension, parse
-from hylo_memory.errors import HyloMemoryError
 from hylo_memory.decay.store import MemoryStore
+from hylo_memory.errors import HyloMemoryError
 from hylo_memory.extractors.base import Decision
 from hylo_memory.extractors.offline import OfflineExtractor
-from hylo_memory.pipeline.state import journal as journal_module
-from hylo_memory.pipeline.run import refresh as refresh_module
-from hylo_memory.pipeline.config import load_config
-from hylo_memory.pipeline.commands.evidence_file import read_evidence
-from hylo_memory.pipeline.state.journal import journal_path
-from hylo_memory.pipeline.state.ledger import Ledger
 from hylo_memory.pipeline.commands.apply import apply_evidence
-from hylo_memory.pipeline.state.writing import open_store
+from hylo_memory.pipeline.commands.evidence_file import read_evidence
 from hylo_memory.pipeline.commands.remember import remember
 from hylo_memory.pipeline.commands.status import gather
-
-from proc_helpers import HYLO, MEMORY_FILES, cli_env, copy_example_vault, generate_notes, memory_texts, run
+from hylo_memory.pipeline.config import load_config
+from hylo_memory.pipeline.run import refresh as refresh_module
+from hylo_memory.pipeline.state import journal as journal_module
+from hylo_memory.pipeline.state.journal import journal_path
+from hylo_memory.pipeline.state.ledger import Ledger
+from hylo_memory.pipeline.state.writing import open_store
 
 TODAY = dt.date(2026, 12, 2)
 

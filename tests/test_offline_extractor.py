@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from vault_helpers import day
 
 from hylo_memory.decay import Dimension
 from hylo_memory.extractors.base import AuthorProfile, Cluster, Perspective, Source, SourceKind
 from hylo_memory.extractors.offline import OfflineExtractor, trait_wording
 from hylo_memory.extractors.patterns import statements
-
-from vault_helpers import day
 
 I, P, G, B, PE, S = (Dimension.identity, Dimension.preferences, Dimension.goals, Dimension.beliefs, Dimension.people,
                      Dimension.state)

@@ -12,8 +12,8 @@ from engine_helpers import item_line, memory_text, write_memory
 from freezegun import freeze_time
 
 from hylo_memory.decay import Dimension, parse
-from hylo_memory.errors import MemoryFileError
 from hylo_memory.decay.store import ARCHIVE_DIR, MemoryStore, atomic_write
+from hylo_memory.errors import MemoryFileError
 
 DAY = dt.date(2026, 11, 30)
 

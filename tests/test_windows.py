@@ -5,11 +5,11 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+from vault_helpers import day, identity, memory_file, run, short, unit
+
 from hylo_memory.decay import Dimension
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.run.window import choose_window
-
-from vault_helpers import day, identity, memory_file, run, short, unit
 
 TODAY = day("2026-11-30")
 
