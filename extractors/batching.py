@@ -59,12 +59,12 @@ def pack(sources: list[Source], budget: int) -> list[Batch]:
     used = 0
     for source in sources:
         cost = estimate_tokens(source.text) + _PER_SOURCE
+        if current and (cost > budget or used + cost > budget):
+            batches.append(Batch(parts=current))  # closed first, so the order of sources is kept
+            current, used = [], 0
         if cost > budget:
             batches += [Batch(parts=[part]) for part in _cut(source, budget)]
             continue
-        if current and used + cost > budget:
-            batches.append(Batch(parts=current))
-            current, used = [], 0
         current.append(Part(source=source, text=source.text))
         used += cost
     if current:
@@ -77,21 +77,34 @@ _PER_SOURCE = 40  # the source's header line in the prompt
 
 def _cut(source: Source, budget: int) -> list[Part]:
     """Cut a source into pieces that fit, at paragraph breaks where possible."""
-    limit = max(200, (budget - _PER_SOURCE) * 4)  # characters
-    chunks: list[str] = []
-    for paragraph in source.text.split("\n\n"):
-        chunks += [paragraph[i : i + limit] for i in range(0, len(paragraph), limit)]
+    limit = max(50, budget - _PER_SOURCE)  # estimated tokens a piece may take
+    chunks = [chunk for paragraph in source.text.split("\n\n") for chunk in _slices(paragraph, limit)]
     pieces: list[str] = []
     current = ""
     for chunk in chunks:
-        if current and len(current) + len(chunk) + 2 > limit:
+        joined = f"{current}\n\n{chunk}" if current else chunk
+        if current and estimate_tokens(joined) > limit:
             pieces.append(current)
             current = chunk
         else:
-            current = f"{current}\n\n{chunk}" if current else chunk
+            current = joined
     if current.strip():
         pieces.append(current)
     return [Part(source=source, text=p, piece=i, pieces=len(pieces)) for i, p in enumerate(pieces, start=1)]
+
+
+def _slices(text: str, limit: int) -> list[str]:
+    """`text` in consecutive slices of at most `limit` estimated tokens (as `estimate_tokens` counts them)."""
+    slices, start, cost = [], 0, 0.0
+    for i, ch in enumerate(text):
+        step = 0.25 if ord(ch) < 128 else 0.9
+        if cost + step > limit and i > start:
+            slices.append(text[start:i])
+            start, cost = i, 0.0
+        cost += step
+    if start < len(text):
+        slices.append(text[start:])
+    return slices
 
 
 def relevant(existing: list[Candidate], text: str, limit: int) -> list[Candidate]:

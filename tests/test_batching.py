@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import datetime as dt
 
-import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -97,9 +96,6 @@ def test_every_source_is_packed_once_in_the_order_given() -> None:
     assert packed == [f"{i}.md" for i in range(len(texts))]
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="a bug: pack() appends an oversized source's pieces before the batch it is filling, "
-                          "so the sources before it move after it")
 def test_the_order_is_kept_around_an_oversized_source() -> None:
     notes = [source("I love tea.", "a.md"), source(paragraph(1000), "huge.md"), source("I run.", "c.md")]
     packed = [part.source.path for batch in pack(notes, BUDGET) for part in batch.parts]
@@ -154,9 +150,6 @@ def test_a_paragraph_longer_than_a_piece_is_cut_inside_it() -> None:
     assert "".join(p.text for p in pieces) == long
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="a bug: _cut() sizes pieces at four characters a token, as for ASCII, while "
-                          "estimate_tokens counts other scripts at ~1 token a character")
 def test_pieces_of_a_note_in_another_script_also_fit() -> None:
     pieces = pieces_of("\n\n".join(["今日は川沿いを長く走った。" * 10] * 6))
     assert [cost(p.text) for p in pieces if cost(p.text) > BUDGET] == []
