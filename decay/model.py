@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from enum import Enum
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic_core import PydanticCustomError
 
 
 class Dimension(str, Enum):
@@ -44,15 +47,53 @@ DIMENSION_NAMES = ", ".join(d.value for d in Dimension)
 MAX_ITEM_TEXT = 300  # characters: an item is one line, not a paragraph (a stated fact and a model's wording alike)
 
 
+# ANSI CSI sequences (ESC [ … or the one-byte C1 CSI), then any other C0/C1 control character.
+_CSI = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]")
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")
+
+
+def clean_text(text: str) -> str:
+    """One line of plain text: escape sequences and control characters out, white space folded."""
+    return " ".join(_CONTROL.sub("", _CSI.sub("", text)).split())
+
+
+class Layout(BaseModel):
+    """How the person wrote an item's line, so an unchanged item is written back as it was."""
+
+    model_config = ConfigDict(frozen=True)
+
+    head: str = "- "  # indentation, bullet marker and the space after it
+    gap: str = " "  # between the text and the metadata span
+    line: str | None = None  # the line as read, written back while the item is unchanged
+    key: tuple[Any, ...] | None = None  # the item as read from `line`
+
+
 class Item(BaseModel):
-    """One bullet of a memory file: a remembered fact with its metadata."""
+    """One bullet of a memory file: a remembered fact with its metadata.
+
+    Equality is the fact's (text, metadata, note, nested lines), never its `layout`.
+    """
 
     model_config = ConfigDict(frozen=True)
 
     text: str
-    last: dt.date
+    last: dt.date | None  # None: a hand-written bullet not yet given metadata (it is adopted)
     seen: int = Field(ge=1)
     pinned: bool = False
+    note: str = ""  # what the person wrote after the metadata span, kept with the item
+    children: tuple[str, ...] = ()  # the indented lines under the item, as written: they move with it
+    layout: Layout | None = Field(default=None, repr=False)
+
+    def key(self) -> tuple[Any, ...]:
+        return self.text, self.last, self.seen, self.pinned, self.note, self.children
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Item):
+            return NotImplemented
+        return self.key() == other.key()
+
+    def __hash__(self) -> int:
+        return hash(self.key())
 
 
 class RawLine(BaseModel):
@@ -71,6 +112,7 @@ class Section(BaseModel):
 
     heading: str
     entries: list[Entry] = []
+    line: str | None = None  # an Active or Fading heading as written, when not exactly `## Active`
 
 
 class MemoryFile(BaseModel):
@@ -83,6 +125,12 @@ class MemoryFile(BaseModel):
     extra_frontmatter: list[str] = []
     preamble: list[RawLine] = []
     sections: list[Section] = []
+    # The frontmatter's lines as written (delimiters included) when they are not exactly what
+    # `render` would write; None for a canonical file or one without frontmatter.
+    frontmatter: list[str] | None = None
+    newline: str = "\n"  # the file's line ending, "\n" or "\r\n"
+    bom: bool = False  # the file began with a byte-order mark
+    final_newline: bool = True  # the last line ended with a line ending
 
     @classmethod
     def new(cls, dimension: Dimension) -> MemoryFile:
@@ -144,10 +192,27 @@ class Evidence(BaseModel):
     pinned: bool = False
     date: dt.date | None = None
 
-    @field_validator("text", "source")
+    @field_validator("text")
+    @classmethod
+    def _one_clean_line(cls, value: str) -> str:
+        # Every path (apply's file, remember, the extractors) builds Evidence: one cleaning, one cap.
+        value = clean_text(value)
+        if not value:
+            raise ValueError("must not be blank")
+        if len(value) > MAX_ITEM_TEXT:
+            raise PydanticCustomError("item_too_long", "an item is one line of at most {limit} characters; "
+                                      "this one has {length}", {"limit": MAX_ITEM_TEXT, "length": len(value)})
+        return value
+
+    @field_validator("source")
     @classmethod
     def _not_blank(cls, value: str) -> str:
         value = " ".join(value.split())
         if not value:
             raise ValueError("must not be blank")
         return value
+
+    @field_validator("matches")
+    @classmethod
+    def _clean_matches(cls, value: str | None) -> str | None:
+        return None if value is None else clean_text(value) or None

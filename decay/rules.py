@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
-from .format import gc_paused, is_adopted
+from .format import gc_paused
 from .match import TextIndex
-from .model import ACTIVE, FADING, Dimension, Entry, Evidence, Item, MemoryFile, RawLine, Section
+from .model import ACTIVE, FADING, Dimension, Entry, Evidence, Item, Layout, MemoryFile, RawLine, Section
 
 DEFAULT_THRESHOLD = 90.0
 
@@ -42,13 +42,17 @@ class _Slot:
     newest: dt.date | None = None
     deleted: bool = False
     original: Item | None = None  # the entry it was read from (None: new in this run), reused if unchanged
+    note: str = ""
+    children: tuple[str, ...] = ()  # the person's indented lines under the item: they go where it goes
+    layout: Layout | None = None
 
     def item(self) -> Item:
         old = self.original
-        if old is not None and (old.text, old.last, old.seen, old.pinned) == (
-                self.text, self.last, self.seen, self.pinned):
+        mine = (self.text, self.last, self.seen, self.pinned, self.note, self.children)
+        if old is not None and old.key() == mine:
             return old
-        return Item(text=self.text, last=self.last, seen=self.seen, pinned=self.pinned)
+        return Item(text=self.text, last=self.last, seen=self.seen, pinned=self.pinned, note=self.note,
+                    children=self.children, layout=self.layout)
 
 
 def apply_rules(
@@ -126,11 +130,12 @@ def _read_slots(memory: MemoryFile, today: dt.date, pool: _Pool, changes: FileCh
             if not isinstance(entry, Item):
                 continue
             last = entry.last
-            if is_adopted(entry):
+            if last is None:  # a hand-written bullet: adopted, dated today
                 last = today
                 changes.adopted.append(entry.text)
             slot = _Slot(entry.text, last, entry.seen, entry.pinned, section.heading,
-                         was_fading=section.heading == FADING, original=entry)
+                         was_fading=section.heading == FADING, original=entry, note=entry.note,
+                         children=entry.children, layout=entry.layout)
             layout[id(entry)] = slot
             target = pool.find(slot.text)
             if target is None:
@@ -151,6 +156,10 @@ def _absorb(survivor: _Slot, other: _Slot) -> str:
     if ACTIVE in (survivor.section, other.section):
         survivor.section = ACTIVE
     survivor.was_fading = survivor.was_fading and other.was_fading
+    # The person's words under and after the merged item are theirs: they join the survivor.
+    survivor.children += other.children
+    if other.note and other.note != survivor.note:
+        survivor.note += other.note
     other.deleted = True
     return theirs if survivor.text == mine else mine
 
@@ -207,7 +216,11 @@ def _apply_evidence(
 
 
 def _decay(slot: _Slot, today: dt.date, window: int, changes: FileChanges) -> None:
-    """Rules D and E; G: pinned items never fade nor go."""
+    """Rules D and E; G: pinned items never fade nor go.
+
+    An item E deletes takes its nested lines with it: they were written about it, and left
+    behind they would read as another item's. The version before is kept (history, `.archive/`).
+    """
     if slot.pinned:
         return
     age = (today - slot.last).days
@@ -240,12 +253,23 @@ def _write_slots(memory: MemoryFile, layout: dict[int, _Slot], pool: _Pool) -> M
         "extra_frontmatter": list(memory.extra_frontmatter),
     })
     movers: dict[str, list[Item]] = {}  # by section, in the order the sections are first needed
+    house = _house_layout(memory)
     for slot in pool.live():
         if id(slot) not in placed:
+            if slot.original is None:
+                slot.layout = house
             movers.setdefault(slot.section, []).append(slot.item())
     for heading, items in movers.items():
         _insert_items(updated.section(heading), items)
     return updated
+
+
+def _house_layout(memory: MemoryFile) -> Layout | None:
+    """A new item's style: the bullet marker of the file's first item ("* " in a file of `*`s)."""
+    for item in memory.items:
+        head = item.layout.head.lstrip(" \t") if item.layout else "- "
+        return None if head == "- " else Layout(head=head)
+    return None
 
 
 def _insert_items(section: Section, items: list[Item]) -> None:

@@ -9,8 +9,8 @@ in some examples while most texts stay distinct.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 from unittest import mock
 
 import pytest
@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hylo_memory.decay import Dimension, Evidence, Item, MemoryFile, parse, render
-from hylo_memory.decay import format as memory_format
+from hylo_memory.decay import lines as memory_lines
 from hylo_memory.decay.model import ACTIVE, FADING, RawLine, Section
 
 WINDOWS = [1, 7, 30, 90, 365]
@@ -170,9 +170,10 @@ def test_parse_of_render_is_the_identity_on_memory_files_with_any_item_text(memo
 @given(memory_models())
 def test_canonical_lines_read_the_same_with_or_without_the_fast_path(memory: MemoryFile) -> None:
     text = render(memory)
-    with mock.patch.object(memory_format, "_canonical_item", lambda line: None):
+    with mock.patch.object(memory_lines, "canonical_item", lambda line: None):
         general = parse(text, Dimension.people)
     assert parse(text, Dimension.people) == general
+    assert render(general) == text
 
 
 # The rules

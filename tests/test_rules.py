@@ -8,12 +8,19 @@ from __future__ import annotations
 
 import datetime as dt
 
-from engine_helpers import ago, ev, item_line, memory_text, rerun, run, section_of, today  # noqa: F401
+import pytest
+from engine_helpers import FROZEN_DAY, ago, ev, item_line, memory_text, rerun, run, section_of
 
 from hylo_memory.decay import Dimension, Item, MemoryFile, apply_rules, parse, plan_updates, render
 from hylo_memory.decay.model import ACTIVE, FADING
 
 TERSE = "Prefers terse answers"
+
+
+@pytest.fixture
+def today() -> dt.date:
+    """The run's date: the rules never read the clock, so none is frozen."""
+    return dt.date.fromisoformat(FROZEN_DAY)
 
 
 # A — evidence matches an Active item
