@@ -12,7 +12,7 @@ from .model import MAX_ITEM_TEXT, Item, Layout, clean_text
 # Indentation, marker and the white space after it; the body without trailing white space.
 _BULLET = re.compile(r"^(?P<head>[ \t]*[-*+]\s+)(?P<body>.*?)\s*$")
 # The metadata span ending the bullet: its last backtick span, when it starts with `last:`.
-_SPAN_AT_END = re.compile(r"^(?P<text>.*?)\s*`(?P<meta>\s*last:[^`]*)`$")
+_SPAN_AT_END = re.compile(r"^(?P<text>.*?)(?P<gap>\s*)`(?P<meta>\s*last:[^`]*)`$")
 # A span followed by the person's own words: taken for metadata only when it reads as metadata.
 _SPAN_THEN_NOTE = re.compile(r"^(?P<text>.*)`(?P<meta>\s*last:\s*\S+\s+seen:[^`]*)`(?P<note>.+)$")
 _META = re.compile(
@@ -66,11 +66,12 @@ def parse_item(line: str, path: str, number: int) -> Item | None:
             return None
         return _with_layout(Item(text=text, last=None, seen=1), head, " ", line)
     last, seen, pinned = _metadata(span.group("meta"), path, number)
-    written = span.group("text")
+    found = span.groupdict()
+    written = span.group("text") + (found.get("gap") or "")
     text = written.rstrip()
     if not text:
         raise MemoryFileError(path, number, "item has metadata but no text")
-    item = Item(text=text, last=last, seen=seen, pinned=pinned, note=span.groupdict().get("note") or "")
+    item = Item(text=text, last=last, seen=seen, pinned=pinned, note=found.get("note") or "")
     return _with_layout(item, head, written[len(text):] or " ", line)
 
 

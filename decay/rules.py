@@ -245,7 +245,7 @@ def _write_slots(memory: MemoryFile, layout: dict[int, _Slot], pool: _Pool) -> M
             elif not slot.deleted and slot.section == section.heading and id(slot) not in placed:
                 placed.add(id(slot))
                 entries.append(slot.item())
-        sections.append(Section(heading=section.heading, entries=entries))
+        sections.append(section.model_copy(update={"entries": entries}))
     # Entries are immutable, so the lists are copied and the entries shared.
     updated = memory.model_copy(update={
         "sections": sections,

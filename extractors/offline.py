@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from hylo_memory.decay import Dimension, Evidence
+from hylo_memory.decay.model import MAX_ITEM_TEXT, clean_text
 
 from .base import AuthorProfile, Candidate, Cluster, Decision, Extraction, Progress, Source
 from .patterns import RELATIONS, statements
@@ -62,7 +63,18 @@ class OfflineExtractor:
 def trait_wording(cluster: Cluster) -> str:
     """A trait from a cluster's strongest themes: "Keeps coming back to databases and consensus"."""
     if cluster.trait:
-        return cluster.trait  # a theme keeps the wording it already has
+        return fit_item(cluster.trait)  # a theme keeps the wording it already has
     themes = [t.replace("-", " ").replace("_", " ") for t in cluster.tags[:3]]
     listed = themes[0] if len(themes) == 1 else ", ".join(themes[:-1]) + " and " + themes[-1]
-    return f"Keeps coming back to {listed}"
+    return fit_item(f"Keeps coming back to {listed}")
+
+
+def fit_item(text: str) -> str:
+    """The wording cut to one item's length at a word, marked "…": a tag may be any length."""
+    text = clean_text(text)
+    if len(text) <= MAX_ITEM_TEXT:
+        return text
+    cut = text[: MAX_ITEM_TEXT - 1]
+    if " " in cut:
+        cut = cut.rsplit(" ", 1)[0]
+    return cut.rstrip(" ,") + "…"

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 
 from hylo_memory.decay import Dimension
+from hylo_memory.decay.model import MAX_ITEM_TEXT, clean_text
 
 RELATIONS = (
     "sister", "brother", "mother", "mom", "mum", "father", "dad", "partner", "wife", "husband",
@@ -141,7 +142,8 @@ def statements(text: str) -> list[tuple[Dimension, str]]:
     """Every (dimension, item wording) the patterns find in the author's own sentences."""
     found: dict[tuple[Dimension, str], None] = {}
     for sentence in own_sentences(text):
-        sentence = sentence.strip().lstrip("-*• ").strip()
+        # Escape codes and control characters out first: "\x1b[1mLisbon" must read as "Lisbon".
+        sentence = clean_text(sentence).lstrip("-*• ").strip()
         if sentence.endswith("?"):
             continue  # a question asks; it states nothing
         for dimension, pattern, word in RULES:
@@ -156,4 +158,5 @@ def statements(text: str) -> list[tuple[Dimension, str]]:
 
 def _is_item(wording: str) -> bool:
     """Whether a wording reads as a memory item on its own."""
-    return 3 <= len(wording) <= 120 and not _FIRST_PERSON.search(wording) and not _PRONOUN_ONLY.match(wording)
+    # Well under MAX_ITEM_TEXT: a longer "statement" is a paragraph the patterns misread.
+    return 3 <= len(wording) <= min(120, MAX_ITEM_TEXT) and not _FIRST_PERSON.search(wording) and not _PRONOUN_ONLY.match(wording)

@@ -9,6 +9,7 @@ in some examples while most texts stay distinct.
 from __future__ import annotations
 
 import datetime as dt
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from unittest import mock
@@ -21,6 +22,7 @@ from hypothesis import strategies as st
 
 from hylo_memory.decay import Dimension, Evidence, Item, MemoryFile, parse, render
 from hylo_memory.decay import lines as memory_lines
+from hylo_memory.decay.lines import item_line as written_line
 from hylo_memory.decay.model import ACTIVE, FADING, RawLine, Section
 
 WINDOWS = [1, 7, 30, 90, 365]
@@ -149,7 +151,7 @@ any_item_text = st.text(st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Z
 @st.composite
 def memory_models(draw: st.DrawFn) -> MemoryFile:
     def items() -> list[Item]:
-        return draw(st.lists(st.builds(Item, text=any_item_text, last=st.dates(dt.date(1900, 1, 1), dt.date(2999, 12, 31)),
+        return draw(st.lists(st.builds(Item, text=any_item_text, last=st.dates(),
                                        seen=st.integers(1, 10**6), pinned=st.booleans()), max_size=5))
 
     return MemoryFile(
@@ -269,3 +271,105 @@ def test_expired_evidence_changes_nothing_and_is_counted(spec: Spec) -> None:
     assert render(with_expired) == render(without)
     assert changes.expired == len(spec.evidence)
     assert changes.model_dump(exclude={"expired"}) == baseline.model_dump(exclude={"expired"})
+
+
+# Fidelity: the person's own style
+
+
+@dataclass
+class Styled:
+    """A memory file as a person might write it: the text, its line ending, and its items' nested lines."""
+
+    text: str
+    newline: str
+    window: int
+
+
+@st.composite
+def styled_files(draw: st.DrawFn) -> Styled:
+    """CRLF or LF, a BOM, `2w` or `14d`, `*`/`+`/`-` bullets, odd spacing, nested lines, notes after
+    the span, headings in any case, comments, fenced code holding a heading and an item line."""
+    today = dt.date.today()
+    window = draw(st.sampled_from(WINDOWS + [14, 21]))
+    written_window = f"{window // 7}w" if window % 7 == 0 and draw(st.booleans()) else f"{window}d"
+    front = [f"decay_window: {written_window}"]
+    if draw(st.booleans()):
+        front.append(f"last_updated: {today - dt.timedelta(days=draw(st.integers(0, 3 * window)))}")
+    if draw(st.booleans()):
+        front.insert(draw(st.integers(0, len(front))), "# written by hand")
+    texts: list[str] = []
+
+    def items() -> list[str]:
+        out = []
+        for _ in range(draw(st.integers(0, 5))):
+            text = draw(fact_text(texts))
+            texts.append(text)
+            head = draw(st.sampled_from(["- ", "* ", "+ ", "-  ", " - "]))
+            days = draw(age(window, 4 * window + 2))
+            if draw(st.integers(0, 5)) == 0:
+                out.append(f"{head}{text}")  # a hand-written bullet, adopted when the rules run
+            else:
+                gap = draw(st.sampled_from([" ", " ", "  "]))
+                pinned = " pinned" if draw(st.integers(0, 4)) == 0 else ""
+                note = draw(st.sampled_from(["", "", " (since 2019)", " — see notes"]))
+                out.append(f"{head}{text}{gap}`last:{today - dt.timedelta(days=days)} seen:{draw(st.integers(1, 9))}"
+                           f"{pinned}`{note}")
+            out += draw(st.lists(st.sampled_from(["  - especially this", "    - and deeper", "  continued here",
+                                                  "\t- tabbed"]), max_size=2))
+        return out
+
+    heading = st.sampled_from(["## {}", "## {}", "## {} ##", "##  {}"]).map(lambda h: h)
+    active = draw(heading).format(draw(st.sampled_from(["Active", "active", "ACTIVE"])))
+    fading = draw(heading).format(draw(st.sampled_from(["Fading", "fading", "FADING"])))
+    fence = draw(st.sampled_from([[], ["```markdown", "## Active", f"- Example `last:{today} seen:1`", "```"],
+                                  ["~~~", "- just an example", "~~~"]]))
+    body = [active, *items(), *(["<!-- mine -->"] if draw(st.booleans()) else []), "", fading, *items(), *fence]
+    newline = draw(st.sampled_from(["\n", "\r\n"]))
+    lines = ["---", *front, "---", *body]
+    text = newline.join(lines) + (newline if draw(st.integers(0, 5)) else "")
+    return Styled(("\ufeff" if draw(st.booleans()) else "") + text, newline, window)
+
+
+@SETTINGS
+@given(styled_files())
+def test_render_of_parse_is_the_identity_on_files_in_the_persons_own_style(styled: Styled) -> None:
+    assert render(parse(styled.text, Dimension.preferences)) == styled.text
+
+
+def _lines(text: str, newline: str) -> list[str]:
+    return text.removeprefix("\ufeff").split(newline)
+
+
+@SETTINGS
+@given(styled_files(), st.lists(st.sampled_from(WORDS), min_size=2, max_size=4).map(" ".join))
+def test_after_the_rules_every_line_they_did_not_change_is_byte_identical(styled: Styled, new_fact: str) -> None:
+    today = dt.date.today()
+    before = parse(styled.text, Dimension.preferences)
+    after, _ = run(before, [ev(new_fact.capitalize())], today)
+    text = render(after)
+    assert text.startswith("\ufeff") == styled.text.startswith("\ufeff")
+    after_lines = _lines(text, styled.newline)
+    assert "\r" not in "".join(after_lines)  # one line ending throughout
+    # The person's own lines (headings, comments, prose, fences, frontmatter but last_updated) keep their order.
+    own = [line for line in _lines(styled.text, styled.newline)
+           if not line.startswith("last_updated:") and line not in {written_line(i) for i in before.items}
+           and not any(line in i.children for i in before.items)]
+    remaining = iter(after_lines)
+    assert all(any(line == other for other in remaining) for line in own)
+    # An item the rules left alone keeps its line byte for byte, wherever it now stands.
+    unchanged = [i for i in before.items if any(i.key() == j.key() for j in after.items)]
+    assert all(written_line(i) in after_lines for i in unchanged)
+
+
+@SETTINGS
+@given(styled_files())
+def test_nested_lines_stay_directly_under_their_item_and_only_rule_e_takes_them(styled: Styled) -> None:
+    today = dt.date.today()
+    before = parse(styled.text, Dimension.preferences)
+    after, changes = run(before, [], today)
+    text = render(after).removeprefix("\ufeff")
+    for item in after.items:
+        assert styled.newline.join([written_line(item), *item.children]) in text
+    deleted = [i for i in before.fading if i.text in changes.deleted]
+    kept = Counter(c for i in before.items for c in i.children) - Counter(c for i in deleted for c in i.children)
+    assert Counter(c for i in after.items for c in i.children) == kept
