@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 import time
 from pathlib import Path
 
-from hylo_memory.errors import HyloMemoryError, MemoryFileError
+from hylo_memory.errors import MemoryFileError, StorageError
 
 from .format import parse, render
 from .model import Dimension, MemoryFile
 
 ARCHIVE_DIR = ".archive"
 DEFAULT_ARCHIVE_KEEP = 10
+NOT_REGULAR = "not a regular file (a pipe, socket, device or folder); refused, move it out of the memory folder"
 
 
 def atomic_write(path: Path, data: bytes, mode: int = 0o600) -> None:
@@ -42,28 +44,85 @@ def fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-class MemoryStore:
-    """The memory folder: one file per dimension, prior versions kept under `.archive/`."""
+def read_regular(path: Path, what: str = "file") -> bytes | None:
+    """The bytes of `path`, or None when there is none; refused (one line) when it is not a regular file.
 
-    def __init__(self, folder: Path, archive_keep: int = DEFAULT_ARCHIVE_KEEP):
+    Opened without blocking and checked on the open file, so a pipe named like the file
+    (or swapped in for it) is refused at once instead of blocking, and its lock, forever.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise StorageError(f"{path}: cannot read the {what}: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise MemoryFileError(path, None, NOT_REGULAR)
+        try:
+            return handle.read()
+        except OSError as exc:
+            raise StorageError(f"{path}: cannot read the {what}: {exc.strerror or exc}") from None
+
+
+class MemoryStore:
+    """The memory folder: one file per dimension, prior versions kept under `.archive/`.
+
+    A memory file is a regular file, or a symlink to one inside `root` (the vault; the
+    memory folder itself when not given): then the target is what is read and written,
+    atomically beside it. Anything else there is refused, in one line, before it is touched.
+    """
+
+    def __init__(self, folder: Path, archive_keep: int = DEFAULT_ARCHIVE_KEEP, root: Path | None = None):
         self.folder = Path(folder)
         self.archive_keep = archive_keep
+        self.root = Path(root) if root is not None else self.folder
 
     def path(self, dimension: Dimension) -> Path:
         return self.folder / dimension.filename
 
+    def target(self, dimension: Dimension) -> Path:
+        """Where the dimension's file is really read and written: itself, or the target of its symlink."""
+        path = self.path(dimension)
+        try:
+            info = path.lstat()
+        except FileNotFoundError:
+            return path
+        except OSError as exc:
+            raise StorageError(f"{path}: {exc.strerror or exc}") from None
+        if stat.S_ISLNK(info.st_mode):
+            try:
+                target = path.resolve(strict=False)
+                root = self.root.resolve()
+            except (OSError, RuntimeError):
+                raise MemoryFileError(path, None, "a symlink loop; refused") from None
+            if not target.is_relative_to(root):
+                raise MemoryFileError(path, None, f"a symlink to {target}, outside the vault; refused")
+            path = target
+            try:
+                info = path.stat()
+            except FileNotFoundError:
+                return path  # a link to a file still to be created, inside the vault
+            except OSError as exc:
+                raise MemoryFileError(self.path(dimension), None, f"a symlink that cannot be followed "
+                                                                  f"({exc.strerror or exc}); refused") from None
+        if not stat.S_ISREG(info.st_mode):
+            raise MemoryFileError(path, None, NOT_REGULAR)
+        return path
+
     def exists(self, dimension: Dimension) -> bool:
-        return self.path(dimension).exists()
+        return self.target(dimension).exists()
+
+    def read_bytes(self, dimension: Dimension) -> bytes | None:
+        """The file's bytes as they are on disk, or None when it does not exist yet."""
+        return read_regular(self.target(dimension), "memory file")
 
     def read(self, dimension: Dimension) -> MemoryFile | None:
         """The parsed file, or None when it does not exist yet."""
         path = self.path(dimension)
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
+        data = self.read_bytes(dimension)
+        if data is None:
             return None
-        except OSError as exc:
-            raise HyloMemoryError(f"{path}: cannot read: {exc.strerror}") from None
         try:
             text = data.decode("utf-8-sig")  # a byte-order mark must not hide the frontmatter
         except UnicodeDecodeError as exc:
@@ -80,16 +139,14 @@ class MemoryStore:
         return self.write_text(memory.dimension, render(memory))
 
     def write_text(self, dimension: Dimension, text: str) -> Path:
-        path = self.path(dimension)
         self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        self._archive(path)
-        atomic_write(path, text.encode("utf-8"))
-        return path
+        target = self.target(dimension)
+        self._archive(self.path(dimension), self.read_bytes(dimension))
+        atomic_write(target, text.encode("utf-8"))
+        return self.path(dimension)
 
-    def _archive(self, path: Path) -> None:
-        try:
-            previous = path.read_bytes()
-        except FileNotFoundError:
+    def _archive(self, path: Path, previous: bytes | None) -> None:
+        if previous is None:
             return
         archive = self.folder / ARCHIVE_DIR
         archive.mkdir(mode=0o700, exist_ok=True)

@@ -7,9 +7,18 @@ import tomllib
 import zoneinfo
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic import (
+    AliasChoices,
+    Field,
+    SecretStr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -23,6 +32,17 @@ from hylo_memory.extractors.settings import LLMSettings
 
 DEFAULT_CONFIG = Path("~/.config/hylo-memory/config.toml")
 
+# Every setting has a ceiling as well as a floor: a value past it is a typo, and would
+# otherwise end in a date past the calendar's end or a run that never stops.
+DAYS = 36_500  # a hundred years: any window, from any `--today`, stays inside the calendar
+PATH_CHARS = 1024
+# The LLM settings are declared in extractors/settings.py; their ceilings are kept here.
+_LLM_CEILINGS: dict[str, float] = {
+    "timeout": 3600, "retries": 20, "retry_backoff": 60, "concurrency": 64,
+    "request_token_budget": 2_000_000, "run_token_ceiling": 10_000_000_000, "max_reply_tokens": 1_000_000,
+    "max_failed_batches": 10_000,
+}
+
 
 class Config(BaseSettings, LLMSettings):
     """Every setting, with its default. Precedence: command line, environment, file."""
@@ -30,25 +50,42 @@ class Config(BaseSettings, LLMSettings):
     model_config = SettingsConfigDict(env_prefix="HYLO_MEMORY_", extra="forbid", populate_by_name=True)
 
     # The vault
-    memory_dir: str = "_memory"
-    extra_scan_paths: list[str] = []
-    timezone: str | None = None  # None: the machine's local time zone
-    max_note_bytes: int = Field(1_000_000, ge=1)
+    memory_dir: str = Field("_memory", max_length=PATH_CHARS)
+    extra_scan_paths: list[Annotated[str, Field(max_length=PATH_CHARS)]] = Field([], max_length=100)
+    timezone: str | None = Field(None, max_length=100)  # None: the machine's local time zone
+    max_note_bytes: int = Field(1_000_000, ge=1, le=100_000_000)
     # The run
-    first_run_days: int = Field(90, ge=1)
-    incremental_days: int = Field(2, ge=1)
-    per_run_cap: int | None = Field(None, ge=1)  # sources extracted per run; the rest wait
+    first_run_days: int = Field(90, ge=1, le=DAYS)
+    incremental_days: int = Field(2, ge=1, le=DAYS)
+    per_run_cap: int | None = Field(None, ge=1, le=100_000_000)  # sources extracted per run; the rest wait
     similarity_threshold: float = Field(90.0, gt=0, le=100)
-    pool_days: int = Field(180, ge=1)  # how long an external unit waits for others of its theme
-    archive_keep: int = Field(10, ge=0)
-    lock_timeout: float = Field(600.0, ge=0)
-    schedule: str = "0 3 * * *"
+    pool_days: int = Field(180, ge=1, le=DAYS)  # how long an external unit waits for others of its theme
+    archive_keep: int = Field(10, ge=0, le=10_000)
+    lock_timeout: float = Field(600.0, ge=0, le=7 * 86_400)
+    schedule: str = Field("0 3 * * *", max_length=200)
     # The extractor (the rest of its settings come from LLMSettings); the SDK's own variables count too
     extractor: Literal["auto", "offline", "openai"] = "auto"
     api_key: SecretStr | None = Field(
         None, validation_alias=AliasChoices("api_key", "HYLO_MEMORY_API_KEY", "OPENAI_API_KEY"))
     base_url: str | None = Field(
         None, validation_alias=AliasChoices("base_url", "HYLO_MEMORY_BASE_URL", "OPENAI_BASE_URL"))
+
+    @field_validator(*_LLM_CEILINGS)
+    @classmethod
+    def _below_ceiling(cls, value: float, info: ValidationInfo) -> float:
+        ceiling = _LLM_CEILINGS[str(info.field_name)]
+        if not value <= ceiling:  # NaN too
+            raise PydanticCustomError("less_than_equal", "Input should be less than or equal to {le}",
+                                      {"le": int(ceiling)})
+        return value
+
+    @field_validator("model", "base_url")
+    @classmethod
+    def _short_text(cls, value: str | None) -> str | None:
+        if value is not None and len(value) > PATH_CHARS:
+            raise PydanticCustomError("string_too_long", "String should have at most {max_length} characters",
+                                      {"max_length": PATH_CHARS})
+        return value
 
     @field_validator("timezone")
     @classmethod
@@ -66,6 +103,8 @@ class Config(BaseSettings, LLMSettings):
         parts = Path(value).parts
         if not value.strip() or Path(value).is_absolute() or ".." in parts:
             raise ValueError(f"{value!r} must be a folder inside the vault, like _memory")
+        if not parts:  # ".", "./": the vault itself, whose notes the memory would sit among
+            raise ValueError(f"{value!r} is the vault itself; it must be a folder inside the vault, like _memory")
         if parts[0] in ("_shorts", "_knowledge"):
             raise ValueError(f"{value!r} is inside a folder of notes; the memory would be read as notes")
         return value

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import codecs
 import datetime as dt
+import errno
 import hashlib
 import operator
 import os
@@ -15,10 +16,11 @@ import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from stat import S_ISREG
-from typing import Protocol
+from typing import Any, Protocol
 
 import frontmatter
 import yaml
+from frontmatter.default_handlers import BaseHandler, YAMLHandler
 from pydantic import BaseModel
 
 from hylo_memory.decay.format import yaml_error_line
@@ -49,6 +51,17 @@ KNOWLEDGE = "_knowledge"
 _DATE_PREFIX = re.compile(r"^(\d{4}-\d{2}-\d{2})")
 _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 _NAME = operator.attrgetter("name")
+
+# Bounds on what a note's frontmatter may hold (SPEC §1): a hostile or broken note is
+# skipped and named, and nothing unbounded from it is stored, prompted or journalled.
+MAX_FRONTMATTER_BYTES = 64 * 1024
+MAX_FRONTMATTER_DEPTH = 32  # nesting of lists and mappings
+MAX_TITLE = 300  # characters
+MAX_TAGS, MAX_TAG = 50, 100  # tags a unit, characters a tag
+MAX_SOURCE_NOTES, MAX_SOURCE_NOTE = 100, 500  # entries, characters an entry
+MAX_WORD = 100  # `kind`, `perspective`
+# The dates a note may carry, as `--today` is bounded: a run's arithmetic stays inside the calendar.
+EARLIEST, LATEST = dt.date(1900, 1, 1), dt.date(9000, 12, 31)
 
 
 class Skipped(BaseModel):
@@ -144,7 +157,7 @@ class FolderVault:
                 if name[:10] < older and name.endswith(".md") and _DATE_PREFIX.match(name):
                     continue  # the bulk of a big vault: `may_be_in` would say no, said first and fast
                 if entry.is_symlink():
-                    if not name.endswith(".md") or entry.is_dir() or not _inside(Path(entry.path), self.root):
+                    if not name.endswith(".md") or _leads_away(entry.path, self.root):
                         continue
                 elif entry.is_dir():
                     if name != self.memory_dir:
@@ -171,23 +184,110 @@ class FolderVault:
             raise Unreadable("not UTF-8 text") from None
         post = _parse(text)
         meta = post.metadata if isinstance(post.metadata, dict) else {}
-        if kind == SourceKind.knowledge and str(meta.get("kind", "knowledge")) != "knowledge":
+        if kind == SourceKind.knowledge and (_text(meta, "kind", MAX_WORD) or "knowledge") != "knowledge":
             return None
         content_hash = hashlib.sha256(data).hexdigest()
-        date = _source_date(meta, kind) or _name_date(path) or dt.date.fromtimestamp(path.stat().st_mtime)
         fields = _unit_fields(meta, rel) if kind == SourceKind.knowledge else {"perspective": Perspective.own}
+        date = _source_date(meta, kind) or _name_date(path) or _mtime_date(path)
         return Source(path=rel, kind=kind, date=date, text=post.content.strip(), content_hash=content_hash, **fields)
 
 
+class _BoundedYAML(YAMLHandler):
+    """python-frontmatter's YAML handler, with PyYAML's safe loader held to a budget.
+
+    The safe loader expands aliases: 500 bytes of nested `*a` build hundreds of millions
+    of values. So the YAML is composed (a graph, linear in its bytes) and its expanded
+    size counted before anything is constructed; more values than the text has bytes
+    can only come from aliases, and such frontmatter is refused.
+    """
+
+    def load(self, fm: str, **kwargs: object) -> Any:
+        _check_size(fm)
+        loader = yaml.SafeLoader(fm)
+        try:
+            node = loader.get_single_node()
+            if node is None:
+                return None
+            _check_expansion(node, len(fm.encode("utf-8")))
+            return loader.construct_document(node)
+        finally:
+            loader.dispose()
+
+
+class _BoundedOther(BaseHandler):
+    """Any other frontmatter python-frontmatter knows (TOML, JSON): only its size is bounded."""
+
+    def __init__(self, inner: BaseHandler):
+        super().__init__(inner.FM_BOUNDARY, inner.START_DELIMITER, inner.END_DELIMITER)
+        self.inner = inner
+
+    def split(self, text: str) -> tuple[str, str]:
+        return self.inner.split(text)
+
+    def load(self, fm: str, **kwargs: object) -> Any:
+        _check_size(fm)
+        return self.inner.load(fm)
+
+    def export(self, metadata: dict[str, object], **kwargs: object) -> str:
+        return self.inner.export(metadata)
+
+
+def _check_size(fm: str) -> None:
+    if len(fm) > MAX_FRONTMATTER_BYTES or len(fm.encode("utf-8")) > MAX_FRONTMATTER_BYTES:
+        raise Unreadable(f"frontmatter larger than {MAX_FRONTMATTER_BYTES:,} bytes")
+
+
+def _check_expansion(root: yaml.Node, size: int) -> None:
+    """Refuse a node graph that builds far more values than `size` bytes could write, that is
+    nested too deeply, or that holds itself (the expansion is counted, never built)."""
+    budget = 4 * size + 1000  # aliases may repeat a block a few times; a bomb repeats it millions
+    counted: dict[int, int] = {}
+    open_: set[int] = set()
+
+    def count(node: yaml.Node, depth: int) -> int:
+        if isinstance(node, yaml.ScalarNode):
+            return 1
+        key = id(node)
+        if key in counted:
+            return counted[key]
+        if key in open_:
+            raise Unreadable("frontmatter holds itself through a YAML alias: not read")
+        if depth > MAX_FRONTMATTER_DEPTH:
+            raise Unreadable(f"frontmatter is nested more than {MAX_FRONTMATTER_DEPTH} levels deep")
+        open_.add(key)
+        children = [n for pair in node.value for n in pair] if isinstance(node, yaml.MappingNode) else node.value
+        total = 1
+        for child in children:
+            total += count(child, depth + 1)
+            if total > budget:
+                raise Unreadable(f"frontmatter expands, through YAML aliases, to more than {budget:,} values "
+                                 f"from {size:,} bytes: not read")
+        open_.discard(key)
+        counted[key] = total
+        return total
+
+    count(root, 0)
+
+
 def _parse(text: str) -> frontmatter.Post:
+    found = frontmatter.detect_format(text, frontmatter.handlers)
+    handler: BaseHandler | None
+    if found is None:
+        handler = None
+    elif isinstance(found, YAMLHandler):
+        handler = _BoundedYAML()
+    else:
+        handler = _BoundedOther(found)
     try:
-        return frontmatter.loads(text)
+        return frontmatter.loads(text, handler=handler) if handler else frontmatter.Post(text)
     except yaml.YAMLError as exc:
         # python-frontmatter hands YAML the text from the end of the opening `---`
         # line, so YAML's first line is the file's line 1.
         line = yaml_error_line(exc, 1)
         raise Unreadable(f"frontmatter is not valid YAML{f' (line {line})' if line else ''}") from None
-    except (ValueError, TypeError) as exc:
+    except RecursionError:
+        raise Unreadable("frontmatter is nested too deeply") from None
+    except (ValueError, TypeError, OverflowError) as exc:
         # Well-formed YAML whose value cannot be built, e.g. `created: 2026-02-30`.
         raise Unreadable(f"frontmatter is not valid YAML ({exc})") from None
 
@@ -243,16 +343,35 @@ def _midnight(day: dt.date) -> float:
 
 def _read_bytes(path: Path, max_bytes: int) -> bytes:
     try:
-        info = path.stat()
-        if not S_ISREG(info.st_mode):
-            # A pipe named like a note would block the run (and its lock) forever.
-            raise Unreadable("not a regular file (a pipe, socket or device)")
-        size = info.st_size
-        if size > max_bytes:
+        # Opened without blocking and checked on the open file: a pipe named like a note
+        # (or swapped in for one) would block the run, and its lock, forever.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not S_ISREG(info.st_mode):
+                raise Unreadable("not a regular file (a pipe, socket or device)")
+            if info.st_size > max_bytes:
+                raise Unreadable(f"larger than {max_bytes:,} bytes")
+            data = handle.read(max_bytes + 1)
+        if len(data) > max_bytes:  # grown since it was measured
             raise Unreadable(f"larger than {max_bytes:,} bytes")
-        return path.read_bytes()
+        return data
     except OSError as exc:
-        raise Unreadable(f"cannot read: {exc.strerror}") from None
+        if exc.errno == errno.ELOOP:
+            raise Unreadable("a symlink loop (too many levels of symbolic links): not read") from None
+        raise Unreadable(f"cannot read: {exc.strerror or exc}") from None
+
+
+def _leads_away(path: str, root: Path) -> bool:
+    """Whether a symlinked note leads to a folder or outside the vault: then it is passed over.
+
+    A link that leads nowhere (dangling, or a loop) is read, so that the summary names it.
+    """
+    try:
+        target = Path(path).resolve(strict=True)
+    except (OSError, RuntimeError):
+        return False
+    return target.is_dir() or not target.is_relative_to(root)
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -268,17 +387,32 @@ def _name_date(path: Path) -> dt.date | None:
     return _as_date(match.group(1)) if match else None
 
 
+def _mtime_date(path: Path) -> dt.date:
+    """The note's modification date: its date of last resort, checked like any other."""
+    try:
+        day = dt.date.fromtimestamp(path.stat().st_mtime)
+    except (OSError, OverflowError, ValueError):
+        raise Unreadable("no date: none in its frontmatter or name, and its modification time "
+                         "is out of range") from None
+    if not EARLIEST <= day <= LATEST:
+        raise Unreadable(f"no date: none in its frontmatter or name, and its modification time ({day}) "
+                         f"is out of range ({EARLIEST} to {LATEST})")
+    return day
+
+
 def _as_date(value: object) -> dt.date | None:
+    """A date from a note, or None when it is not one or is outside EARLIEST..LATEST."""
+    day: dt.date | None = None
     if isinstance(value, dt.datetime):
-        return value.date()
-    if isinstance(value, dt.date):
-        return value
-    if isinstance(value, str):
+        day = value.date()
+    elif isinstance(value, dt.date):
+        day = value
+    elif isinstance(value, str):
         try:
-            return dt.date.fromisoformat(value.strip()[:10])
+            day = dt.date.fromisoformat(value.strip()[:10])
         except ValueError:
             return None
-    return None
+    return day if day is not None and EARLIEST <= day <= LATEST else None
 
 
 def _source_date(meta: dict[str, object], kind: SourceKind) -> dt.date | None:
@@ -290,18 +424,63 @@ def _source_date(meta: dict[str, object], kind: SourceKind) -> dt.date | None:
 
 
 def _unit_fields(meta: dict[str, object], rel: str) -> dict[str, object]:
-    perspective = str(meta.get("perspective", "")).strip().lower()
+    """A unit's fields as SPEC §1 names them, each checked and bounded; a field that is not is named."""
+    perspective = (_text(meta, "perspective", MAX_WORD) or "").lower()
+    tags = [t.lstrip("#").lower() for t in _strings(meta, "tags", MAX_TAGS, MAX_TAG)]
     return {
-        "title": str(meta["title"]) if meta.get("title") else Path(rel).stem,
-        "tags": [t.lstrip("#").lower() for t in _strings(meta.get("tags"))],
-        "source_notes": _strings(meta.get("source_notes")),
+        "title": _text(meta, "title", MAX_TITLE) or Path(rel).stem[:MAX_TITLE],
+        "tags": [t for t in tags if t],
+        "source_notes": _strings(meta, "source_notes", MAX_SOURCE_NOTES, MAX_SOURCE_NOTE),
         "perspective": Perspective(perspective) if perspective in Perspective.__members__ else None,
     }
 
 
-def _strings(value: object) -> list[str]:
-    if isinstance(value, str):
-        value = [v for v in re.split(r"[,\s]+", value) if v]
-    if not isinstance(value, list):
+_SCALARS = (str, int, float, dt.date)  # bool is an int; a YAML date or datetime is a date
+
+
+def _text(meta: dict[str, object], field: str, longest: int) -> str | None:
+    """The frontmatter field `field` as text (None when absent or empty), or Unreadable naming it."""
+    value = meta.get(field)
+    if value is None:
+        return None
+    if not isinstance(value, _SCALARS):
+        raise Unreadable(f"frontmatter {field!r} is a {_kind(value)}, not text")
+    text = str(value).strip()
+    if len(text) > longest:
+        raise Unreadable(f"frontmatter {field!r} is longer than {longest} characters")
+    return text or None
+
+
+def _strings(meta: dict[str, object], field: str, most: int, longest: int) -> list[str]:
+    """A list field (or one string of comma- or space-separated words), each entry text, bounded."""
+    value = meta.get(field)
+    if value is None:
         return []
-    return [str(v).strip() for v in value if str(v).strip()]
+    if isinstance(value, str):
+        if len(value) > most * (longest + 1):
+            raise Unreadable(f"frontmatter {field!r} is longer than {most * (longest + 1):,} characters")
+        value = [v for v in re.split(r"[,\s]+", value) if v]
+    elif isinstance(value, _SCALARS):
+        value = [value]
+    if not isinstance(value, list):
+        raise Unreadable(f"frontmatter {field!r} is a {_kind(value)}, not a list")
+    if len(value) > most:
+        raise Unreadable(f"frontmatter {field!r} has {len(value):,} entries (at most {most})")
+    entries = []
+    for entry in value:
+        if entry is None:
+            continue
+        if not isinstance(entry, _SCALARS):
+            raise Unreadable(f"frontmatter {field!r} holds a {_kind(entry)}, not text")
+        text = str(entry).strip()
+        if len(text) > longest:
+            raise Unreadable(f"frontmatter {field!r} has an entry longer than {longest} characters")
+        if text:
+            entries.append(text)
+    return entries
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, list):
+        return "list"
+    return "mapping" if isinstance(value, dict) else type(value).__name__

@@ -16,7 +16,6 @@ from proc_helpers import HYLO, MEMORY_FILES, cli_env, copy_example_vault, genera
 
 from hylo_memory.decay import Dimension, parse
 from hylo_memory.decay.store import MemoryStore
-from hylo_memory.errors import HyloMemoryError
 from hylo_memory.extractors.base import Decision
 from hylo_memory.extractors.offline import OfflineExtractor
 from hylo_memory.pipeline.commands.apply import apply_evidence
@@ -311,14 +310,17 @@ def test_recovery_sweeps_temp_files_a_killed_writer_left_and_nothing_else(tmp_pa
     assert [p.exists() for p in mine] == [True, True]
 
 
-def test_an_unreadable_journal_stops_writers_with_a_clear_error(tmp_path, config):
+def test_an_unreadable_journal_is_set_aside_in_one_line_and_the_writer_goes_on(tmp_path, config, caplog):
     vault = fresh_vault(tmp_path / "vault")
     path = journal_path(open_store(vault, config))
     path.parent.mkdir(parents=True)
     path.write_text("{not json", encoding="utf-8")
-    with pytest.raises(HyloMemoryError, match="journal is unreadable; move it aside"):
-        do_remember(vault, config)
-    assert memory_texts(vault / "_memory")["_preferences.md"] == SEED["_preferences.md"]
+    do_remember(vault, config)
+    assert "Always answer in English" in memory_texts(vault / "_memory")["_preferences.md"]
+    (aside,) = path.parent.glob("journal.json.broken-*")
+    assert aside.read_text(encoding="utf-8") == "{not json" and not path.exists()  # kept, renamed
+    (line,) = [r.getMessage() for r in caplog.records if "set aside" in r.getMessage()]
+    assert "\n" not in line and str(path) in line and aside.name in line and "may be read again" in line
 
 
 def test_every_memory_file_name_is_covered() -> None:

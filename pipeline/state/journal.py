@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import os
+import stat
+import time
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
 from hylo_memory.decay import Dimension
 from hylo_memory.decay.store import ARCHIVE_DIR, MemoryStore, atomic_write, fsync_dir
-from hylo_memory.errors import JournalError
+from hylo_memory.errors import HyloMemoryError, JournalError, storage_error
 from hylo_memory.extractors.base import PoolUnit, Usage
 
 from .ledger import STATE_DIR, Counts, Ledger, RunStatus
@@ -28,6 +31,12 @@ from .ledger import STATE_DIR, Counts, Ledger, RunStatus
 LOG = logging.getLogger(__name__)
 JOURNAL_FILE = "journal.json"
 RUNS_DIR = "runs"  # a refresh's summaries (pipeline/refresh.py writes them)
+BROKEN_SUFFIX = ".broken-"  # a journal set aside: journal.json.broken-20261130T030000
+# A journal is the new text of six memory files and a run's source list: far below this.
+# One past it was not written by a run (a run refuses to write one), and is set aside unread.
+MAX_JOURNAL_BYTES = 256 * 1024 * 1024
+MAX_FIELD = 4096  # characters of a path, hash, title or tag in a journal (the vault bounds them far lower)
+MAX_TAGS = 1000
 
 
 class RunEnd(BaseModel):
@@ -53,7 +62,11 @@ def commit(store: MemoryStore, journal: Journal, ledger: Ledger | None = None) -
     path = journal_path(store)
     if path.exists():  # an unfinished journal is finished by `recover`, never overwritten
         raise JournalError(f"{path}: an interrupted run's journal is waiting; run the command again")
-    atomic_write(path, journal.model_dump_json().encode("utf-8"))
+    data = journal.model_dump_json().encode("utf-8")
+    if len(data) > MAX_JOURNAL_BYTES:  # nothing is written: a journal recover would refuse is no safety
+        raise JournalError(f"{path}: this run's writes ({len(data):,} bytes) are more than a journal holds "
+                           f"({MAX_JOURNAL_BYTES:,}); nothing was written")
+    atomic_write(path, data)
     _apply(store, ledger, journal)
     path.unlink()
     fsync_dir(path.parent)
@@ -65,22 +78,76 @@ def recover(store: MemoryStore, run_lock_held: bool = False) -> bool:
     _sweep_temp_files(store, run_lock_held)
     path = journal_path(store)
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
+        journal = _load(path)
+    except _Broken as exc:
+        _set_aside(path, str(exc))
+        return False
+    if journal is None:
         return False
     try:
-        journal = Journal.model_validate_json(data)
-    except ValidationError:
-        raise JournalError(f"{path}: unfinished run journal is unreadable; move it aside to continue") from None
-    if journal.run is None:
-        _apply(store, None, journal)
-    else:
-        with Ledger.for_memory_dir(store.folder) as ledger:
-            _apply(store, ledger, journal)
+        if journal.run is None:
+            _apply(store, None, journal)
+        else:
+            with Ledger.for_memory_dir(store.folder) as ledger:
+                _apply(store, ledger, journal)
+    except (HyloMemoryError, OSError):
+        raise  # a locked ledger, a full disk, a refused memory file: the journal waits for the next command
+    except (ValueError, TypeError, OverflowError, MemoryError, RecursionError) as exc:
+        _set_aside(path, f"it cannot be replayed ({type(exc).__name__})")
+        return False
     path.unlink()
     fsync_dir(path.parent)
     LOG.warning("finished the writes of a command interrupted earlier (%s)", path)
     return True
+
+
+class _Broken(Exception):
+    """A journal that cannot be replayed as it is, and why."""
+
+
+def _load(path: Path) -> Journal | None:
+    """The journal at `path`, None when there is none, or _Broken: every check made before anything is written."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise storage_error(exc) from None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise _Broken("it is not a regular file")
+        if info.st_size > MAX_JOURNAL_BYTES:
+            raise _Broken(f"it is {info.st_size:,} bytes, more than a run writes")
+        data = handle.read(MAX_JOURNAL_BYTES + 1)
+    if len(data) > MAX_JOURNAL_BYTES:
+        raise _Broken("it is more than a run writes")
+    try:
+        journal = Journal.model_validate_json(data)
+    except (ValidationError, ValueError, MemoryError, RecursionError):
+        raise _Broken("it is not a journal hylo-memory can read") from None
+    fields = [p for pair in journal.sources for p in pair]
+    fields += [t for u in journal.pool for t in (u.path, u.title, *u.tags)]
+    if any(len(u.tags) > MAX_TAGS for u in journal.pool) or any(len(f) > MAX_FIELD for f in fields):
+        raise _Broken("it holds fields far longer than a vault's")
+    return journal
+
+
+def _set_aside(path: Path, why: str) -> None:
+    """Rename a journal that cannot be replayed, beside itself, so that the vault is never stuck on it."""
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    target = path.with_name(f"{path.name}{BROKEN_SUFFIX}{stamp}")
+    n = 1
+    while target.exists() or target.is_symlink():
+        n += 1
+        target = path.with_name(f"{path.name}{BROKEN_SUFFIX}{stamp}-{n}")
+    try:
+        os.replace(path, target)
+        fsync_dir(path.parent)
+    except OSError as exc:
+        raise storage_error(exc) from None
+    LOG.warning("%s: an interrupted run's journal was set aside as %s (%s); the memory files keep what they "
+                "hold, and the notes that run read may be read again", path, target.name, why)
 
 
 def journal_path(store: MemoryStore) -> Path:
@@ -89,9 +156,8 @@ def journal_path(store: MemoryStore) -> Path:
 
 def _apply(store: MemoryStore, ledger: Ledger | None, journal: Journal) -> None:
     for dimension, text in journal.files.items():
-        path = store.path(dimension)
         # On a replay, a file already written is left as it is (and not archived again).
-        if not path.exists() or path.read_bytes() != text.encode("utf-8"):
+        if store.read_bytes(dimension) != text.encode("utf-8"):
             store.write_text(dimension, text)
     if ledger is None or journal.run is None:
         return

@@ -7,6 +7,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from hylo_memory.decay.store import MemoryStore
+from hylo_memory.errors import ConfigError
 
 from ..config import Config
 from .journal import recover
@@ -15,8 +16,23 @@ from .locking import DEFAULT_TIMEOUT, MEMORY_LOCK, hold
 
 
 def open_store(vault: Path, config: Config) -> MemoryStore:
-    """The vault's memory folder as a store, with the configured archive depth."""
-    return MemoryStore(vault / config.memory_dir, archive_keep=config.archive_keep)
+    """The vault's memory folder as a store, with the configured archive depth.
+
+    The folder must be inside the vault once symlinks are followed (`memory_dir` itself is
+    checked to be a relative path by the configuration): a memory folder linked elsewhere
+    would write the person's memory where their vault, and its backups, are not.
+    """
+    folder = vault / config.memory_dir
+    try:
+        root, real = vault.resolve(), folder.resolve()
+    except (OSError, RuntimeError):
+        raise ConfigError(f"{folder}: memory_dir is a symlink loop; it must be a folder inside the vault") from None
+    if real == root or not real.is_relative_to(root):
+        where = "the vault itself" if real == root else f"{real}, outside the vault"
+        raise ConfigError(f"{folder}: memory_dir leads to {where}; it must be a folder inside the vault")
+    if real.exists() and not real.is_dir():
+        raise ConfigError(f"{folder}: memory_dir is not a folder")
+    return MemoryStore(folder, archive_keep=config.archive_keep, root=root)
 
 
 @contextmanager
