@@ -273,7 +273,7 @@ def test_when_rule_matches_concurrent_requests_by_prompt(fake_openai: FakeOpenAI
             return "failed"
 
     with client(fake_openai) as c, ThreadPoolExecutor(4) as pool:
-        results = dict(zip(paths, pool.map(run, paths)))
+        results = dict(zip(paths, pool.map(run, paths), strict=True))
     assert results == {p: ("failed" if p == "notes/bad.md" else "ok") for p in paths}
     assert fake_openai.max_in_flight > 1
 

@@ -37,7 +37,7 @@ class FailingExtractor(OfflineExtractor):
 
 def five_notes(vault: Path) -> None:
     """Five notes spread over the first window, oldest first, each with one fact."""
-    for age, place in zip((80, 60, 40, 20, 5), ("Porto", "Braga", "Faro", "Evora", "Lisbon")):
+    for age, place in zip((80, 60, 40, 20, 5), ("Porto", "Braga", "Faro", "Evora", "Lisbon"), strict=True):
         short(vault, days_ago(age), f"I moved to {place}.", slug=place.lower())
 
 
