@@ -203,6 +203,7 @@ class _BoundedYAML(YAMLHandler):
 
     def load(self, fm: str, **kwargs: object) -> Any:
         _check_size(fm)
+        _check_flow_depth(fm)
         loader = yaml.SafeLoader(fm)
         try:
             node = loader.get_single_node()
@@ -235,6 +236,22 @@ class _BoundedOther(BaseHandler):
 def _check_size(fm: str) -> None:
     if len(fm) > MAX_FRONTMATTER_BYTES or len(fm.encode("utf-8")) > MAX_FRONTMATTER_BYTES:
         raise Unreadable(f"frontmatter larger than {MAX_FRONTMATTER_BYTES:,} bytes")
+
+
+_BRACKETS = re.compile(r"[\[\]{}]")
+
+
+def _check_flow_depth(fm: str) -> None:
+    """Refuse deeply nested `[[[…` before YAML sees it: PyYAML's scanner takes time quadratic in it.
+
+    Counted on the raw text, quotes and all, so it errs only on the side of refusing: a
+    note would need dozens of unclosed brackets inside a quoted string to be refused wrongly.
+    """
+    depth = 0
+    for bracket in _BRACKETS.finditer(fm):
+        depth = depth + 1 if bracket.group() in "[{" else max(0, depth - 1)
+        if depth > 2 * MAX_FRONTMATTER_DEPTH:
+            raise Unreadable(f"frontmatter is nested more than {MAX_FRONTMATTER_DEPTH} levels deep")
 
 
 def _check_expansion(root: yaml.Node, size: int) -> None:
