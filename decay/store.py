@@ -149,6 +149,12 @@ class MemoryStore:
         if previous is None:
             return
         archive = self.folder / ARCHIVE_DIR
+        try:
+            real, root = archive.resolve(), self.root.resolve()
+        except (OSError, RuntimeError):
+            raise MemoryFileError(archive, None, "a symlink loop; refused") from None
+        if not real.is_relative_to(root):
+            raise MemoryFileError(archive, None, f"leads to {real}, outside the vault; refused")
         archive.mkdir(mode=0o700, exist_ok=True)
         # Named by the clock, which may not have moved since the last version (a coarse or
         # frozen clock): never reuse a name, or that version would be overwritten.

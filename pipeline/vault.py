@@ -111,6 +111,10 @@ class FolderVault:
     def _unusable(self, folder: str, required: bool) -> str | None:
         """Why a scan path cannot be read, said once in the summary rather than passed over in silence."""
         top = self.root / folder
+        try:
+            top.resolve()
+        except (OSError, RuntimeError):
+            return "a symlink loop (too many levels of symbolic links): not read"
         if not _inside(top, self.root):
             return "leads outside the vault: not read"
         if required and not top.exists():

@@ -168,7 +168,7 @@ def test_a_journal_larger_than_a_run_writes_is_set_aside_unread(tmp_path: Path) 
 
 def test_a_journal_holding_fields_far_longer_than_a_vaults_is_set_aside_before_anything_is_written(
         tmp_path: Path) -> None:
-    pool = [{"path": "_knowledge/x.md", "title": "x" * 10_000, "tags": [], "date": "2026-11-20"}]
+    pool = [{"path": "_knowledge/x.md", "title": "x" * 100_000, "tags": [], "date": "2026-11-20"}]
     journal = {"files": {"identity": "---\ndecay_window: 365d\n---\n## Active\n- Lives on the moon `last:2026-11-20 seen:1`\n"},
                "pool": pool}
     path = garbage_journal(a_vault(tmp_path), json.dumps(journal).encode())
@@ -310,3 +310,19 @@ def test_an_incremental_run_with_the_longest_window_ends(tmp_path: Path, monkeyp
     monkeypatch.setenv("HYLO_MEMORY_INCREMENTAL_DAYS", "36500")
     assert refresh_json(tmp_path)["mode"] == "incremental"
 
+
+
+def test_a_folder_of_notes_that_is_a_symlink_loop_is_named_as_one(tmp_path: Path) -> None:
+    short(tmp_path, "2026-11-29", "I love green tea.", slug="tea")
+    (tmp_path / "_knowledge").symlink_to("_knowledge")
+    assert "symlink loop" in skipped(refresh_json(tmp_path))["_knowledge"]
+
+
+def test_an_archive_folder_linked_outside_the_vault_is_refused_and_nothing_written_there(tmp_path: Path) -> None:
+    vault = a_vault(tmp_path / "vault")
+    hylo("remember", "I love tea", "--vault", vault, "--dimension", "preferences", "--today", TODAY)
+    (tmp_path / "elsewhere").mkdir()
+    (vault / MEMORY / ".archive").symlink_to(tmp_path / "elsewhere")
+    result = hylo("remember", "I love jazz", "--vault", vault, "--dimension", "preferences", "--today", TODAY)
+    assert result.exit_code == 1 and "outside the vault" in one_line(result.stderr)
+    assert list((tmp_path / "elsewhere").iterdir()) == []

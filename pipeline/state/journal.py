@@ -35,7 +35,7 @@ BROKEN_SUFFIX = ".broken-"  # a journal set aside: journal.json.broken-20261130T
 # A journal is the new text of six memory files and a run's source list: far below this.
 # One past it was not written by a run (a run refuses to write one), and is set aside unread.
 MAX_JOURNAL_BYTES = 256 * 1024 * 1024
-MAX_FIELD = 4096  # characters of a path, hash, title or tag in a journal (the vault bounds them far lower)
+MAX_FIELD = 65_536  # characters of a path, hash, title or tag in a journal (the vault bounds them far lower)
 MAX_TAGS = 1000
 
 
