@@ -41,7 +41,7 @@ def answer(body: Body) -> str:
         dimension = found[0][0].value if found else "preferences"
         return json.dumps({"dimension": dimension, "text": statement, "pinned": dimension not in ("goals", "state")})
     items = {(m["dim"], normalise(m["text"])): int(m["n"]) for m in _ITEM.finditer(user)}
-    evidence = []
+    evidence: list[dict[str, object]] = []
     room = int(body.get("max_tokens") or 2000) * 4 - 100  # characters: a careful model stays within max_tokens
     for source in _SOURCE.finditer(user):
         for dimension, text in statements(source["body"]):
