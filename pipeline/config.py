@@ -14,11 +14,9 @@ from pydantic import (
     Field,
     SecretStr,
     ValidationError,
-    ValidationInfo,
     field_validator,
     model_validator,
 )
-from pydantic_core import PydanticCustomError
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -36,12 +34,6 @@ DEFAULT_CONFIG = Path("~/.config/hylo-memory/config.toml")
 # otherwise end in a date past the calendar's end or a run that never stops.
 DAYS = 36_500  # a hundred years: any window, from any `--today`, stays inside the calendar
 PATH_CHARS = 1024
-# The LLM settings are declared in extractors/settings.py; their ceilings are kept here.
-_LLM_CEILINGS: dict[str, float] = {
-    "timeout": 3600, "retries": 20, "retry_backoff": 60, "concurrency": 64,
-    "request_token_budget": 2_000_000, "run_token_ceiling": 10_000_000_000, "max_reply_tokens": 1_000_000,
-    "max_failed_batches": 10_000,
-}
 
 
 class Config(BaseSettings, LLMSettings):
@@ -68,24 +60,8 @@ class Config(BaseSettings, LLMSettings):
     api_key: SecretStr | None = Field(
         None, validation_alias=AliasChoices("api_key", "HYLO_MEMORY_API_KEY", "OPENAI_API_KEY"))
     base_url: str | None = Field(
-        None, validation_alias=AliasChoices("base_url", "HYLO_MEMORY_BASE_URL", "OPENAI_BASE_URL"))
-
-    @field_validator(*_LLM_CEILINGS)
-    @classmethod
-    def _below_ceiling(cls, value: float, info: ValidationInfo) -> float:
-        ceiling = _LLM_CEILINGS[str(info.field_name)]
-        if not value <= ceiling:  # NaN too
-            raise PydanticCustomError("less_than_equal", "Input should be less than or equal to {le}",
-                                      {"le": int(ceiling)})
-        return value
-
-    @field_validator("model", "base_url")
-    @classmethod
-    def _short_text(cls, value: str | None) -> str | None:
-        if value is not None and len(value) > PATH_CHARS:
-            raise PydanticCustomError("string_too_long", "String should have at most {max_length} characters",
-                                      {"max_length": PATH_CHARS})
-        return value
+        None, max_length=PATH_CHARS,
+        validation_alias=AliasChoices("base_url", "HYLO_MEMORY_BASE_URL", "OPENAI_BASE_URL"))
 
     @field_validator("timezone")
     @classmethod
