@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 import time
@@ -513,3 +514,39 @@ def test_the_text_summary_agrees_in_number(llm: FakeOpenAI, tmp_path: Path, caps
     out = capsys.readouterr().out
     assert "Sources extracted: 1 short note, 0 knowledge units, 0 extra" in out
     assert "LLM: 1 request," in out
+
+
+# Progress on long runs (issue 10, point 8)
+
+class Recorder:
+    def __init__(self) -> None:
+        self.events: list[tuple[str, int]] = []
+
+    def reading(self) -> None:
+        self.events.append(("reading", 0))
+
+    def extracting(self, sources: int) -> None:
+        self.events.append(("extracting", sources))
+
+    def extracted(self, sources: int) -> None:
+        self.events.append(("extracted", sources))
+
+
+def test_a_refresh_tells_its_progress_source_by_source(llm: FakeOpenAI, tmp_path: Path, monkeypatch) -> None:
+    from hylo_memory.extractors.choice import make_extractor
+    from hylo_memory.pipeline.run.refresh import refresh
+
+    many_batches(tmp_path, monkeypatch, notes=6)
+    config = load_config()
+    recorder = Recorder()
+    summary, _ = refresh(tmp_path, config, make_extractor(config.llm()), dt.date(2026, 11, 28), progress=recorder)
+    assert summary.status == "ok"
+    assert recorder.events[:2] == [("reading", 0), ("extracting", 6)]
+    assert sum(n for event, n in recorder.events if event == "extracted") == 6
+
+
+def test_no_progress_bar_when_stderr_is_not_a_terminal(llm: FakeOpenAI, vault: Path) -> None:
+    from cli_helpers import hylo
+
+    result = hylo("refresh", "--vault", vault, "--today", TODAY)
+    assert result.exit_code == 0 and result.stderr == ""

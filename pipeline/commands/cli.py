@@ -27,6 +27,7 @@ from ..state.writing import open_store
 from ..vault import check_vault
 from .apply import apply_evidence
 from .evidence_file import read_evidence
+from .progress_bar import progress_bar
 from .remember import decide, remember
 from .schedule import run_schedule
 from .status import gather
@@ -187,13 +188,15 @@ def cli(ctx: click.Context, config: Path | None) -> None:
 @click.option("--dry-run", is_flag=True, help="print what would change (a diff per file); write nothing")
 @click.option("--json", "as_json", is_flag=True, help="print the summary as one JSON object")
 @click.option("--intro", help="a self-introduction: name, role, projects")
+@click.option("--quiet", is_flag=True, help="no progress bar on a terminal")
 @click.pass_context
 @_json_failures
 def refresh_command(ctx: click.Context, vault: Path, config_file: Path | None, today: dt.date | None,
-                    extractor: str | None, dry_run: bool, as_json: bool, intro: str | None) -> int:
+                    extractor: str | None, dry_run: bool, as_json: bool, intro: str | None, quiet: bool) -> int:
     config, vault = _setup(ctx, config_file, vault, extractor)
     day = today or clock.today(config.timezone)
-    summary, updates = refresh(vault, config, make_extractor(config.llm()), day, dry_run, intro)
+    with progress_bar(quiet) as progress:
+        summary, updates = refresh(vault, config, make_extractor(config.llm()), day, dry_run, intro, progress)
     if as_json:
         click.echo(summary.to_json())
     else:

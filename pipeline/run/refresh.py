@@ -18,6 +18,7 @@ from ..state.locking import RUN_LOCK, hold
 from ..state.writing import open_store, writing
 from .collect import Collected, plan
 from .extraction import extract_all
+from .progress import RunProgress, Silent
 from .summary import Deleted, RunSummary, SourceCounts, file_reports, total_counts
 from .window import Window
 
@@ -29,19 +30,21 @@ def refresh(
     today: dt.date,
     dry_run: bool = False,
     intro: str | None = None,
+    progress: RunProgress | None = None,
 ) -> tuple[RunSummary, list[FileUpdate]]:
     """Collect, extract, apply the rules, write, record; return the summary and the updates."""
+    progress = progress or Silent()
     store = open_store(vault, config)
     if dry_run:
         # A dry run writes nothing at all, not even a lock or the ledger.
         with Ledger.for_memory_dir(store.folder, readonly=True) as ledger:
-            return _run(vault, store, ledger, config, extractor, today, intro, dry_run=True)
+            return _run(vault, store, ledger, config, extractor, today, intro, progress, dry_run=True)
     state = store.folder / STATE_DIR
     with hold(state, RUN_LOCK, config.lock_timeout, "a refresh is running"):
         with writing(store, config.lock_timeout, run_lock_held=True):
             pass  # files read for the profile and the prompts are whole
         with Ledger.for_memory_dir(store.folder) as ledger:
-            return _run(vault, store, ledger, config, extractor, today, intro, dry_run=False)
+            return _run(vault, store, ledger, config, extractor, today, intro, progress, dry_run=False)
 
 
 def _run(
@@ -52,18 +55,22 @@ def _run(
     extractor: Extractor,
     today: dt.date,
     intro: str | None,
+    progress: RunProgress,
     dry_run: bool,
 ) -> tuple[RunSummary, list[FileUpdate]]:
     files = store.read_all()  # a hand-broken file stops the run here, before any work
+    progress.reading()
     planned = plan(vault, config, ledger, files, today, intro, config.per_run_cap)
     window, profile, collected = planned.window, planned.profile, planned.collected
     run_id = ledger.start_run(today, window.mode, window.start, window.days)
     earlier_pool = ledger.pool(since=today - dt.timedelta(days=config.pool_days))
     hashes = {s.path: s.content_hash for s in collected.sources}
     kept = ledger.kept_evidence(hashes)  # an interrupted run's batches, already paid for
+    progress.extracting(len(collected.sources) - len(kept))
 
     def keep(paths: list[str], evidence: list[Evidence]) -> None:
         ledger.keep_evidence({p: hashes[p] for p in paths}, evidence)
+        progress.extracted(len(paths))
 
     outcome = extract_all(extractor, collected.sources, profile, files, earlier_pool,
                           config.max_evidence_per_source, kept, keep)
