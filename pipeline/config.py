@@ -42,7 +42,10 @@ class Config(BaseSettings, LLMSettings):
     model_config = SettingsConfigDict(env_prefix="HYLO_MEMORY_", extra="forbid", populate_by_name=True)
 
     # The vault
+    vault: str | None = Field(None, max_length=PATH_CHARS)  # makes --vault optional; not in the vault's own file
     memory_dir: str = Field("_memory", max_length=PATH_CHARS)
+    shorts_paths: list[Annotated[str, Field(max_length=PATH_CHARS)]] = Field(["_shorts"], max_length=100)
+    knowledge_paths: list[Annotated[str, Field(max_length=PATH_CHARS)]] = Field(["_knowledge"], max_length=100)
     extra_scan_paths: list[Annotated[str, Field(max_length=PATH_CHARS)]] = Field([], max_length=100)
     timezone: str | None = Field(None, max_length=100)  # None: the machine's local time zone
     max_note_bytes: int = Field(1_000_000, ge=1, le=100_000_000)
@@ -81,18 +84,27 @@ class Config(BaseSettings, LLMSettings):
             raise ValueError(f"{value!r} must be a folder inside the vault, like _memory")
         if not parts:  # ".", "./": the vault itself, whose notes the memory would sit among
             raise ValueError(f"{value!r} is the vault itself; it must be a folder inside the vault, like _memory")
-        if parts[0] in ("_shorts", "_knowledge"):
-            raise ValueError(f"{value!r} is inside a folder of notes; the memory would be read as notes")
         return value
 
     @model_validator(mode="after")
     def _memory_is_not_scanned(self) -> Config:
+        """No scan path may hold the memory folder or sit inside it; `"."` (the whole vault) passes it over."""
         memory = Path(self.memory_dir)
-        for extra in self.extra_scan_paths:
-            path = Path(extra)
-            if path == memory or memory in path.parents or path in memory.parents or str(path) in ("", "."):
-                raise ValueError(f"extra scan path {extra!r} overlaps memory_dir {self.memory_dir!r}: "
-                                 "the memory would read itself as notes")
+        for label, paths in (("shorts path", self.shorts_paths), ("knowledge path", self.knowledge_paths),
+                             ("extra scan path", self.extra_scan_paths)):
+            for entry in paths:
+                path = Path(entry)
+                if not entry.strip():
+                    raise ValueError(f"{label} {entry!r} is blank: name a folder inside the vault, or \".\"")
+                if is_whole_vault(entry):
+                    continue  # the vault's walk leaves out the memory folder
+                holds_memory = path == memory or path in memory.parents
+                if holds_memory and label != "extra scan path":
+                    raise ValueError(f"memory_dir {self.memory_dir!r} is inside a folder of notes ({label} "
+                                     f"{entry!r}); the memory would be read as notes")
+                if holds_memory or memory in path.parents:
+                    raise ValueError(f"{label} {entry!r} overlaps memory_dir {self.memory_dir!r}: "
+                                     "the memory would read itself as notes")
         return self
 
     @property
@@ -117,6 +129,11 @@ class Config(BaseSettings, LLMSettings):
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         # Command-line options (init), then the environment, then the TOML file.
         return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, _config_file.get()))
+
+
+def is_whole_vault(path: str) -> bool:
+    """Whether a scan path is the vault itself (`"."`, `"./"`): read but its memory, knowledge and hidden folders."""
+    return path.strip() != "" and not Path(path.strip()).parts
 
 
 _config_file: ContextVar[Path | None] = ContextVar("config_file", default=None)

@@ -12,6 +12,7 @@ import errno
 import hashlib
 import operator
 import os
+import posixpath
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -82,24 +83,45 @@ class Vault(Protocol):
 
 
 class FolderVault:
-    """A vault on disk: `_shorts/`, `_knowledge/` and extra scan paths."""
+    """A vault on disk: its short-note folders (`_shorts/`), knowledge folders (`_knowledge/`) and extra scan paths.
 
-    def __init__(self, root: Path, extra_paths: list[str], memory_dir: str, max_bytes: int):
+    `"."` as any of them is the whole vault. A folder configured as one kind inside a scan
+    path of another (`_knowledge/` inside `"."`) is read as its own kind, not twice; the
+    memory folder and hidden folders are never read.
+    """
+
+    def __init__(self, root: Path, extra_paths: list[str], memory_dir: str, max_bytes: int,
+                 shorts_paths: list[str] | None = None, knowledge_paths: list[str] | None = None):
         self.root = root.resolve()
         self.extra_paths = extra_paths
         self.memory_dir = memory_dir
         self.max_bytes = max_bytes
+        self.shorts_paths = [SHORTS] if shorts_paths is None else shorts_paths
+        self.knowledge_paths = [KNOWLEDGE] if knowledge_paths is None else knowledge_paths
+
+    def scans(self) -> list[tuple[str, SourceKind]]:
+        """Every scan path with the kind of source it holds, in the order they are read."""
+        return ([(p, SourceKind.short) for p in self.shorts_paths]
+                + [(p, SourceKind.knowledge) for p in self.knowledge_paths]
+                + [(p, SourceKind.extra) for p in self.extra_paths])
+
+    def _left_out(self, folder: str, kind: SourceKind, scans: list[tuple[str, SourceKind]]) -> frozenset[str]:
+        """Vault-relative folders a walk of `folder` passes over: the memory, and scan paths of other kinds in it."""
+        top = _relative(folder)
+        inner = {_relative(p) for p, k in scans if k is not kind}
+        inside = {p for p in inner if p != top and (top == "." or p.startswith(f"{top}/"))}
+        return frozenset(inside | {_relative(self.memory_dir)})
 
     def sources(self, window: Span) -> Iterator[Source | Skipped]:
         seen: set[str] = set()  # a file under two scan paths is read once, by the first
-        scans = [(SHORTS, SourceKind.short), (KNOWLEDGE, SourceKind.knowledge)]
-        scans += [(p, SourceKind.extra) for p in self.extra_paths]
+        scans = self.scans()
         for folder, kind in scans:
             problem = self._unusable(folder, required=kind is SourceKind.extra)
             if problem:
                 yield Skipped(path=folder, reason=problem)
                 continue
-            for rel, path in self._candidates(folder, _Prefilter(kind, window), seen):
+            left_out = self._left_out(folder, kind, scans)
+            for rel, path in self._candidates(folder, _Prefilter(kind, window), seen, left_out):
                 try:
                     source = self._read(Path(path), rel, kind)
                 except Unreadable as exc:
@@ -121,7 +143,8 @@ class FolderVault:
             return "extra scan path not found in the vault"
         return None
 
-    def _candidates(self, folder: str, may_be_in: _Prefilter, seen: set[str]) -> Iterator[tuple[str, str]]:
+    def _candidates(self, folder: str, may_be_in: _Prefilter, seen: set[str],
+                    left_out: frozenset[str] = frozenset()) -> Iterator[tuple[str, str]]:
         """(vault-relative path, path) of each markdown file under `folder` that may be in the window."""
         top = Path(os.path.normpath(self.root / folder))
         if not _inside(top, self.root) or not top.exists():
@@ -133,10 +156,12 @@ class FolderVault:
                 if may_be_in(top.name, top.stat, may_be_in.settled(str(top.parent))):
                     yield rel, str(top)
             return
-        yield from self._walk(str(top), rel, may_be_in, seen)
+        yield from self._walk(str(top), rel, may_be_in, seen, left_out)
 
-    def _walk(self, top: str, top_rel: str, may_be_in: _Prefilter, seen: set[str]) -> Iterator[tuple[str, str]]:
-        """`_candidates` under the folder `top`, depth first and by name; symlinked folders are not entered.
+    def _walk(self, top: str, top_rel: str, may_be_in: _Prefilter, seen: set[str],
+              left_out: frozenset[str] = frozenset()) -> Iterator[tuple[str, str]]:
+        """`_candidates` under the folder `top`, depth first and by name; symlinked folders are not entered,
+        nor the folders `left_out` (vault-relative) or any named like the memory folder.
 
         This loop runs for every file of the vault on every run (100,000 notes in a big
         one), so it stays on strings and `os.DirEntry`: no `Path` and no `resolve()` per
@@ -153,6 +178,7 @@ class FolderVault:
                 continue
             settled = may_be_in.settled(folder)
             older = may_be_in.first if settled else ""
+            prefix = "" if rel == "." else f"{rel}/"  # the whole vault's notes are named from its root
             subfolders = []
             for entry in entries:
                 name = entry.name
@@ -164,8 +190,8 @@ class FolderVault:
                     if not name.endswith(".md") or _leads_away(entry.path, self.root):
                         continue
                 elif entry.is_dir():
-                    if name != self.memory_dir:
-                        subfolders.append((entry.path, f"{rel}/{name}"))
+                    if name != self.memory_dir and f"{prefix}{name}" not in left_out:
+                        subfolders.append((entry.path, f"{prefix}{name}"))
                     continue
                 elif not name.endswith(".md"):
                     continue
@@ -173,7 +199,7 @@ class FolderVault:
                     continue
                 seen.add(entry.path)
                 if may_be_in(name, entry.stat, settled):
-                    yield f"{rel}/{name}", entry.path
+                    yield f"{prefix}{name}", entry.path
             folders += reversed(subfolders)
 
     def _read(self, path: Path, rel: str, kind: SourceKind) -> Source | None:
@@ -381,6 +407,11 @@ def _read_bytes(path: Path, max_bytes: int) -> bytes:
         if exc.errno == errno.ELOOP:
             raise Unreadable("a symlink loop (too many levels of symbolic links): not read") from None
         raise Unreadable(f"cannot read: {exc.strerror or exc}") from None
+
+
+def _relative(folder: str) -> str:
+    """A scan path as the walk names folders: vault-relative, POSIX, normalised (`"."` for the vault itself)."""
+    return posixpath.normpath(folder.strip().replace(os.sep, "/")) or "."
 
 
 def _leads_away(path: str, root: Path) -> bool:

@@ -38,8 +38,10 @@ def plan(vault: Path, config: Config, ledger: Ledger, files: dict[Dimension, Mem
          intro: str | None = None, cap: int | None = None) -> Plan:
     """The window, profile and sources of a run over `vault` (refresh runs it; status previews it)."""
     window = choose_window(today, files.get(Dimension.identity) is None, ledger.reach_back(), config)
-    profile = build_profile(files.get(Dimension.identity), files.get(Dimension.goals), intro, config.extra_scan_paths)
-    reader = FolderVault(vault, config.extra_scan_paths, config.memory_dir, config.max_note_bytes)
+    profile = build_profile(files.get(Dimension.identity), files.get(Dimension.goals), intro,
+                            config.shorts_paths + config.extra_scan_paths)  # the author's own note folders
+    reader = FolderVault(vault, config.extra_scan_paths, config.memory_dir, config.max_note_bytes,
+                         config.shorts_paths, config.knowledge_paths)
     return Plan(window=window, profile=profile, collected=collect(reader, window, ledger, profile, cap))
 
 
