@@ -29,6 +29,7 @@ from hylo_memory.errors import ConfigError, validation_line
 from hylo_memory.extractors.settings import LLMSettings
 
 DEFAULT_CONFIG = Path("~/.config/hylo-memory/config.toml")
+VAULT_FILE = ".hylo-memory.toml"  # the per-vault configuration, at the vault's root
 
 # Every setting has a ceiling as well as a floor: a value past it is a typo, and would
 # otherwise end in a date past the calendar's end or a run that never stops.
@@ -37,7 +38,7 @@ PATH_CHARS = 1024
 
 
 class Config(BaseSettings, LLMSettings):
-    """Every setting, with its default. Precedence: command line, environment, file."""
+    """Every setting, with its default. Precedence: command line, environment, the vault's file, the user's file."""
 
     model_config = SettingsConfigDict(env_prefix="HYLO_MEMORY_", extra="forbid", populate_by_name=True)
 
@@ -127,8 +128,15 @@ class Config(BaseSettings, LLMSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        # Command-line options (init), then the environment, then the TOML file.
-        return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, _config_file.get()))
+        # Command-line options (init), then the environment, then the vault's own file, then the user's.
+        vault_file, user_file = _config_files.get()
+        return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, vault_file),
+                TomlConfigSettingsSource(settings_cls, user_file))
+
+    @field_validator("vault")
+    @classmethod
+    def _home(cls, value: str | None) -> str | None:
+        return os.path.expanduser(value) if value else None
 
 
 def is_whole_vault(path: str) -> bool:
@@ -136,25 +144,82 @@ def is_whole_vault(path: str) -> bool:
     return path.strip() != "" and not Path(path.strip()).parts
 
 
-_config_file: ContextVar[Path | None] = ContextVar("config_file", default=None)
+# The per-vault file holds how this vault is laid out and read; where its notes are sent does not
+# belong in it (a vault is synced and shared: it must not point your key and notes at another server).
+NOT_IN_VAULT_FILE = ("vault", "api_key", "base_url")
+
+_config_files: ContextVar[tuple[Path | None, Path | None]] = ContextVar("config_files", default=(None, None))
+
+
+def vault_file(vault: str | Path) -> Path:
+    """The vault's own configuration file, `.hylo-memory.toml` at its root."""
+    return Path(os.path.expanduser(str(vault))) / VAULT_FILE
 
 
 def load_config(path: str | Path | None = None, **overrides: Any) -> Config:
-    """The configuration from `path` (or the default file, if present), env and `overrides`."""
+    """The configuration: `overrides` (options), then `HYLO_MEMORY_*`, then the vault's `.hylo-memory.toml`,
+    then `path` (or the default file, if present), then the defaults.
+
+    The vault is `overrides["vault"]`, else `HYLO_MEMORY_VAULT`, else the user's file's `vault`.
+    """
     file = Path(os.path.expanduser(str(path or DEFAULT_CONFIG)))
     if path is not None and not file.is_file():
         raise ConfigError(f"{file}: config file not found")
-    token = _config_file.set(file if file.is_file() else None)
+    overrides = {k: v for k, v in overrides.items() if v is not None}
+    user = file if file.is_file() else None
+    user_table = _read_toml(user) if user else {}
+    vault = overrides.get("vault") or _environment("vault") or user_table.get("vault")
+    local = vault_file(vault) if isinstance(vault, str | Path) and str(vault).strip() else None
+    if local is not None and local.is_file():
+        _check_vault_file(local, _read_toml(local))
+    else:
+        local = None
+    token = _config_files.set((local, user))
     try:
-        return Config(**{k: v for k, v in overrides.items() if v is not None})
-    except tomllib.TOMLDecodeError as exc:
+        return Config(**overrides)
+    except tomllib.TOMLDecodeError as exc:  # read above: only a file changed since then gets here
         raise ConfigError(f"{file}: not valid TOML: {exc}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{file}: cannot read: {exc}") from None
     except SettingsError as exc:  # an environment variable that is not valid JSON for a list
         raise ConfigError(f"environment: {exc} (a list is JSON, e.g. '[\"journal\"]')") from None
     except ValidationError as exc:
-        origin = f"{file}, " if file.is_file() else ""
+        files = [f for f in (local, user) if f is not None]
+        origin = "".join(f"{f}, " for f in files if _sets(f, exc)) or "".join(f"{f}, " for f in files)
         raise ConfigError(f"configuration ({origin}HYLO_MEMORY_*): {validation_line(exc, 'config')}") from None
     finally:
-        _config_file.reset(token)
+        _config_files.reset(token)
+
+
+def _read_toml(file: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(file.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{file}: not valid TOML: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{file}: cannot read: {exc}") from None
+
+
+def _check_vault_file(file: Path, table: dict[str, Any]) -> None:
+    """A vault's own file holds only settings, and none of those that say where the notes go."""
+    for key in table:
+        if key in NOT_IN_VAULT_FILE:
+            raise ConfigError(f"{file}: {key!r} is not read from a vault's own file; set it in your config file "
+                              f"({DEFAULT_CONFIG}) or HYLO_MEMORY_{key.upper()}")
+        if key not in Config.model_fields:
+            raise ConfigError(f"{file}: unknown setting {key!r}")
+
+
+def _environment(name: str) -> str | None:
+    """`HYLO_MEMORY_<NAME>`, in any case, as pydantic-settings reads it."""
+    wanted = f"HYLO_MEMORY_{name}".upper()
+    return next((v for k, v in os.environ.items() if k.upper() == wanted and v), None)
+
+
+def _sets(file: Path, exc: ValidationError) -> bool:
+    """Whether `file` sets the setting the first validation error is about."""
+    loc = exc.errors()[0]["loc"]
+    try:
+        return bool(loc) and str(loc[0]) in tomllib.loads(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return True

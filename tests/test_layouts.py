@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_helpers import hylo
-from vault_helpers import day, write_note
+from cli_helpers import hylo, one_line
+from vault_helpers import day, write_file, write_note
 
 from hylo_memory.errors import ConfigError
 from hylo_memory.extractors.base import Source, SourceKind
@@ -140,3 +140,107 @@ def test_a_memory_folder_inside_a_configured_notes_folder_is_refused(setting: st
 
 def test_a_memory_folder_named_like_a_default_folder_no_longer_read_is_accepted() -> None:
     assert load_config(shorts_paths=["Daily"], memory_dir="_shorts").memory_dir == "_shorts"
+
+
+# The vault's own file, `.hylo-memory.toml`, and precedence
+
+
+def vault_toml(vault: Path, text: str) -> Path:
+    return write_file(vault, ".hylo-memory.toml", text)
+
+
+def user_toml(folder: Path, text: str) -> Path:
+    return write_file(folder, "config.toml", text)
+
+
+def test_the_vault_file_chooses_the_folders_a_refresh_reads(tmp_path: Path) -> None:
+    note(tmp_path, "Daily/2026-11-20.md")
+    vault_toml(tmp_path, 'shorts_paths = ["Daily"]\n')
+    assert sources_of(refresh_json("--vault", tmp_path)) == (1, 0, 0)
+
+
+def test_the_vault_file_wins_over_the_user_config_file(tmp_path: Path) -> None:
+    vault_toml(tmp_path, "first_run_days = 10\n")
+    user = user_toml(tmp_path / "home", "first_run_days = 20\n")
+    assert load_config(user, vault=str(tmp_path)).first_run_days == 10
+
+
+def test_the_user_config_file_still_sets_what_the_vault_file_does_not(tmp_path: Path) -> None:
+    vault_toml(tmp_path, "first_run_days = 10\n")
+    user = user_toml(tmp_path / "home", "pool_days = 30\n")
+    assert (load_config(user, vault=str(tmp_path)).pool_days, load_config(user).first_run_days) == (30, 90)
+
+
+def test_the_environment_wins_over_the_vault_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    vault_toml(tmp_path, "first_run_days = 10\n")
+    monkeypatch.setenv("HYLO_MEMORY_FIRST_RUN_DAYS", "30")
+    assert load_config(vault=str(tmp_path)).first_run_days == 30
+
+
+def test_an_option_wins_over_the_vault_file(tmp_path: Path) -> None:
+    vault_toml(tmp_path, 'extractor = "openai"\n')
+    assert load_config(vault=str(tmp_path), extractor="offline").extractor == "offline"
+
+
+def test_the_vault_file_of_the_vault_named_in_the_user_config_is_read(tmp_path: Path) -> None:
+    vault_toml(tmp_path / "notes", "first_run_days = 10\n")
+    user = user_toml(tmp_path, f"vault = {json.dumps(str(tmp_path / 'notes'))}\n")
+    assert load_config(user).first_run_days == 10
+
+
+def test_a_vault_file_that_is_not_valid_toml_is_refused_with_one_line_naming_it(tmp_path: Path) -> None:
+    path = vault_toml(tmp_path, "shorts_paths = [\n")
+    result = hylo("status", "--vault", tmp_path)
+    assert result.exit_code == 1
+    assert one_line(result.stderr).startswith(f"hylo-memory: {path}: not valid TOML: ")
+
+
+def test_an_unknown_key_in_the_vault_file_is_refused_with_one_line_naming_file_and_key(tmp_path: Path) -> None:
+    path = vault_toml(tmp_path, 'short_paths = ["Daily"]\n')
+    result = hylo("refresh", "--vault", tmp_path, "--extractor", "offline")
+    assert (result.exit_code, one_line(result.stderr)) == (1, f"hylo-memory: {path}: unknown setting 'short_paths'\n")
+    assert not (tmp_path / "_memory").exists()
+
+
+def test_a_value_out_of_range_in_the_vault_file_is_refused_naming_it(tmp_path: Path) -> None:
+    path = vault_toml(tmp_path, "first_run_days = 0\n")
+    with pytest.raises(ConfigError) as refused:
+        load_config(vault=str(tmp_path))
+    assert str(path) in str(refused.value) and "first_run_days" in str(refused.value)
+
+
+@pytest.mark.parametrize("key", ["base_url", "api_key", "vault"])
+def test_the_vault_file_may_not_say_where_the_notes_are_sent(tmp_path: Path, key: str) -> None:
+    path = vault_toml(tmp_path, f'{key} = "http://elsewhere.example"\n')
+    with pytest.raises(ConfigError) as refused:
+        load_config(vault=str(tmp_path))
+    assert str(refused.value).startswith(f"{path}: {key!r} is not read from a vault's own file")
+
+
+# `vault` in the configuration: --vault optional
+
+
+def test_vault_in_the_user_config_makes_the_vault_option_optional(tmp_path: Path) -> None:
+    note(tmp_path / "notes", "_shorts/2026-11-20-a.md")
+    user = user_toml(tmp_path, f"vault = {json.dumps(str(tmp_path / 'notes'))}\n")
+    assert sources_of(refresh_json("--config", user)) == (1, 0, 0)
+
+
+def test_hylo_memory_vault_makes_the_vault_option_optional(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    note(tmp_path, "_shorts/2026-11-20-a.md")
+    monkeypatch.setenv("HYLO_MEMORY_VAULT", str(tmp_path))
+    assert sources_of(refresh_json()) == (1, 0, 0)
+
+
+def test_the_vault_option_wins_over_hylo_memory_vault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    note(tmp_path / "mine", "_shorts/2026-11-20-a.md")
+    (tmp_path / "other").mkdir()
+    monkeypatch.setenv("HYLO_MEMORY_VAULT", str(tmp_path / "other"))
+    assert sources_of(refresh_json("--vault", tmp_path / "mine")) == (1, 0, 0)
+
+
+def test_a_command_with_no_vault_anywhere_is_a_one_line_usage_error() -> None:
+    result = hylo("status")
+    assert result.exit_code == 2
+    assert one_line(result.stderr) == ("hylo-memory status: no vault: give --vault PATH, or set `vault` in the "
+                                       "config file or HYLO_MEMORY_VAULT (see --help)\n")

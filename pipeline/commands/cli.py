@@ -160,16 +160,23 @@ def _options(today: bool = True, extractor: bool = False) -> Callable[[Callable[
                                    help="the run's date, YYYY-MM-DD (default: today)")(command)
         command = click.option("--config", "config_file", type=click.Path(path_type=Path),
                                help="TOML config file")(command)
-        return click.option("--vault", type=click.Path(path_type=Path), required=True,
-                            help="the notes vault folder")(command)
+        return click.option("--vault", type=click.Path(path_type=Path),
+                            help="the notes vault folder (default: `vault` in the config file, or "
+                                 "HYLO_MEMORY_VAULT)")(command)
     return decorate
 
 
-def _setup(ctx: click.Context, config_file: Path | None, vault: Path,
+def _setup(ctx: click.Context, config_file: Path | None, vault: Path | None,
            extractor: str | None = None) -> tuple[Config, Path]:
-    """The configuration (the command's --config over the group's) and the checked vault."""
-    config = load_config(config_file or ctx.obj, extractor=extractor)
-    return config, check_vault(vault)
+    """The configuration (the command's --config over the group's, and the vault's own file) and the checked vault.
+
+    The vault is --vault, else HYLO_MEMORY_VAULT, else `vault` in the config file.
+    """
+    config = load_config(config_file or ctx.obj, extractor=extractor, vault=None if vault is None else str(vault))
+    if not config.vault:
+        raise click.UsageError("no vault: give --vault PATH, or set `vault` in the config file "
+                               "or HYLO_MEMORY_VAULT", ctx)
+    return config, check_vault(Path(config.vault))
 
 
 @click.group(cls=HyloGroup, context_settings={"help_option_names": ["-h", "--help"]},
@@ -191,7 +198,7 @@ def cli(ctx: click.Context, config: Path | None) -> None:
 @click.option("--quiet", is_flag=True, help="no progress bar on a terminal")
 @click.pass_context
 @_json_failures
-def refresh_command(ctx: click.Context, vault: Path, config_file: Path | None, today: dt.date | None,
+def refresh_command(ctx: click.Context, vault: Path | None, config_file: Path | None, today: dt.date | None,
                     extractor: str | None, dry_run: bool, as_json: bool, intro: str | None, quiet: bool) -> int:
     config, vault = _setup(ctx, config_file, vault, extractor)
     day = today or clock.today(config.timezone)
@@ -215,7 +222,7 @@ def refresh_command(ctx: click.Context, vault: Path, config_file: Path | None, t
 @click.option("--evidence", type=click.Path(path_type=Path), required=True, help="one JSON evidence object a line")
 @click.option("--dry-run", is_flag=True, help="show what would change, write nothing")
 @click.pass_context
-def apply_command(ctx: click.Context, vault: Path, config_file: Path | None, today: dt.date | None,
+def apply_command(ctx: click.Context, vault: Path | None, config_file: Path | None, today: dt.date | None,
                   evidence: Path, dry_run: bool) -> int:
     config, vault = _setup(ctx, config_file, vault)
     found = read_evidence(evidence)
@@ -235,7 +242,7 @@ def apply_command(ctx: click.Context, vault: Path, config_file: Path | None, tod
               help="pin it (never fades); default: the LLM decides, or offline: pinned for identity, "
                    "preferences, beliefs, people")
 @click.pass_context
-def remember_command(ctx: click.Context, text: str, vault: Path, config_file: Path | None, today: dt.date | None,
+def remember_command(ctx: click.Context, text: str, vault: Path | None, config_file: Path | None, today: dt.date | None,
                      extractor: str | None, dimension: Dimension | None, pin: bool | None) -> int:
     config, vault = _setup(ctx, config_file, vault, extractor)
     decision = decide(text, dimension, pin, config)
@@ -249,7 +256,7 @@ def remember_command(ctx: click.Context, text: str, vault: Path, config_file: Pa
 @_options(today=False, extractor=True)
 @click.option("--cron", help='a 5-field cron expression, e.g. "0 3 * * *" (default: the config\'s schedule)')
 @click.pass_context
-def schedule_command(ctx: click.Context, vault: Path, config_file: Path | None, extractor: str | None,
+def schedule_command(ctx: click.Context, vault: Path | None, config_file: Path | None, extractor: str | None,
                      cron: str | None) -> int:
     config, vault = _setup(ctx, config_file, vault, extractor)
     return run_schedule(vault, config, cron)
@@ -260,7 +267,7 @@ def schedule_command(ctx: click.Context, vault: Path, config_file: Path | None, 
 @click.option("--json", "as_json", is_flag=True, help="print the status as one JSON object")
 @click.pass_context
 @_json_failures
-def status_command(ctx: click.Context, vault: Path, config_file: Path | None, today: dt.date | None,
+def status_command(ctx: click.Context, vault: Path | None, config_file: Path | None, today: dt.date | None,
                    as_json: bool) -> int:
     config, vault = _setup(ctx, config_file, vault)
     report = gather(vault, config, today)
