@@ -30,7 +30,7 @@ class Source(BaseModel):
     path: str  # vault-relative, with forward slashes: the source's identity everywhere
     kind: SourceKind
     date: dt.date
-    text: str  # the body, frontmatter removed
+    text: str  # the body as plain text: frontmatter and markup removed (pipeline/note_text.py)
     content_hash: str
     title: str | None = None
     tags: list[str] = []

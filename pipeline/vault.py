@@ -28,6 +28,8 @@ from hylo_memory.decay.format import yaml_error_line
 from hylo_memory.errors import VaultError
 from hylo_memory.extractors.base import Perspective, Source, SourceKind
 
+from .note_text import note_text
+
 
 def check_vault(vault: Path) -> Path:
     """The vault folder, resolved; a clear error when it is not one."""
@@ -219,7 +221,9 @@ class FolderVault:
         content_hash = hashlib.sha256(data).hexdigest()
         fields = _unit_fields(meta, rel) if kind == SourceKind.knowledge else {"perspective": Perspective.own}
         date = _source_date(meta, kind) or _name_date(path) or _mtime_date(path)
-        return Source(path=rel, kind=kind, date=date, text=post.content.strip(), content_hash=content_hash, **fields)
+        # What the person wrote, not its markup (SPEC §1); the hash stays the file's bytes'.
+        return Source(path=rel, kind=kind, date=date, text=note_text(post.content), content_hash=content_hash,
+                      **fields)
 
 
 class _BoundedYAML(YAMLHandler):

@@ -1,0 +1,355 @@
+"""A note's text, not its markup (SPEC §1): what every extractor reads.
+
+Pure: markdown in, plain text out. The note is parsed by markdown-it (CommonMark, tables,
+strikethrough, footnotes, GFM autolinks) with a few rules of our own for what only
+Obsidian knows: `[[wiki links|aliases]]`, `![[embeds]]`, `#tags`, `%% comments %%`,
+`==highlights==` and Templater's `<% … %>`. Then the tokens are walked and written out as
+plain lines:
+
+- a paragraph, heading, table row or footnote is its own line (soft breaks stay line breaks,
+  as Obsidian shows them), blocks are separated by a blank line, so sentences and lines
+  survive for the first-person patterns;
+- a list item is a line of its own starting `- `; a finished or cancelled task
+  (`- [x]`, `- [-]`) is dropped whole, an open one keeps its text;
+- a block quote (or callout) keeps its `> `: it is someone else's words to the patterns;
+- code blocks (a mermaid diagram too), inline Dataview queries, HTML and Obsidian comments,
+  embeds, images, footnote marks, struck-out text and bare URLs are dropped; links, wiki
+  links, emphasis, inline code and tags are reduced to their text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from html.parser import HTMLParser
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_block import StateBlock
+from markdown_it.rules_inline import StateInline
+from markdown_it.token import Token
+from mdit_py_plugins.footnote import footnote_plugin
+from mdit_py_plugins.front_matter import front_matter_plugin
+from mdit_py_plugins.gfm_autolink import gfm_autolink_plugin
+
+# How far an inline construct may reach for its closing mark: bounded, so that a note of
+# a million unclosed `[[` costs linear time, not quadratic.
+_REACH = 1000
+_TAG_CHARS = re.compile(r"[\w/-]+")
+_TASK = re.compile(r"\[(.)\]\s+")
+_DONE = "xX-"  # finished and cancelled tasks: not goals, not anything
+_CALLOUT = re.compile(r"\[!\w[\w-]*\][+-]?\s*")
+_URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://\S*|\bwww\.\S+")
+_DATAVIEW = ("=", "$=")
+_LOOSE_MARK = re.compile(r"\s+([,.;:!?])(?=\s|$)")  # "see the docs ." where a link was dropped
+
+
+def note_text(markdown: str) -> str:
+    """The plain text of a note's markdown body (or of a whole file, frontmatter and all)."""
+    writer = _Writer()
+    writer.blocks(_MD.parse(markdown))
+    return writer.text()
+
+
+def link_title(target: str) -> str:
+    """What a wiki link's target reads as: the note's name, without folder, `.md` or `#heading`."""
+    note, _, sub = target.partition("#")
+    if not note.strip():
+        return sub.lstrip("^").strip()
+    name = note.strip().rsplit("/", 1)[-1]
+    return name[:-3] if name.lower().endswith(".md") else name
+
+
+# ---- parsing: markdown-it and the rules Obsidian adds to it ----
+
+
+def _wikilink(state: StateInline, silent: bool) -> bool:
+    """`[[target]]`, `[[target|alias]]` and `![[embed]]` (a table cell's `\\|` too)."""
+    src, pos = state.src, state.pos
+    embed = src.startswith("![[", pos)
+    start = pos + (3 if embed else 2)
+    if not (embed or src.startswith("[[", pos)):
+        return False
+    end = src.find("]]", start, start + _REACH)
+    inner = src[start:end] if end >= 0 else ""
+    if not inner.strip() or "\n" in inner or "[" in inner:
+        return False
+    if not silent:
+        target, _, alias = inner.replace("\\|", "|").partition("|")
+        token = state.push("embed" if embed else "wikilink", "", 0)
+        token.content = alias.strip() or link_title(target)
+        token.info = target.strip()
+    state.pos = end + 2
+    return True
+
+
+def _tag(state: StateInline, silent: bool) -> bool:
+    """An Obsidian `#tag` (after white space, not all digits): read as its words."""
+    src, pos = state.src, state.pos
+    if src[pos] != "#" or (pos > 0 and not src[pos - 1].isspace()):
+        return False
+    match = _TAG_CHARS.match(src, pos + 1)
+    if match is None or match.group().replace("/", "").replace("-", "").isdigit():
+        return False
+    if not silent:
+        token = state.push("tag", "", 0)
+        token.content = " ".join(re.split(r"[/_-]+", match.group())).strip()
+    state.pos = match.end()
+    return True
+
+
+def _comment(state: StateInline, silent: bool) -> bool:
+    """An inline `%% comment %%` or a Templater `<% … %>`: nothing of it is read.
+
+    An unclosed `%%` comments out the rest of the paragraph, as Obsidian hides the rest.
+    """
+    src, pos = state.src, state.pos
+    if src.startswith("%%", pos):
+        end = src.find("%%", pos + 2)
+        state.pos = state.posMax if end < 0 else end + 2
+        return True
+    if src.startswith("<%", pos):
+        end = src.find("%>", pos + 2, pos + 2 + _REACH)
+        if end < 0:
+            return False
+        state.pos = end + 2
+        return True
+    return False
+
+
+def _highlight(state: StateInline, silent: bool) -> bool:
+    """`==highlighted==`: read as its text (its inside parsed as any inline markdown)."""
+    src, pos = state.src, state.pos
+    if not src.startswith("==", pos) or src.startswith("===", pos):
+        return False
+    end = src.find("==", pos + 2, min(state.posMax, pos + 2 + _REACH))
+    if end <= pos + 2 or src[pos + 2].isspace():
+        return False
+    if not silent:
+        old_max = state.posMax
+        state.pos, state.posMax = pos + 2, end
+        state.md.inline.tokenize(state)
+        state.posMax = old_max
+    state.pos = end + 2
+    return True
+
+
+def _comment_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """A `%%` comment that starts a line and runs to the line holding its closing `%%`.
+
+    Unclosed, it runs to the end of the note (or of the block quote it is in). A line that
+    closes its comment and goes on (`%% x %% text`) is left to the inline rule.
+    """
+    if state.sCount[start] - state.blkIndent >= 4:
+        return False
+    first = state.src[state.bMarks[start] + state.tShift[start]:state.eMarks[start]]
+    if not first.startswith("%%"):
+        return False
+    rest = first[2:]
+    if "%%" in rest:
+        if rest.split("%%", 1)[1].strip():
+            return False
+        last = start
+    else:
+        last = start + 1
+        while last < end and "%%" not in state.src[state.bMarks[last]:state.eMarks[last]]:
+            last += 1
+        last = min(last, end - 1)
+    if silent:
+        return True
+    token = state.push("obsidian_comment", "", 0)
+    token.map = [start, last + 1]
+    state.line = last + 1
+    return True
+
+
+def _parser() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"maxNesting": 20}).enable(["table", "strikethrough"])
+    md.use(front_matter_plugin).use(footnote_plugin).use(gfm_autolink_plugin)
+    md.block.ruler.after("fence", "obsidian_comment", _comment_block, {"alt": ["paragraph", "blockquote", "list"]})
+    md.inline.ruler.before("link", "wikilink", _wikilink)
+    md.inline.ruler.before("backticks", "obsidian_comment", _comment)
+    md.inline.ruler.before("emphasis", "highlight", _highlight)
+    md.inline.ruler.before("link", "tag", _tag)
+    return md
+
+
+_MD = _parser()
+
+
+# ---- writing: tokens to plain lines ----
+
+
+class _Writer:
+    """Walks block tokens and writes plain lines: quote marks, bullets and blank lines between blocks."""
+
+    def __init__(self) -> None:
+        self.out: list[str] = []
+        self.quotes = 0
+        self.items: list[bool] = []  # per open list item: whether its first line is written
+        self.row: list[str] | None = None  # the cells of the table row being read
+
+    def text(self) -> str:
+        return "\n".join(self.out).strip()
+
+    def gap(self) -> None:
+        if not self.items and self.out and self.out[-1]:
+            self.out.append("")
+
+    def line(self, text: str) -> None:
+        for part in text.split("\n"):
+            part = _LOOSE_MARK.sub(r"\1", " ".join(part.split()))
+            if not part or not any(c.isalnum() for c in part):
+                continue
+            bullet = ""
+            if self.items:
+                bullet = "  " * (len(self.items) - 1) + ("  " if self.items[-1] else "- ")
+                self.items[-1] = True
+            self.out.append("> " * self.quotes + bullet + part)
+
+    def blocks(self, tokens: Sequence[Token]) -> None:
+        i = 0
+        while i < len(tokens):
+            token = tokens[i]
+            kind = token.type
+            if kind == "list_item_open" and (_task_status(tokens, i) or " ") in _DONE:
+                i = _close_of(tokens, i)  # a finished task, sub-items and all
+            elif kind == "list_item_open":
+                self.items.append(False)
+            elif kind == "list_item_close":
+                self.items.pop()
+            elif kind in ("bullet_list_close", "ordered_list_close", "table_close", "hr"):
+                self.gap()
+            elif kind == "blockquote_open":
+                self.quotes += 1
+                if i + 2 < len(tokens) and tokens[i + 2].type == "inline":
+                    _strip_start(tokens[i + 2], _CALLOUT)
+            elif kind == "blockquote_close":
+                self.quotes -= 1
+                self.gap()
+            elif kind == "tr_open":
+                self.row = []
+            elif kind == "tr_close" and self.row is not None:
+                self.line("; ".join(cell for cell in self.row if cell))
+                self.row = None
+            elif kind == "inline":
+                self._inline(tokens, i)
+            elif kind in ("paragraph_close", "heading_close"):
+                self.gap()
+            elif kind == "html_block":
+                self.line(_html_text(token.content))
+                self.gap()
+            # fence, code_block, front_matter, obsidian_comment: nothing of them is read
+            i += 1
+
+    def _inline(self, tokens: Sequence[Token], i: int) -> None:
+        token = tokens[i]
+        if i >= 2 and tokens[i - 2].type == "list_item_open" and _task_status(tokens, i - 2) is not None:
+            _strip_start(token, _TASK)
+        text = _inline_text(token.children or [])
+        if self.row is not None:
+            self.row.append(" ".join(text.split()))
+        else:
+            self.line(text)
+
+
+def _task_status(tokens: Sequence[Token], item: int) -> str | None:
+    """The status character of the task a list item opens (`[ ]`, `[x]`, `[-]`, `[/]`…), if it is one."""
+    if item + 2 >= len(tokens) or tokens[item + 2].type != "inline":
+        return None
+    match = _TASK.match(tokens[item + 2].content)
+    return match.group(1) if match else None
+
+
+def _close_of(tokens: Sequence[Token], i: int) -> int:
+    """The index of the token that closes `tokens[i]`."""
+    level = tokens[i].level
+    j = i + 1
+    while j < len(tokens) and not (tokens[j].level == level and tokens[j].nesting == -1):
+        j += 1
+    return j
+
+
+def _strip_start(inline: Token, marker: re.Pattern[str]) -> None:
+    """Drop a marker (a task's `[ ]`, a callout's `[!note]`) from the start of an inline token's text."""
+    children = inline.children or []
+    if children and children[0].type == "text":
+        children[0].content = marker.sub("", children[0].content, count=1) if marker.match(children[0].content) \
+            else children[0].content
+
+
+def _inline_text(children: Sequence[Token]) -> str:
+    """An inline token's text. A line holding nothing but tags (`#daily #log`) is dropped."""
+    lines: list[list[tuple[bool, str]]] = [[]]  # per line: (is a tag, text)
+    skip_until: str | None = None  # inside struck text or an image: read nothing to its close
+    link: list[tuple[bool, str]] | None = None
+    for child in children:
+        kind = child.type
+        if skip_until is not None:
+            if kind == skip_until:
+                skip_until = None
+            continue
+        piece: tuple[bool, str] | None = None
+        if kind == "text":
+            piece = (False, _URL.sub("", child.content))
+        elif kind in ("softbreak", "hardbreak"):
+            lines.append([])
+        elif kind == "code_inline":
+            code = child.content.strip()
+            if not code.startswith(_DATAVIEW) and not _URL.search(code):
+                piece = (False, code.replace("`", "'"))
+        elif kind == "wikilink":
+            piece = (False, child.content)
+        elif kind == "tag":
+            piece = (True, child.content)
+        elif kind == "s_open":
+            skip_until = "s_close"
+        elif kind == "link_open":
+            link = []
+        elif kind == "link_close" and link is not None:
+            words = "".join(t for _, t in link).strip()
+            href = str(child.attrs.get("href", "") or "")
+            if words and child.markup != "autolink" and words != href:
+                lines[-1].append((False, words))
+            link = None
+        elif kind == "html_inline" and re.match(r"<br\b", child.content, re.I):
+            lines.append([])
+        # image, embed, footnote_ref, footnote_anchor, html_inline, emphasis marks: no text of their own
+        if piece is not None:
+            (link if link is not None else lines[-1]).append(piece)
+    kept = ["".join(t for _, t in line) for line in lines if any(not tag and t.strip() for tag, t in line)]
+    return "\n".join(kept)
+
+
+class _HTMLText(HTMLParser):
+    """The text of an HTML block: no comments, scripts, styles or preformatted code."""
+
+    _HIDDEN = frozenset({"script", "style", "pre", "code", "template"})
+    _BREAKS = frozenset({"br", "p", "div", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "summary", "details"})
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.hidden = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in self._HIDDEN:
+            self.hidden += 1
+        elif tag in self._BREAKS:
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self._HIDDEN:
+            self.hidden = max(0, self.hidden - 1)
+        elif tag in self._BREAKS:
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if not self.hidden:
+            self.parts.append(data)
+
+
+def _html_text(html: str) -> str:
+    parser = _HTMLText()
+    parser.feed(html)
+    parser.close()
+    return _URL.sub("", "".join(parser.parts))
