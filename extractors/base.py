@@ -36,6 +36,7 @@ class Source(BaseModel):
     tags: list[str] = []
     perspective: Perspective | None = None  # a unit's own; judged by the pipeline when missing
     source_notes: list[str] = []
+    undated: bool = False  # its frontmatter date could not be read, or it is dated by its mtime (SPEC §1)
 
     @property
     def dimensions(self) -> frozenset[Dimension]:

@@ -220,10 +220,14 @@ class FolderVault:
             return None
         content_hash = hashlib.sha256(data).hexdigest()
         fields = _unit_fields(meta, rel) if kind == SourceKind.knowledge else {"perspective": Perspective.own}
-        date = _source_date(meta, kind) or _name_date(path) or _mtime_date(path)
+        written, unreadable = _source_date(meta, kind)
+        by_name = None if written else _name_date(path)
+        date = written or by_name or _mtime_date(path)
+        # Named in the summary: a date the note gives and we cannot read, or none but the file's mtime.
+        undated = unreadable or not (written or by_name)
         # What the person wrote, not its markup (SPEC §1); the hash stays the file's bytes'.
         return Source(path=rel, kind=kind, date=date, text=note_text(post.content), content_hash=content_hash,
-                      **fields)
+                      undated=undated, **fields)
 
 
 class _BoundedYAML(YAMLHandler):
@@ -439,8 +443,9 @@ def _inside(path: Path, root: Path) -> bool:
 
 
 def _name_date(path: Path) -> dt.date | None:
+    """A `YYYY-MM-DD` prefix of the file name, or a name that is a date ("Nov 1, 2026.md")."""
     match = _DATE_PREFIX.match(path.name)
-    return _as_date(match.group(1)) if match else None
+    return _as_date(match.group(1)) if match else _as_date(path.stem)
 
 
 def _mtime_date(path: Path) -> dt.date:
@@ -456,27 +461,66 @@ def _mtime_date(path: Path) -> dt.date:
     return day
 
 
+_MONTHS = {name: n for n, names in enumerate(
+    [("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",), ("jun", "june"),
+     ("jul", "july"), ("aug", "august"), ("sep", "sept", "september"), ("oct", "october"), ("nov", "november"),
+     ("dec", "december")], start=1) for name in names}
+_WEEKDAY = r"(?:(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day|nesday|rsday|urday)?\.?,?\s+)?"
+_DAY = r"(?P<d>\d{1,2})(?:st|nd|rd|th)?"
+_AFTER = r"(?:$|[\sT,])"  # a time may follow
+# As people write dates: ISO (and YYYY/MM/DD), "Nov 1, 2026", "November 1st 2026", "1 November 2026",
+# "Sunday, 1 Nov 2026". Numeric day-month orders ("01.05.2019") are ambiguous and not read.
+_WRITTEN_DATES = [re.compile(p, re.IGNORECASE) for p in (
+    rf"(?P<y>\d{{4}})-(?P<m>\d{{1,2}})-(?P<d>\d{{1,2}}){_AFTER}",
+    rf"(?P<y>\d{{4}})/(?P<m>\d{{1,2}})/(?P<d>\d{{1,2}}){_AFTER}",
+    rf"{_WEEKDAY}(?P<mn>[a-z]{{3,9}})\.?\s+{_DAY},?\s+(?P<y>\d{{4}}){_AFTER}",
+    rf"{_WEEKDAY}{_DAY}\s+(?:of\s+)?(?P<mn>[a-z]{{3,9}})\.?,?\s+(?P<y>\d{{4}}){_AFTER}",
+)]
+_DAILY_LINK = re.compile(r"\[\[([^\[\]|#]+)(?:[|#][^\[\]]*)?\]\]")
+
+
 def _as_date(value: object) -> dt.date | None:
-    """A date from a note, or None when it is not one or is outside EARLIEST..LATEST."""
+    """A date from a note, as people write them, or None when it is not one or is outside EARLIEST..LATEST.
+
+    A YAML date or datetime, or text: ISO, `YYYY/MM/DD`, English month names, or a wiki
+    link to a daily note (`"[[2026-11-01]]"`, `"[[Daily/2026-11-01|Sunday]]"`).
+    """
     day: dt.date | None = None
     if isinstance(value, dt.datetime):
         day = value.date()
     elif isinstance(value, dt.date):
         day = value
     elif isinstance(value, str):
-        try:
-            day = dt.date.fromisoformat(value.strip()[:10])
-        except ValueError:
-            return None
+        day = _written_date(value)
     return day if day is not None and EARLIEST <= day <= LATEST else None
 
 
-def _source_date(meta: dict[str, object], kind: SourceKind) -> dt.date | None:
-    if kind == SourceKind.knowledge:
-        # An edited unit counts from its last edit.
-        dates = [d for d in (_as_date(meta.get("updated")), _as_date(meta.get("created"))) if d]
-        return max(dates) if dates else None
-    return _as_date(meta.get("created")) or _as_date(meta.get("date"))
+def _written_date(text: str) -> dt.date | None:
+    text = text.strip().strip("\"'").strip()[:100]
+    link = _DAILY_LINK.fullmatch(text)
+    if link:
+        text = link.group(1).strip().rsplit("/", 1)[-1].removesuffix(".md")
+    for pattern in _WRITTEN_DATES:
+        match = pattern.match(text)
+        if match is None:
+            continue
+        fields = match.groupdict()
+        month = _MONTHS.get(fields["mn"].lower()) if fields.get("mn") else int(fields["m"])
+        try:
+            return dt.date(int(fields["y"]), month or 0, int(fields["d"]))
+        except ValueError:
+            return None
+    return None
+
+
+def _source_date(meta: dict[str, object], kind: SourceKind) -> tuple[dt.date | None, bool]:
+    """The date the note's frontmatter gives, and whether it gives one that cannot be read."""
+    fields = ("updated", "created") if kind == SourceKind.knowledge else ("created", "date")
+    given = [meta.get(f) for f in fields if meta.get(f) not in (None, "")]
+    dates = [d for d in map(_as_date, given) if d]
+    if not dates:
+        return None, bool(given)
+    return (max(dates) if kind == SourceKind.knowledge else dates[0]), False  # a unit counts from its last edit
 
 
 def _unit_fields(meta: dict[str, object], rel: str) -> dict[str, object]:

@@ -24,6 +24,10 @@ class Collected(BaseModel):
     skipped: list[Skipped] = []
     already_extracted: int = 0
     waiting: int = 0  # over the per-run cap: the next run takes them
+    undated: list[str] = []  # paths of sources whose date was not theirs to give (SPEC §1), at most MAX_UNDATED
+
+
+MAX_UNDATED = 50
 
 
 class Plan(BaseModel):
@@ -56,6 +60,8 @@ def collect(vault: Vault, window: Window, ledger: Ledger, profile: AuthorProfile
             result.already_extracted += 1
         else:
             fresh.append(found.model_copy(update={"perspective": judge_perspective(found, profile)}))
+            if found.undated and len(result.undated) < MAX_UNDATED:
+                result.undated.append(found.path)
     # Oldest first, so a backlog drains in the order it was written.
     fresh.sort(key=lambda s: (s.date, s.path))
     if cap is not None and len(fresh) > cap:

@@ -127,6 +127,7 @@ def _summary(
         counts=total_counts(reports),
         deleted=[Deleted(file=r.file, text=t) for r in reports for t in r.changes.deleted],
         skipped=collected.skipped,
+        undated=collected.undated,
         status=status,
         dry_run=dry_run,
         already_extracted=collected.already_extracted,

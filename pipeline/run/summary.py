@@ -54,6 +54,9 @@ class RunSummary(BaseModel):
     counts: Counts = Counts()
     deleted: list[Deleted] = []
     skipped: list[Skipped] = []
+    # Sources whose frontmatter date could not be read, or that had none but their mtime: dated
+    # by file name or mtime, so a copied old note may read as current. At most MAX_UNDATED.
+    undated: list[str] = []
     status: RunStatus = "ok"
     dry_run: bool = False
     already_extracted: int = 0

@@ -1,0 +1,97 @@
+"""Real Obsidian vaults (SPEC §1): text not markup, dates and links as people write them."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import pytest
+from cli_helpers import hylo
+from vault_helpers import day, run, set_mtime, write_file, write_note
+
+from hylo_memory.extractors.base import Source
+from hylo_memory.pipeline.run.window import Window
+from hylo_memory.pipeline.vault import FolderVault
+
+TODAY = day("2026-11-30")
+WIDE = Window(mode="first", start=day("2019-01-01"), today=TODAY)
+
+
+def sources(root: Path, window: Window = WIDE) -> dict[str, Source]:
+    found = FolderVault(root, [], "_memory", 1_000_000, ["_shorts", "Daily"]).sources(window)
+    return {s.path: s for s in found if isinstance(s, Source)}
+
+
+# ---- dates as people write them ----
+
+
+@pytest.mark.parametrize("written", [
+    dt.date(2026, 11, 1), dt.datetime(2026, 11, 1, 9, 30), "2026-11-01", "2026-11-01T09:30:00+01:00",
+    "2026-11-01 09:30", "2026/11/01", "[[2026-11-01]]", "[[Daily/2026-11-01|Sunday]]", "Nov 1, 2026",
+    "November 1st, 2026", "1 November 2026", "1 Nov 2026", "Sunday, November 1, 2026", "Sun, 1 Nov 2026",
+    "Nov 1, 2026 9:30 AM",
+])
+@pytest.mark.parametrize("field", ["created", "date"])
+def test_a_date_as_people_write_it_dates_the_note(tmp_path: Path, written: object, field: str) -> None:
+    write_note(tmp_path, "_shorts/a note.md", "I love tea", mtime=TODAY, **{field: written})
+    source = sources(tmp_path)["_shorts/a note.md"]
+    assert source.date == day("2026-11-01") and not source.undated
+
+
+@pytest.mark.parametrize("unreadable", ["<% tp.date.now() %>", "<% tp.file.creation_date('YYYY-MM-DD') %>",
+                                        "01.05.2019", "tomorrow", "2026-13-45", 20261101])
+def test_an_unreadable_date_falls_back_to_the_file_name_and_is_named(tmp_path: Path, unreadable: object) -> None:
+    write_note(tmp_path, "Daily/2026-10-05.md", "I love tea", mtime=TODAY, created=unreadable)
+    source = sources(tmp_path)["Daily/2026-10-05.md"]
+    assert source.date == day("2026-10-05") and source.undated
+
+
+def test_an_unreadable_date_with_no_name_date_falls_back_to_mtime_and_is_named(tmp_path: Path) -> None:
+    write_note(tmp_path, "_shorts/thoughts.md", "I love tea", mtime=day("2026-11-20"), created="01.05.2019")
+    source = sources(tmp_path)["_shorts/thoughts.md"]
+    assert source.date == day("2026-11-20") and source.undated
+
+
+def test_a_note_dated_only_by_its_mtime_is_named_and_one_dated_by_name_is_not(tmp_path: Path) -> None:
+    write_note(tmp_path, "_shorts/loose.md", "I love tea", mtime=day("2026-11-20"))
+    write_note(tmp_path, "Daily/2026-11-02.md", "I love tea", mtime=TODAY)
+    write_note(tmp_path, "Daily/Nov 3, 2026.md", "I love tea", mtime=TODAY)
+    found = sources(tmp_path)
+    assert found["_shorts/loose.md"].undated
+    assert (found["Daily/2026-11-02.md"].date, found["Daily/2026-11-02.md"].undated) == (day("2026-11-02"), False)
+    assert (found["Daily/Nov 3, 2026.md"].date, found["Daily/Nov 3, 2026.md"].undated) == (day("2026-11-03"), False)
+
+
+def test_a_2019_note_copied_today_is_not_current(tmp_path: Path) -> None:
+    write_note(tmp_path, "_shorts/old.md", "I love 2019 things", mtime=TODAY, created="May 1, 2019")
+    source = sources(tmp_path)["_shorts/old.md"]
+    assert source.date == day("2019-05-01") and not source.undated
+    recent = Window(mode="incremental", start=day("2026-11-28"), today=TODAY)
+    assert "_shorts/old.md" not in sources(tmp_path, recent)
+
+
+def test_a_unit_with_an_unreadable_updated_keeps_its_readable_created(tmp_path: Path) -> None:
+    write_note(tmp_path, "_knowledge/u.md", "I love tea", mtime=TODAY, created="2026/10/01", updated="<% tp.date.now() %>")
+    write_note(tmp_path, "_knowledge/v.md", "I love tea", mtime=day("2026-11-21"), updated="<% tp.date.now() %>")
+    found = sources(tmp_path)
+    assert (found["_knowledge/u.md"].date, found["_knowledge/u.md"].undated) == (day("2026-10-01"), False)
+    assert (found["_knowledge/v.md"].date, found["_knowledge/v.md"].undated) == (day("2026-11-21"), True)
+
+
+def test_the_summary_names_undated_notes_in_json_and_text(tmp_path: Path) -> None:
+    write_note(tmp_path, "_shorts/2026-11-25-a.md", "I love green tea.", mtime=TODAY, created="<% tp.date.now() %>")
+    write_note(tmp_path, "_shorts/2026-11-26-b.md", "I love black tea.", mtime=TODAY, created="2026-11-26")
+    summary = run(tmp_path, TODAY, dry_run=True)
+    assert summary.undated == ["_shorts/2026-11-25-a.md"]
+    result = hylo("refresh", "--vault", tmp_path, "--today", "2026-11-30", "--dry-run", "--json")
+    assert json.loads(result.stdout)["undated"] == ["_shorts/2026-11-25-a.md"]
+    text = hylo("refresh", "--vault", tmp_path, "--today", "2026-11-30", "--dry-run").stdout
+    assert "Undated" in text and "_shorts/2026-11-25-a.md" in text
+
+
+def test_undated_notes_are_named_once_not_on_every_run(tmp_path: Path) -> None:
+    path = write_file(tmp_path, "_shorts/loose.md", "I love green tea.\n")
+    set_mtime(path, day("2026-11-29"))
+    assert run(tmp_path, TODAY).undated == ["_shorts/loose.md"]
+    assert run(tmp_path, TODAY).undated == []  # already extracted, unchanged
