@@ -16,11 +16,13 @@ from hylo_memory.errors import MemoryFileError
 
 from .frontmatter import canonical_frontmatter, parse_frontmatter, render_frontmatter, split_frontmatter
 from .frontmatter import yaml_error_line as yaml_error_line
-from .lines import fence_closes, fence_opened, is_child, item_line, parse_item
+from .lines import canonical_item, fence_closes, fence_opened, is_child, item_line, parse_item
 from .model import ACTIVE, FADING, Dimension, Entry, Item, MemoryFile, RawLine, Section
 
 _HEADING = re.compile(r"^##\s+(?P<title>.+?)\s*#*\s*$")
 _BOM = "\ufeff"
+_INDENT = (" ", "\t")
+_OWNED = (ACTIVE, FADING)
 
 
 @contextmanager
@@ -98,6 +100,17 @@ class _Body:
 
     def read(self, lines: list[str], start: int) -> None:
         for number, line in enumerate(lines[start:], start=start + 1):
+            # The hot path, a canonical item line in Active or Fading, without the general one's calls.
+            current = self.current
+            if self.fence is None and current is not None and current.heading in _OWNED and line.startswith("- "):
+                item = canonical_item(line)
+                if item is not None:
+                    if self.owner is not None:
+                        self._close_item()
+                    entries = current.entries
+                    self.owner = (entries, len(entries))
+                    entries.append(item)
+                    continue
             self._line(line, number)
         if self.fence is not None:
             # Whatever followed would be inside the code block: the file is refused, not guessed at.
@@ -117,11 +130,12 @@ class _Body:
             if fence_closes(line, self.fence):
                 self.fence = None
             return
-        if self.owner is not None and is_child(line):
-            self.children.append(line)
-            self._open_fence(line, number, in_children=True)
-            return
-        self._close_item()
+        if self.owner is not None:
+            if line[:1] in _INDENT and is_child(line):
+                self.children.append(line)
+                self._open_fence(line, number, in_children=True)
+                return
+            self._close_item()
         heading = _HEADING.match(line) if line.startswith("##") else None
         if heading:
             title = heading.group("title")
@@ -145,6 +159,8 @@ class _Body:
             self.current.entries.append(item)
 
     def _open_fence(self, line: str, number: int, in_children: bool) -> bool:
+        if "```" not in line and "~~~" not in line:
+            return False  # the common case, found without a regular expression
         fence = fence_opened(line)
         if fence is not None:
             self.fence, self.fence_line, self.fence_in_children = fence, number, in_children
@@ -178,10 +194,13 @@ def render(memory: MemoryFile) -> str:
         for entry in section.entries:
             if isinstance(entry, RawLine):
                 out.append(entry.text)
+            elif entry.layout is None and entry.last is not None and not entry.children:
+                # The common case, inline: an item in the canonical style (see `item_line`).
+                pinned = " pinned" if entry.pinned else ""
+                out.append(f"- {entry.text} `last:{entry.last.isoformat()} seen:{entry.seen}{pinned}`{entry.note}")
             else:
                 out.append(item_line(entry))
-                if entry.children:
-                    out += entry.children
+                out += entry.children
     newline = memory.newline
     text = newline.join(out) + (newline if memory.final_newline else "")
     return _BOM + text if memory.bom else text

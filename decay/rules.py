@@ -266,9 +266,13 @@ def _write_slots(memory: MemoryFile, layout: dict[int, _Slot], pool: _Pool) -> M
 
 def _house_layout(memory: MemoryFile) -> Layout | None:
     """A new item's style: the bullet marker of the file's first item ("* " in a file of `*`s)."""
-    for item in memory.items:
-        head = item.layout.head.lstrip(" \t") if item.layout else "- "
-        return None if head == "- " else Layout(head=head)
+    for section in memory.sections:
+        if section.heading not in (ACTIVE, FADING):
+            continue
+        for item in section.entries:
+            if isinstance(item, Item):
+                head = item.layout.head.lstrip(" \t") if item.layout else "- "
+                return None if head == "- " else Layout(head=head)
     return None
 
 
