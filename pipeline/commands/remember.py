@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 from hylo_memory.decay import Dimension, Evidence, FileUpdate, apply_rules
 from hylo_memory.decay.model import MAX_ITEM_TEXT, MemoryFile
@@ -17,10 +18,24 @@ from ..state.writing import writing
 
 REMEMBER_SOURCE = "remember"
 
+# The request around a fact ("remember that …", "请记住…"): the person's words are the fact, not the asking.
+_REQUEST = re.compile(
+    r"^\s*(?:(?:please|pls|hey|ok|okay)[\s,]+)?(?:can you |could you |would you )?"
+    r"(?:remember|note|keep in mind|don't forget|do not forget)(?: (?:that|this))?\s*[:,-]?\s+"
+    r"|^\s*(?:请你?|麻烦)?(?:记住|记得|记一下|请记住)(?:一下)?[:：,，]?\s*",
+    re.IGNORECASE,
+)
+
+
+def the_fact(text: str) -> str:
+    """The fact in a `remember` request, without the asking: "remember that I'm vegetarian" → "I'm vegetarian"."""
+    stripped = _REQUEST.sub("", text, count=1).strip()
+    return stripped or text
+
 
 def decide(text: str, dimension: Dimension | None, pin: bool | None, config: Config) -> Decision:
     """Where the fact goes and whether it is pinned: as told, else as the extractor judges."""
-    text = " ".join(text.split())
+    text = the_fact(" ".join(text.split()))
     if not text:
         raise InputError("remember: the fact is empty")
     if not any(ch.isalnum() for ch in text):
