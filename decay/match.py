@@ -9,11 +9,23 @@ word leaves nothing else in common — a word's first or last four characters:
 "vegetarian", "vegetarians" and "vegetarain" meet, as do "colour" and "color".
 Keys held by very many items ("the", "likes") are skipped unless the query has
 nothing else.
+
+A near-duplicate is the same fact only when it holds the same numbers and the same names
+(SPEC §3): "Wants to visit Austria" / "… Australia", "Ana — sister" / "Ann — sister",
+"Runs 34 km" / "Runs 43 km" and "topic12" / "topic13" stay apart, while "Vegetarain" /
+"Vegetarian" and "Inês" / "Ines" still merge. Exact normalised matches are not affected.
+Numbers are digit runs ("topic12" holds 12; "007" is 7). Names are words with a capital
+anywhere but at the start of the text, case- and accent-folded; the first word is a name
+too when it reads as a label ("Ana — sister", "Ana: …", "Ana, my sister", "Ana's …") or
+has a capital inside ("iPhone"). A name of either text must be a word of the other, so a
+name written in lower case in the other wording still counts as held. Text without
+capitals (Chinese, say) is compared by its numbers alone.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import defaultdict
 
 from rapidfuzz import fuzz, process
@@ -23,6 +35,10 @@ _WORD = re.compile(r"\w+")
 # A word's first and last four characters (the whole word when it is shorter).
 _PREFIX = re.compile(r"\b\w{1,4}")
 _SUFFIX = re.compile(r"\w{1,4}\b")
+_DIGITS = re.compile(r"\d+")
+_NONE: frozenset[str] = frozenset()
+# The first word in label position: "Ana — sister", "Ana: sister", "Ana, my sister", "Ana's birthday".
+_LABEL = re.compile(r"\W*(\w+)(?:\s*[—–:,(]|\s+-(?:\s|$)|['’]s\b)")
 # Texts of at most this many words are also blocked by word prefixes and suffixes.
 _SHORT_TEXT_WORDS = 3
 # Up to this many items, every item is compared (in C, by rapidfuzz): matching is then
@@ -39,10 +55,46 @@ def normalise(text: str) -> str:
     return " ".join(text.casefold().split()).rstrip(_TRAILING_CHARACTERS)
 
 
-class _Prepared:
-    """A text normalised, with its block keys."""
+def fold(word: str) -> str:
+    """A word case- and accent-folded: "Inês" → "ines"."""
+    word = word.casefold()
+    if word.isascii():
+        return word
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
 
-    __slots__ = ("text", "norm", "words", "affixes")
+
+def _number(digits: str) -> str:
+    """A digit run as plain ASCII digits without leading zeros: "007" and "７" are 7."""
+    if not digits.isascii():
+        digits = "".join(str(unicodedata.digit(c)) for c in digits)
+    return digits.lstrip("0") or "0"
+
+
+def numbers(text: str) -> frozenset[str]:
+    """The numbers a text holds: its digit runs."""
+    runs = _DIGITS.findall(text)
+    return frozenset(_number(d) for d in runs) if runs else _NONE
+
+
+def names(text: str) -> frozenset[str]:
+    """The names a text holds, folded: words capitalised anywhere but at the start (see the module's doc)."""
+    tail = text[1:]
+    if tail.lower() == tail:  # no capital past the first character: the common case, made quick
+        label = _LABEL.match(text) if text[:1] != text[:1].lower() else None
+        return frozenset((fold(label[1]),)) if label else _NONE
+    words = _WORD.findall(text)
+    found = {fold(w) for w in words[1:] if w != w.lower()}
+    if words:
+        head = words[0]
+        if head[1:] != head[1:].lower() or (head != head.lower() and _LABEL.match(text)):
+            found.add(fold(head))
+    return frozenset(found)
+
+
+class _Prepared:
+    """A text normalised, with its block keys and what a near-duplicate must share: numbers and names."""
+
+    __slots__ = ("text", "norm", "words", "affixes", "_signature", "_folded")
 
     def __init__(self, text: str):
         self.text = text
@@ -53,6 +105,29 @@ class _Prepared:
             frozenset(_PREFIX.findall(self.norm) + _SUFFIX.findall(self.norm))
             if len(words) <= _SHORT_TEXT_WORDS else frozenset()
         )
+        # Made once, when a near-duplicate is first weighed: most texts never have one.
+        self._signature: tuple[frozenset[str], frozenset[str]] | None = None
+        self._folded: frozenset[str] | None = None
+
+    def signature(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The text's numbers and names."""
+        if self._signature is None:
+            self._signature = (numbers(self.text), names(self.text))
+        return self._signature
+
+    def folded(self) -> frozenset[str]:
+        """Every word of the text, folded: where a name of another wording is looked for."""
+        if self._folded is None:
+            self._folded = frozenset(fold(w) for w in _WORD.findall(self.text))
+        return self._folded
+
+    def same_numbers_and_names(self, other: _Prepared) -> bool:
+        """Whether a near-duplicate `other` may be the same fact (SPEC §3): the same numbers, and
+        each text's names among the other's words."""
+        mine, theirs = self.signature(), other.signature()
+        if mine[0] != theirs[0]:
+            return False
+        return (not mine[1] or mine[1] <= other.folded()) and (not theirs[1] or theirs[1] <= self.folded())
 
 
 class TextIndex:
@@ -101,8 +176,10 @@ class TextIndex:
         # Scored in C; rapidfuzz skips texts whose length cannot reach the threshold.
         found = process.extract(norm, candidates, scorer=fuzz.ratio, score_cutoff=self.threshold, limit=None)
         best: tuple[float, int] | None = None
+        texts = self._texts
         for _, score, key in found:
-            if key != exclude and (best is None or score > best[0] or (score == best[0] and key < best[1])):
+            if key != exclude and (best is None or score > best[0] or (score == best[0] and key < best[1])) \
+                    and prepared.same_numbers_and_names(texts[key]):
                 best = (score, key)
         return best[1] if best else None
 

@@ -15,6 +15,13 @@ from .model import ACTIVE, FADING, Dimension, Entry, Evidence, Item, Layout, Mem
 DEFAULT_THRESHOLD = 90.0
 
 
+class Merge(BaseModel):
+    """Two items that were one fact (rule F): the wording kept, and the wording dropped."""
+
+    kept: str
+    dropped: str
+
+
 class FileChanges(BaseModel):
     """What one application of the rules did to one file, item texts by kind."""
 
@@ -23,7 +30,7 @@ class FileChanges(BaseModel):
     refreshed: list[str] = []
     faded: list[str] = []
     deleted: list[str] = []
-    merged: list[str] = []
+    merged: list[Merge] = []  # items merged into another item of the file: each drops one
     adopted: list[str] = []
     expired: int = 0
 
@@ -112,12 +119,21 @@ class _Pool:
     def merge_into(self, survivor: int, slot: _Slot, changes: FileChanges) -> None:
         """Rule F: merge `slot` into item `survivor`, then any item its wording now matches."""
         self.index.remove(survivor)
-        changes.merged.append(_absorb(self.slots[survivor], slot))
+        _record_merge(changes, self.slots[survivor], _absorb(self.slots[survivor], slot))
         while (other := self.index.find(self.slots[survivor].text)) is not None:
             self.index.remove(other)
             survivor, absorbed = min(survivor, other), max(survivor, other)
-            changes.merged.append(_absorb(self.slots[survivor], self.slots[absorbed]))
+            _record_merge(changes, self.slots[survivor], _absorb(self.slots[survivor], self.slots[absorbed]))
         self.index.add(survivor, self.slots[survivor].text)
+
+
+def _record_merge(changes: FileChanges, survivor: _Slot, dropped: str) -> None:
+    """Record a merge as kept ← dropped. An earlier merge that kept the wording now dropped
+    shows the wording that stays instead: the summary names what is in the file."""
+    for merge in changes.merged:
+        if merge.kept == dropped:
+            merge.kept = survivor.text
+    changes.merged.append(Merge(kept=survivor.text, dropped=dropped))
 
 
 def _read_slots(memory: MemoryFile, today: dt.date, pool: _Pool, changes: FileChanges) -> dict[int, _Slot]:

@@ -201,7 +201,7 @@ def test_a_merged_items_nested_bullets_join_the_item_it_merges_into() -> None:
     text = memory_text(active=[item_line("Loves Italian food", FRESH, 3), "  - pasta",
                                item_line("Loves italian food.", FRESH), "  - pizza"])
     after, changes = run(text, [], TODAY)
-    assert changes.merged == ["Loves italian food."]
+    assert [(m.kept, m.dropped) for m in changes.merged] == [("Loves Italian food", "Loves italian food.")]
     assert f"{item_line('Loves Italian food', FRESH, 4)}\n  - pasta\n  - pizza\n" in render(after)
 
 

@@ -211,7 +211,7 @@ def test_pinned_items_are_never_faded_nor_deleted(spec: Spec) -> None:
     assert not any(after_items[text].pinned for text in changes.faded)
     assert not any(i.pinned for i in before.items if i.text in changes.deleted)
     for item in before.items:
-        if item.pinned and item.text not in changes.merged:
+        if item.pinned and item.text not in {m.dropped for m in changes.merged}:
             assert after_items[item.text].pinned
             if item in before.active:
                 assert after_items[item.text] in after.active
@@ -224,7 +224,7 @@ def test_an_item_disappears_only_by_rule_e_or_by_a_merge(spec: Spec) -> None:
     before = spec.memory(today)
     after, changes = run(before, spec.facts(today), today)
     remaining = {i.text for i in after.items}
-    assert {i.text for i in before.items} - remaining <= set(changes.deleted) | set(changes.merged)
+    assert {i.text for i in before.items} - remaining <= set(changes.deleted) | {m.dropped for m in changes.merged}
     assert remaining.isdisjoint(changes.deleted)
     assert set(changes.deleted) <= {i.text for i in before.fading}  # E only takes what was already Fading
 

@@ -317,7 +317,7 @@ def test_two_items_with_the_same_fact_become_one_with_seen_summed_and_the_later_
     [merged] = after.items
     assert merged.text == TERSE  # the more seen wording is the clearer
     assert (merged.last, merged.seen) == (ago(today, 5), 5)
-    assert changes.merged == ["prefers terse answers."]
+    assert [(m.kept, m.dropped) for m in changes.merged] == [(TERSE, "prefers terse answers.")]
 
 
 def test_two_near_duplicate_items_merge(today: dt.date) -> None:
