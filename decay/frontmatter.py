@@ -10,8 +10,10 @@ import yaml
 from hylo_memory.errors import MemoryFileError
 
 from .model import MemoryFile
+from .safe_yaml import UnsafeYAML, load_bounded
 
 _WINDOW = re.compile(r"^\s*(?P<n>\d+)\s*(?P<unit>[dw]?)\s*$")
+MAX_WINDOW_DAYS = 36_500  # a hundred years
 _OWN_KEYS = ("decay_window", "last_updated")
 _OWN_KEY = re.compile(rf"^(?P<key>{'|'.join(_OWN_KEYS)})\s*:")
 
@@ -46,7 +48,9 @@ def parse_frontmatter(front: list[tuple[int, str]], path: str) -> Frontmatter:
     if not front:
         return result
     try:
-        data = yaml.safe_load("\n".join(line for _, line in front))
+        data = load_bounded("\n".join(line for _, line in front))
+    except UnsafeYAML as exc:
+        raise MemoryFileError(path, front[0][0], f"frontmatter {exc}") from None
     except yaml.YAMLError as exc:
         raise MemoryFileError(path, yaml_error_line(exc, front[0][0]) or 1, "frontmatter is not valid YAML") from None
     except ValueError as exc:
@@ -96,6 +100,8 @@ def _parse_window(value: object, path: str, line: int | None) -> int:
     days = int(match.group("n")) * (7 if match.group("unit") == "w" else 1) if match else 0
     if days < 1:
         raise MemoryFileError(path, line, f"decay_window {value!r} is not a number of days like 90d")
+    if days > MAX_WINDOW_DAYS:  # two windows back from any day must stay inside the calendar
+        raise MemoryFileError(path, line, f"decay_window {value!r} is more than {MAX_WINDOW_DAYS:,} days")
     return days
 
 

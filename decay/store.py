@@ -124,7 +124,7 @@ class MemoryStore:
         if data is None:
             return None
         try:
-            text = data.decode("utf-8-sig")  # a byte-order mark must not hide the frontmatter
+            text = data.decode("utf-8")  # a byte-order mark is kept: `parse` reads past it, `render` writes it back
         except UnicodeDecodeError as exc:
             line = data[: exc.start].count(b"\n") + 1
             raise MemoryFileError(path, line, "is not UTF-8 text") from None
