@@ -59,6 +59,24 @@ def link_title(target: str) -> str:
     return name[:-3] if name.lower().endswith(".md") else name
 
 
+_WIKI = re.compile(r"!?\[\[([^\[\]]*)\]\]")
+
+
+def link_target(entry: str) -> str:
+    """The vault path a link points to, as written: `"[[_shorts/a|alias]]"`, `./a.md`, `/a` → `_shorts/a`, `a.md`, `a`.
+
+    Brackets, alias, `#heading` and a leading `./` or `/` are removed; `.md` is kept when
+    written (resolving the path against the vault is the vault's business).
+    """
+    text = entry.strip()
+    link = _WIKI.fullmatch(text)
+    if link:
+        text = link.group(1).replace("\\|", "|").split("|", 1)[0].split("#", 1)[0].strip()
+    while text.startswith(("./", "/")):
+        text = text[1:] if text.startswith("/") else text[2:]
+    return text
+
+
 # ---- parsing: markdown-it and the rules Obsidian adds to it ----
 
 

@@ -25,10 +25,11 @@ from frontmatter.default_handlers import BaseHandler, YAMLHandler
 from pydantic import BaseModel
 
 from hylo_memory.decay.format import yaml_error_line
+from hylo_memory.decay.safe_yaml import UnsafeYAML, check_size, load_bounded
 from hylo_memory.errors import VaultError
 from hylo_memory.extractors.base import Perspective, Source, SourceKind
 
-from .note_text import note_text
+from .note_text import link_target, note_text
 
 
 def check_vault(vault: Path) -> Path:
@@ -57,8 +58,6 @@ _NAME = operator.attrgetter("name")
 
 # Bounds on what a note's frontmatter may hold (SPEC §1): a hostile or broken note is
 # skipped and named, and nothing unbounded from it is stored, prompted or journalled.
-MAX_FRONTMATTER_BYTES = 64 * 1024
-MAX_FRONTMATTER_DEPTH = 32  # nesting of lists and mappings
 MAX_TITLE = 300  # characters
 MAX_TAGS, MAX_TAG = 50, 100  # tags a unit, characters a tag
 MAX_SOURCE_NOTES, MAX_SOURCE_NOTE = 100, 500  # entries, characters an entry
@@ -100,6 +99,7 @@ class FolderVault:
         self.max_bytes = max_bytes
         self.shorts_paths = [SHORTS] if shorts_paths is None else shorts_paths
         self.knowledge_paths = [KNOWLEDGE] if knowledge_paths is None else knowledge_paths
+        self._names: dict[str, list[str]] | None = None  # file name (lower case) → vault paths, built when needed
 
     def scans(self) -> list[tuple[str, SourceKind]]:
         """Every scan path with the kind of source it holds, in the order they are read."""
@@ -131,6 +131,41 @@ class FolderVault:
                     continue
                 if source is not None and window.contains(source.date):
                     yield source
+
+    def resolve(self, link: str, where: str = "") -> str:
+        """The vault path a `source_notes` entry names, resolved as Obsidian resolves links (SPEC §1).
+
+        By path first (`.md` added when missing; `./` and `../` from the note `where` too),
+        else by a file name (or a path's ending) unique across the vault; a link that names
+        no note, or several, is kept as written, brackets and alias removed.
+        """
+        target = link_target(link)
+        if not target:
+            return target
+        md = target if target.lower().endswith(".md") else f"{target}.md"
+        tries = [md, target]
+        if link.strip().startswith(("./", "../")) or target.startswith("../"):
+            here = posixpath.dirname(where)
+            tries = [posixpath.normpath(posixpath.join(here, t)) for t in tries] + tries
+        for rel in tries:
+            if not rel.startswith("../") and rel != ".." and os.path.isfile(self.root / rel):
+                return rel
+        matches = [p for p in self._by_name().get(posixpath.basename(md).lower(), [])
+                   if "/" not in md or p.lower() == md.lower() or p.lower().endswith(f"/{md.lower()}")]
+        return matches[0] if len(matches) == 1 else target
+
+    def _by_name(self) -> dict[str, list[str]]:
+        """Every note of the vault by file name: one walk, the first time a link needs it."""
+        if self._names is None:
+            self._names = {}
+            for folder, subfolders, files in os.walk(self.root):
+                subfolders[:] = sorted(d for d in subfolders if not d.startswith(".") and d != self.memory_dir)
+                rel = Path(folder).relative_to(self.root).as_posix()
+                for name in sorted(files):
+                    if name.endswith(".md") and not name.startswith("."):
+                        path = name if rel == "." else f"{rel}/{name}"
+                        self._names.setdefault(name.lower(), []).append(path)
+        return self._names
 
     def _unusable(self, folder: str, required: bool) -> str | None:
         """Why a scan path cannot be read, said once in the summary rather than passed over in silence."""
@@ -219,7 +254,8 @@ class FolderVault:
         if kind == SourceKind.knowledge and (_text(meta, "kind", MAX_WORD) or "knowledge") != "knowledge":
             return None
         content_hash = hashlib.sha256(data).hexdigest()
-        fields = _unit_fields(meta, rel) if kind == SourceKind.knowledge else {"perspective": Perspective.own}
+        fields = _unit_fields(meta, rel, self.resolve) if kind == SourceKind.knowledge \
+            else {"perspective": Perspective.own}
         written, unreadable = _source_date(meta, kind)
         by_name = None if written else _name_date(path)
         date = written or by_name or _mtime_date(path)
@@ -240,17 +276,10 @@ class _BoundedYAML(YAMLHandler):
     """
 
     def load(self, fm: str, **kwargs: object) -> Any:
-        _check_size(fm)
-        _check_flow_depth(fm)
-        loader = yaml.SafeLoader(fm)
         try:
-            node = loader.get_single_node()
-            if node is None:
-                return None
-            _check_expansion(node, len(fm.encode("utf-8")))
-            return loader.construct_document(node)
-        finally:
-            loader.dispose()
+            return load_bounded(fm)
+        except UnsafeYAML as exc:
+            raise Unreadable(f"frontmatter {exc}") from None
 
 
 class _BoundedOther(BaseHandler):
@@ -264,64 +293,14 @@ class _BoundedOther(BaseHandler):
         return self.inner.split(text)
 
     def load(self, fm: str, **kwargs: object) -> Any:
-        _check_size(fm)
+        try:
+            check_size(fm)
+        except UnsafeYAML as exc:
+            raise Unreadable(f"frontmatter {exc}") from None
         return self.inner.load(fm)
 
     def export(self, metadata: dict[str, object], **kwargs: object) -> str:
         return self.inner.export(metadata)
-
-
-def _check_size(fm: str) -> None:
-    if len(fm) > MAX_FRONTMATTER_BYTES or len(fm.encode("utf-8")) > MAX_FRONTMATTER_BYTES:
-        raise Unreadable(f"frontmatter larger than {MAX_FRONTMATTER_BYTES:,} bytes")
-
-
-_BRACKETS = re.compile(r"[\[\]{}]")
-
-
-def _check_flow_depth(fm: str) -> None:
-    """Refuse deeply nested `[[[…` before YAML sees it: PyYAML's scanner takes time quadratic in it.
-
-    Counted on the raw text, quotes and all, so it errs only on the side of refusing: a
-    note would need dozens of unclosed brackets inside a quoted string to be refused wrongly.
-    """
-    depth = 0
-    for bracket in _BRACKETS.finditer(fm):
-        depth = depth + 1 if bracket.group() in "[{" else max(0, depth - 1)
-        if depth > 2 * MAX_FRONTMATTER_DEPTH:
-            raise Unreadable(f"frontmatter is nested more than {MAX_FRONTMATTER_DEPTH} levels deep")
-
-
-def _check_expansion(root: yaml.Node, size: int) -> None:
-    """Refuse a node graph that builds far more values than `size` bytes could write, that is
-    nested too deeply, or that holds itself (the expansion is counted, never built)."""
-    budget = 4 * size + 1000  # aliases may repeat a block a few times; a bomb repeats it millions
-    counted: dict[int, int] = {}
-    open_: set[int] = set()
-
-    def count(node: yaml.Node, depth: int) -> int:
-        if isinstance(node, yaml.ScalarNode):
-            return 1
-        key = id(node)
-        if key in counted:
-            return counted[key]
-        if key in open_:
-            raise Unreadable("frontmatter holds itself through a YAML alias: not read")
-        if depth > MAX_FRONTMATTER_DEPTH:
-            raise Unreadable(f"frontmatter is nested more than {MAX_FRONTMATTER_DEPTH} levels deep")
-        open_.add(key)
-        children = [n for pair in node.value for n in pair] if isinstance(node, yaml.MappingNode) else node.value
-        total = 1
-        for child in children:
-            total += count(child, depth + 1)
-            if total > budget:
-                raise Unreadable(f"frontmatter expands, through YAML aliases, to more than {budget:,} values "
-                                 f"from {size:,} bytes: not read")
-        open_.discard(key)
-        counted[key] = total
-        return total
-
-    count(root, 0)
 
 
 def _parse(text: str) -> frontmatter.Post:
@@ -523,14 +502,24 @@ def _source_date(meta: dict[str, object], kind: SourceKind) -> tuple[dt.date | N
     return (max(dates) if kind == SourceKind.knowledge else dates[0]), False  # a unit counts from its last edit
 
 
-def _unit_fields(meta: dict[str, object], rel: str) -> dict[str, object]:
+_WIKI_LINKS = re.compile(r"!?\[\[[^\[\]]*\]\]")
+
+
+def _unit_fields(meta: dict[str, object], rel: str, resolve: Callable[[str, str], str]) -> dict[str, object]:
     """A unit's fields as SPEC §1 names them, each checked and bounded; a field that is not is named."""
     perspective = (_text(meta, "perspective", MAX_WORD) or "").lower()
     tags = [t.lstrip("#").lower() for t in _strings(meta, "tags", MAX_TAGS, MAX_TAG)]
+    notes = meta.get("source_notes")
+    if isinstance(notes, str) and "[[" in notes:  # "[[a]], [[Kyoto Trip]]": links, not words
+        notes = _WIKI_LINKS.findall(notes[:MAX_SOURCE_NOTES * (MAX_SOURCE_NOTE + 1)])
+    elif isinstance(notes, list):  # an unquoted `- [[a]]` is YAML for a list in a list: read as the link
+        notes = [f"[[{n[0][0]}]]" if n and isinstance(n, list) and isinstance(n[0], list) and len(n) == len(n[0]) == 1
+                 and isinstance(n[0][0], str) else n for n in notes]
     return {
         "title": _text(meta, "title", MAX_TITLE) or Path(rel).stem[:MAX_TITLE],
         "tags": [t for t in tags if t],
-        "source_notes": _strings(meta, "source_notes", MAX_SOURCE_NOTES, MAX_SOURCE_NOTE),
+        "source_notes": [resolve(n, rel) for n in _strings({"source_notes": notes}, "source_notes",
+                                                              MAX_SOURCE_NOTES, MAX_SOURCE_NOTE)],
         "perspective": Perspective(perspective) if perspective in Perspective.__members__ else None,
     }
 

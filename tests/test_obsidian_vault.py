@@ -8,9 +8,12 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import hylo
-from vault_helpers import day, run, set_mtime, write_file, write_note
+from obsidian_vault import SHORTS, obsidian_vault
+from vault_helpers import day, run, set_mtime, texts, write_file, write_note
 
-from hylo_memory.extractors.base import Source
+from hylo_memory.decay import Dimension
+from hylo_memory.extractors.base import Perspective, Source
+from hylo_memory.pipeline.run.profile import build_profile, judge_perspective
 from hylo_memory.pipeline.run.window import Window
 from hylo_memory.pipeline.vault import FolderVault
 
@@ -95,3 +98,105 @@ def test_undated_notes_are_named_once_not_on_every_run(tmp_path: Path) -> None:
     set_mtime(path, day("2026-11-29"))
     assert run(tmp_path, TODAY).undated == ["_shorts/loose.md"]
     assert run(tmp_path, TODAY).undated == []  # already extracted, unchanged
+
+
+# ---- links as people write them ----
+
+
+@pytest.mark.parametrize("link, path", [
+    ("_shorts/2026-10-01-a.md", "_shorts/2026-10-01-a.md"),
+    ("_shorts/2026-10-01-a", "_shorts/2026-10-01-a.md"),
+    ("./_shorts/2026-10-01-a.md", "_shorts/2026-10-01-a.md"),
+    ("/_shorts/2026-10-01-a", "_shorts/2026-10-01-a.md"),
+    ("[[2026-10-01-a]]", "_shorts/2026-10-01-a.md"),
+    ("[[2026-10-01-a.md]]", "_shorts/2026-10-01-a.md"),
+    ("[[_shorts/2026-10-01-a|alias]]", "_shorts/2026-10-01-a.md"),
+    ("[[2026-10-01-a#Morning|alias]]", "_shorts/2026-10-01-a.md"),
+    ("[[Kyoto Trip]]", "Notes/Kyoto Trip.md"),
+    ("[[kyoto trip]]", "Notes/Kyoto Trip.md"),
+    ("[[Trip/Kyoto Trip]]", "Trip/Kyoto Trip"),  # no such note: kept as written
+    ("[[Same]]", "Same"),  # two notes of that name: not resolved by name
+    ("[[A/Same]]", "A/Same.md"),
+    ("clippings/rents.md", "clippings/rents.md"),
+])
+def test_source_notes_resolve_as_obsidian_resolves_links(tmp_path: Path, link: str, path: str) -> None:
+    for rel in ("_shorts/2026-10-01-a.md", "Notes/Kyoto Trip.md", "A/Same.md", "B/Same.md"):
+        write_note(tmp_path, rel, "x", mtime=TODAY)
+    write_note(tmp_path, "_knowledge/u.md", "x", mtime=TODAY, created="2026-11-01", source_notes=[link])
+    assert sources(tmp_path)["_knowledge/u.md"].source_notes == [path]
+
+
+def test_a_relative_link_resolves_from_the_unit(tmp_path: Path) -> None:
+    write_note(tmp_path, "_knowledge/talks/notes.md", "x", mtime=TODAY)
+    write_note(tmp_path, "_knowledge/talks/u.md", "x", mtime=TODAY, created="2026-11-01", source_notes=["./notes"])
+    assert sources(tmp_path)["_knowledge/talks/u.md"].source_notes == ["_knowledge/talks/notes.md"]
+
+
+def test_source_notes_written_as_one_string_or_unquoted_links(tmp_path: Path) -> None:
+    write_note(tmp_path, "_shorts/2026-10-01-a.md", "x", mtime=TODAY)
+    write_note(tmp_path, "Notes/Kyoto Trip.md", "x", mtime=TODAY)
+    write_file(tmp_path, "_knowledge/u.md", '---\ncreated: 2026-11-01\nsource_notes: "[[2026-10-01-a]], [[Kyoto Trip]]"\n---\nx\n')
+    write_file(tmp_path, "_knowledge/v.md", "---\ncreated: 2026-11-01\nsource_notes:\n  - [[2026-10-01-a]]\n---\nx\n")
+    found = sources(tmp_path)
+    assert found["_knowledge/u.md"].source_notes == ["_shorts/2026-10-01-a.md", "Notes/Kyoto Trip.md"]
+    assert found["_knowledge/v.md"].source_notes == ["_shorts/2026-10-01-a.md"]
+
+
+def test_a_unit_whose_wiki_links_lead_to_the_authors_notes_is_own(tmp_path: Path) -> None:
+    write_note(tmp_path, "_shorts/2026-10-01-a.md", "x", mtime=TODAY)
+    write_note(tmp_path, "_knowledge/u.md", "x", mtime=TODAY, created="2026-11-01",
+               source_notes=["[[2026-10-01-a]]", "[[_shorts/2026-10-01-a|alias]]"])
+    unit_ = sources(tmp_path)["_knowledge/u.md"]
+    assert judge_perspective(unit_, build_profile(None, None, None)) is Perspective.own
+    # Read as written by a backend that does not resolve them: the folder still tells.
+    assert judge_perspective(unit_.model_copy(update={"source_notes": ["[[_shorts/2026-10-01-a|alias]]", "./_shorts/b"]}),
+                             build_profile(None, None, None)) is Perspective.own
+
+
+# ---- the whole vault, refreshed ----
+
+FORBIDDEN = ("[[", "]]", "**", "%%", "<!--", "-->", "`", "://", "www.", "<%", "%>")
+NEVER_READ = ("anxious", "queue", "python", "great", "secret", "hidden", "tax", "block comment", "not this",
+              "speaker", "whiteboard", "journal", "2019")
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    return obsidian_vault(tmp_path)
+
+
+def test_a_refreshed_obsidian_vault_holds_text_not_markup(vault: Path) -> None:
+    summary = run(vault, TODAY, shorts_paths=SHORTS, extra_scan_paths=["Notes"])
+    assert summary.status == "ok" and not summary.skipped
+    assert summary.sources.shorts == 6 and summary.sources.knowledge == 1
+    held = {d: texts(vault, d) for d in Dimension}
+    every = [t for found in held.values() for t in found]
+    assert every, "the notes say plenty in the first person"
+    for text in every:
+        assert not any(mark in text for mark in FORBIDDEN), text
+        assert not any(word in text.lower() for word in NEVER_READ), text
+    assert {"Loves the old capital", "Loves matcha lattes", "Loves long walks by the river",
+            "Loves tea from Kyoto", "Loves rainy afternoons", "Loves html islands", "Loves old temples",
+            "Loves sencha in the afternoon"} <= held[Dimension.preferences]
+    assert any("marathon" in t for t in held[Dimension.goals])
+
+
+def test_an_obsidian_vault_is_dated_as_its_notes_say_and_the_undated_are_named(vault: Path) -> None:
+    found = FolderVault(vault, ["Notes"], "_memory", 1_000_000, SHORTS).sources(WIDE)
+    dates = {s.path: s.date for s in found if isinstance(s, Source)}
+    assert dates["Daily/2026-11-10.md"] == day("2026-11-10")
+    assert dates["Daily/2026-11-15.md"] == day("2026-11-15")  # edited today: its date wins
+    assert dates["Daily/2026-11-20.md"] == day("2026-11-20")  # placeholder: by name
+    assert dates["Daily/2026-11-22.md"] == day("2026-11-22") and dates["Daily/2026-11-25.md"] == day("2026-11-25")
+    assert dates["Notes/Kyoto.md"] == day("2026-11-28")  # unreadable, no name date: by mtime
+    assert dates["Notes/Copied old note.md"] == day("2019-05-01")
+    summary = run(vault, TODAY, shorts_paths=SHORTS, extra_scan_paths=["Notes"])
+    assert summary.undated == ["Daily/2026-11-20.md", "Notes/Kyoto Trip.md", "Notes/Kyoto.md"]
+    assert summary.sources.extra == 2  # the 2019 note is not in the window
+
+
+def test_the_unit_with_wiki_link_sources_is_judged_own(vault: Path) -> None:
+    found = FolderVault(vault, ["Notes"], "_memory", 1_000_000, SHORTS).sources(WIDE)
+    unit_ = next(s for s in found if isinstance(s, Source) and s.path == "_knowledge/tea-notes.md")
+    assert unit_.source_notes == ["Daily/2026-11-01.md", "Daily/2026-11-22.md"]
+    assert judge_perspective(unit_, build_profile(None, None, None, SHORTS)) is Perspective.own

@@ -8,6 +8,8 @@ from hylo_memory.decay import MemoryFile
 from hylo_memory.extractors.base import AuthorProfile, Perspective, Source
 from hylo_memory.extractors.patterns import RELATIONS
 
+from ..note_text import link_target
+
 _CAP = r"[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+){0,3}"
 # Keywords are matched in any case, names only with their capital: (?i:…) scopes the former.
 _NAME = re.compile(rf"(?i:\bname(?: is|:)\s*|\bcalled\s+|\bnamed\s+|^I(?:'m|’m| am)\s+)(?P<v>{_CAP})")
@@ -66,7 +68,8 @@ def judge_perspective(unit: Source, profile: AuthorProfile) -> Perspective:
         return unit.perspective
     if not unit.source_notes:
         return Perspective.own
-    own = [is_own_path(p.lstrip("/"), profile) for p in unit.source_notes]
+    # A vault resolves its units' links to paths when it reads them; any other backend's are read as written.
+    own = [is_own_path(link_target(p), profile) for p in unit.source_notes]
     if all(own):
         return Perspective.own
     return Perspective.mixed if any(own) else Perspective.external
