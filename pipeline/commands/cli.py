@@ -27,6 +27,7 @@ from ..state.writing import open_store
 from ..vault import check_vault
 from .apply import apply_evidence
 from .evidence_file import read_evidence
+from .init import layout_hints, run_init
 from .progress_bar import progress_bar
 from .remember import decide, remember
 from .schedule import run_schedule
@@ -204,12 +205,15 @@ def refresh_command(ctx: click.Context, vault: Path | None, config_file: Path | 
     day = today or clock.today(config.timezone)
     with progress_bar(quiet) as progress:
         summary, updates = refresh(vault, config, make_extractor(config.llm()), day, dry_run, intro, progress)
+    summary.hints = layout_hints(vault, config)
     if as_json:
         click.echo(summary.to_json())
     else:
         click.echo(summary.to_text(), nl=False)
         if dry_run:  # after the summary, so the header comes first
             click.echo("\n" + diff(updates, open_store(vault, config)), nl=False)
+    for hint in summary.hints:
+        _fail(f"{PROG}: hint: {hint}")
     if summary.status != "ok":
         _fail(f"{PROG}: run {summary.status}: {summary.waiting} source(s) wait for the next run"
               + (f" ({summary.failures[0]})" if summary.failures else ""))
@@ -273,6 +277,16 @@ def status_command(ctx: click.Context, vault: Path | None, config_file: Path | N
     report = gather(vault, config, today)
     click.echo(report.model_dump_json() if as_json else report.to_text(), nl=as_json)
     return 0
+
+
+@cli.command("init", help="look at a vault, propose which of its folders to read, and write its .hylo-memory.toml")
+@_options(today=False)
+@click.option("--yes", is_flag=True, help="write without asking (replacing an existing, different file needs --force)")
+@click.option("--force", is_flag=True, help="with --yes: replace an existing .hylo-memory.toml that differs")
+@click.pass_context
+def init_command(ctx: click.Context, vault: Path | None, config_file: Path | None, yes: bool, force: bool) -> int:
+    config, vault = _setup(ctx, config_file, vault)
+    return run_init(vault, config.memory_dir, yes, force)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -66,6 +66,7 @@ class RunSummary(BaseModel):
     dropped_evidence: int = 0
     dropped: list[Dropped] = []  # by reason, with a few examples each
     usage: Usage = Usage()
+    hints: list[str] = []  # e.g. none of the configured folders is in the vault: run `hylo-memory init`
     files: list[FileReport] = []
 
     def to_json(self) -> str:
