@@ -27,7 +27,7 @@ from ..state.writing import open_store
 from ..vault import check_vault
 from .apply import apply_evidence
 from .evidence_file import read_evidence
-from .init import layout_hints, run_init
+from .init import run_init
 from .progress_bar import progress_bar
 from .remember import decide, remember
 from .schedule import run_schedule
@@ -205,7 +205,6 @@ def refresh_command(ctx: click.Context, vault: Path | None, config_file: Path | 
     day = today or clock.today(config.timezone)
     with progress_bar(quiet) as progress:
         summary, updates = refresh(vault, config, make_extractor(config.llm()), day, dry_run, intro, progress)
-    summary.hints = layout_hints(vault, config)
     if as_json:
         click.echo(summary.to_json())
     else:

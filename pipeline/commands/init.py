@@ -11,7 +11,6 @@ import difflib
 import json
 import os
 import re
-import shlex
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,7 +23,7 @@ from pydantic import BaseModel, ValidationError
 from hylo_memory.decay.store import atomic_write
 from hylo_memory.errors import ConfigError, validation_line
 
-from ..config import VAULT_FILE, Config, is_whole_vault
+from ..config import VAULT_FILE, Config
 
 MAX_FILES = 100_000  # files looked at, in all; past it the counts say "at least"
 SAMPLE_NOTES = 20  # notes per folder whose frontmatter is looked at
@@ -164,19 +163,6 @@ def new_settings(proposal: Proposal, existing: dict[str, Any], memory_dir: str) 
     except ValidationError as exc:
         raise ConfigError(f"the proposed {VAULT_FILE}: {validation_line(exc, 'config')}") from None
     return settings
-
-
-def layout_hints(vault: Path, config: Config) -> list[str]:
-    """A hint when none of the folders the configuration reads is in the vault: a run would read nothing."""
-    folders = config.shorts_paths + config.knowledge_paths + config.extra_scan_paths
-    if any(is_whole_vault(f) or (vault / f).exists() for f in folders):
-        return []
-    run = f"run `hylo-memory init --vault {shlex.quote(str(vault))}` to choose which folders to read"
-    if not folders:
-        return [f"no folders are configured to be read: {run}"]
-    names = [f"{f.strip().rstrip('/')}/" for f in folders]
-    listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
-    return [f"no {listed} folder in this vault: {run}"]
 
 
 def run_init(vault: Path, memory_dir: str, yes: bool, force: bool) -> int:

@@ -18,6 +18,7 @@ from ..state.locking import RUN_LOCK, hold
 from ..state.writing import open_store, writing
 from .collect import Collected, plan
 from .extraction import extract_all
+from .hints import layout_hints
 from .progress import RunProgress, Silent
 from .summary import Deleted, RunSummary, SourceCounts, file_reports, total_counts
 from .window import Window
@@ -84,6 +85,7 @@ def _run(
         updates = plan_updates(files, extraction.evidence, today, config.similarity_threshold)
         summary = _summary(window, extractor.name, collected, extraction, extracted, updates, dry_run)
         summary.resumed = len(kept)
+        summary.hints = layout_hints(vault, config)
         if not dry_run:
             journal = Journal(
                 files={u.dimension: render(u.after) for u in updates if u.write},
