@@ -64,6 +64,11 @@ RULES: list[Rule] = [
     _rule(Dimension.identity, rf"\b{_I_AM} an? (?P<role>[\w -]{{2,40}}?) at (?-i:(?P<org>{_NAME})){_END}",
           lambda m: f"Works as {_article(m['role'])} at {m['org']}"),
     _rule(Dimension.identity, rf"\bI work at (?-i:(?P<org>{_NAME}))", lambda m: f"Works at {m['org']}"),
+    # "I work in Beijing as a software engineer" and "I work as a software engineer in Beijing" are one fact.
+    _rule(Dimension.identity, rf"\bI work in (?-i:(?P<place>{_PLACE})) as (?:an? )?(?P<role>[\w -]{{2,40}}?){_END}",
+          lambda m: f"Works as {_article(m['role'])} in {m['place']}"),
+    _rule(Dimension.identity, rf"\bI work as (?:an? )?(?P<role>[\w -]{{2,40}}?) in (?-i:(?P<place>{_PLACE})){_END}",
+          lambda m: f"Works as {_article(m['role'])} in {m['place']}"),
     _rule(Dimension.identity, rf"\bI (?:live|am living|'m living) in (?-i:(?P<place>{_PLACE}))",
           lambda m: f"Lives in {m['place']}"),
     _rule(Dimension.identity, rf"\bI (?:moved|relocated) to (?-i:(?P<place>{_PLACE}))", lambda m: f"Lives in {m['place']}"),
@@ -104,6 +109,130 @@ RULES: list[Rule] = [
 ]
 
 
+# Chinese: the same six kinds of first-person statement, worded in Chinese without the leading 我
+# ("我住在北京" → "住在北京"), as the English ones drop "I". Chinese has no spaces and no capitals,
+# so a statement ends at a clause break (，。；：！？ or 但是/因为/所以…), and 我 counts only as the
+# author speaking: not in 我们 ("we"), not after a verb or preposition that makes it an object
+# (她说我…, 对我…, 让我…), not in 自我 ("self").
+ZH_RELATIONS = (
+    "妹妹", "姐姐", "哥哥", "弟弟", "妈妈", "母亲", "爸爸", "父亲", "朋友", "好朋友", "最好的朋友", "同事", "老板",
+    "丈夫", "老公", "妻子", "老婆", "太太", "男朋友", "女朋友", "未婚夫", "未婚妻", "伴侣", "儿子", "女儿", "导师",
+    "经理", "上司", "室友", "邻居", "表哥", "表姐", "表弟", "表妹", "堂哥", "堂姐", "爷爷", "奶奶", "外公", "外婆",
+    "姥姥", "姥爷", "叔叔", "阿姨", "舅舅", "姑姑", "医生", "老师", "教练", "合伙人",
+)
+ZH_MOODS = (
+    "累", "心累", "疲惫", "疲倦", "困", "焦虑", "紧张", "开心", "高兴", "快乐", "难过", "伤心", "沮丧", "烦", "烦躁",
+    "心烦", "烦恼", "郁闷", "兴奋", "激动", "孤独", "寂寞", "失落", "迷茫", "崩溃", "担心", "害怕", "生气", "不舒服",
+    "生病了", "病了", "感冒了", "轻松", "放松", "平静", "满足", "感激", "自豪", "骄傲", "无聊", "忙", "精疲力尽",
+    "筋疲力尽", "不开心", "不高兴", "压力大", "压力很大", "压力好大", "压力特别大", "压力非常大", "压力太大",
+    "压力有点大", "压力比较大", "压力挺大", "心情很好", "心情不错", "心情不好", "心情很差", "心情很糟",
+)
+# Common surnames (and 小/老/阿, as in 小红, 老王, 阿强): where a Chinese name starts, with no capital to show it.
+_ZH_SURNAME = (
+    r"(?:欧阳|司马|上官|诸葛|东方|皇甫|令狐|慕容|[王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾"
+    r"肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺"
+    r"顾毛郝龚邵万钱严覃武戴莫孔向汤小老阿])"
+)
+_HAN = r"\u3400-\u4dbf\u4e00-\u9fff"
+# A Chinese name ends where a verb, an adverb or a particle starts, or at a clause break.
+_ZH_NAME_STOP = r"(?=[在是说和跟很也都要会来去给住的了今明昨刚又还就不没已想对把被让叫打回带问喜，,。！？!?、；;：:\s]|$)"
+# A name in Latin letters among Chinese ("我的朋友Ana住在里斯本"): letters only, so it stops at the Chinese.
+_ZH_LATIN_NAME = r"(?-i:[A-Z][A-Za-zÀ-ÖØ-öø-ÿ'’-]+)"
+_ZH_NAME = rf"(?:{_ZH_SURNAME}[{_HAN}]{{1,2}}?{_ZH_NAME_STOP}|{_ZH_LATIN_NAME})"
+_ZH_BREAK = r"[，,、；;：:。！？!?\n（(]"
+_ZH_END = rf"(?={_ZH_BREAK}|但是?|可是|不过|因为|所以|而且|$)"
+_ZH_REST = r"(?P<rest>[^，,、；;：:。！？!?\n（(]{1,40}?)"
+_ZH_LONG_REST = r"(?P<rest>[^，,、；;：:。！？!?\n（(]{3,40}?)"
+_ZH_I = r"(?<![自忘他她它你您说让对给跟和与叫被把帮使令请教诉问得于替为向像])我(?!们)"
+_ZH_FILLER = r"(?:真的|其实|也|还|一直|都|很|非常|特别|超级|超|挺|蛮|好)*"
+_ZH_DEGREE = r"(?:真的|有点儿?|有些|非常|特别|十分|相当|比较|越来越|超级|很|好|太|真|挺|超|蛮|更|也|还|都)*"
+_ZH_TIME = r"(?:最近|今天|今晚|今早|今天早上|这周|这个星期|这几天|这段时间|这阵子|现在|此刻|昨天|昨晚|这个月)"
+_ZH_PRONOUN = r"(?:它|他|她|你|您|这个|那个|这样|那样|这|那|他们|她们|它们|你们)"
+
+
+def _alt(words: tuple[str, ...]) -> str:
+    return "|".join(sorted(map(re.escape, words), key=len, reverse=True))
+
+
+_ZH_PEOPLE = _alt(ZH_RELATIONS)
+# What may stand between 最近/今天 and the mood: "我最近工作压力很大" → "最近工作压力很大".
+_ZH_GAP = r"[^，,、；;：:。！？!?\n（(我让使令]{0,6}?"
+
+
+def _zh_rest(m: re.Match[str]) -> str:
+    return m.group("rest").strip()
+
+
+def _zh_state(m: re.Match[str]) -> str:
+    when = m["t1"] or m["t2"] or ""
+    return when + (m["gap"] or "") + (m["feel"] or "") + m["degree"] + m["mood"] + (m["tail"] or "")
+
+
+ZH_RULES: list[Rule] = [
+    # identity
+    _rule(Dimension.identity, rf"{_ZH_I}(?:的名字|的全名)(?P<verb>是|叫){_ZH_REST}{_ZH_END}",
+          lambda m: f"名字{m['verb']}{_zh_rest(m)}"),
+    _rule(Dimension.identity, rf"{_ZH_I}叫(?!{_ZH_PRONOUN}){_ZH_REST}{_ZH_END}", lambda m: f"叫{_zh_rest(m)}"),
+    _rule(Dimension.identity, rf"{_ZH_I}(?:现在|目前|一直)?住在{_ZH_REST}{_ZH_END}", lambda m: f"住在{_zh_rest(m)}"),
+    # 搬到 is worded as 住在, as "I moved to Porto" is "Lives in Porto": the new home supersedes the old.
+    _rule(Dimension.identity, rf"{_ZH_I}(?:已经|刚刚?)?搬(?:家)?到了?{_ZH_REST}(?:去|来)?了?{_ZH_END}",
+          lambda m: f"住在{_zh_rest(m)}"),
+    _rule(Dimension.identity, rf"{_ZH_I}(?:现在|目前)?在(?P<place>[^，,、；;：:。！？!?\n（(我]{{1,20}}?)(?P<verb>工作|上班)",
+          lambda m: f"在{m['place']}{m['verb']}"),
+    _rule(Dimension.identity, rf"{_ZH_I}(?:现在|目前)?在(?P<place>[^，,、；;：:。！？!?\n（(我]{{1,20}}?)(?P<verb>当|担任){_ZH_REST}{_ZH_END}",
+          lambda m: f"在{m['place']}{m['verb']}{_zh_rest(m)}"),
+    _rule(Dimension.identity, rf"{_ZH_I}来自{_ZH_REST}{_ZH_END}", lambda m: f"来自{_zh_rest(m)}"),
+    _rule(Dimension.identity, rf"{_ZH_I}(?:会说|能说){_ZH_REST}{_ZH_END}", lambda m: f"会说{_zh_rest(m)}"),
+    _rule(Dimension.identity, rf"{_ZH_I}的母语是{_ZH_REST}{_ZH_END}", lambda m: f"母语是{_zh_rest(m)}"),
+    # 我是…: a role or an origin, unless it is a diet (a preference, as "I'm vegetarian" is) or not a statement
+    # at all (我是说 "I mean", 我是不是 "am I", 我是因为 "it is because I").
+    _rule(Dimension.identity,
+          rf"{_ZH_I}是(?!说|不是|否|因为|为了|真的|不|怎么|什么|谁|在开玩笑|(?:一个|一名)?(?:素食|纯素|吃素)){_ZH_REST}{_ZH_END}",
+          lambda m: f"是{_zh_rest(m)}"),
+    # preferences
+    _rule(Dimension.preferences, rf"{_ZH_I}是(?:一个|一名)?(?P<diet>素食者|素食主义者|纯素食者|纯素主义者|吃素的)",
+          lambda m: f"是{m['diet']}"),
+    _rule(Dimension.preferences, rf"{_ZH_I}{_ZH_FILLER}(?P<verb>吃素|不吃){_ZH_REST}?{_ZH_END}",
+          lambda m: m["verb"] + (m["rest"] or "").strip()),
+    _rule(Dimension.preferences, rf"{_ZH_I}最(?:喜欢|爱)的(?P<what>[^，,、；;：:。！？!?\n（(是]{{1,12}})是{_ZH_REST}{_ZH_END}",
+          lambda m: f"最喜欢的{m['what']}是{_zh_rest(m)}"),
+    _rule(Dimension.preferences, rf"{_ZH_I}{_ZH_FILLER}(?P<verb>(?:更|最)?(?:喜欢|爱(?!人)|热爱|享受|迷上了?))(?!的){_ZH_REST}{_ZH_END}",
+          lambda m: m["verb"] + _zh_rest(m)),
+    _rule(Dimension.preferences, rf"{_ZH_I}{_ZH_FILLER}(?P<verb>讨厌|不喜欢|不爱|受不了|厌恶|烦透了)(?!了?{_ZH_END}){_ZH_REST}{_ZH_END}",
+          lambda m: m["verb"] + _zh_rest(m)),
+    # goals
+    _rule(Dimension.goals, rf"{_ZH_I}的(?P<what>目标|梦想|计划)是{_ZH_REST}{_ZH_END}", lambda m: f"{m['what']}是{_zh_rest(m)}"),
+    # 我想 wants, unless it thinks (我想他是对的), misses (想念) or recalls (想起); 准备好 is "ready".
+    _rule(Dimension.goals,
+          rf"{_ZH_I}(?P<when>今年|明年|以后|将来|未来|这辈子)?(?:真的|很|一直|特别|也|还)*"
+          rf"(?P<verb>想要|想(?![念起到想法象必通过])|打算|计划|准备(?!好)|希望|梦想)"
+          rf"(?!{_ZH_PRONOUN}|应该|可能|大概|是|我){_ZH_REST}{_ZH_END}",
+          lambda m: (m["when"] or "") + m["verb"] + _zh_rest(m)),
+    _rule(Dimension.goals,
+          rf"{_ZH_I}(?P<when>{_ZH_TIME}|现在|目前)?(?P<verb>正在|在)(?P<what>学习?(?![校院生])|准备|练习?|写|开发|攻读|研究|筹备|忙着?)"
+          rf"{_ZH_REST}{_ZH_END}",
+          lambda m: (m["when"] or "") + m["verb"] + m["what"] + _zh_rest(m)),
+    # beliefs: 我觉得 + a mood is a state (below); an opinion about a day or someone is not a belief.
+    _rule(Dimension.beliefs,
+          rf"{_ZH_I}(?:一直|始终|真的|坚定地)?(?P<verb>坚信|相信|深信|认为|觉得)"
+          rf"(?!{_ZH_DEGREE}(?:{_alt(ZH_MOODS)}))(?!{_ZH_PRONOUN}|明天|今天|今晚|天气|会下雨){_ZH_LONG_REST}{_ZH_END}",
+          lambda m: m["verb"] + _zh_rest(m)),
+    # people: 我的哥哥张伟, 我哥哥叫张伟, 张伟是我的哥哥, 张伟，我的哥哥 → "张伟 — 哥哥", as "Ines — sister"
+    _rule(Dimension.people, rf"(?<!自)我(?!们)的?(?P<rel>{_ZH_PEOPLE})(?:叫|[，,]\s*)?(?P<name>{_ZH_NAME})",
+          lambda m: f"{m['name']} — {m['rel']}"),
+    _rule(Dimension.people, rf"(?<![{_HAN}])(?P<name>{_ZH_SURNAME}[{_HAN}]{{1,2}}|{_ZH_LATIN_NAME})\s*(?:是|[，,]\s*)我的?(?P<rel>{_ZH_PEOPLE})",
+          lambda m: f"{m['name']} — {m['rel']}"),
+    # state: 最近/今天… or a degree (很, 有点…) with a mood word; 我觉得/我感觉 + mood too
+    _rule(Dimension.state,
+          rf"(?:(?P<t1>{_ZH_TIME})[，,]?\s*{_ZH_I}|{_ZH_I}(?P<t2>{_ZH_TIME})?)"
+          rf"(?P<gap>(?(t1){_ZH_GAP}|(?(t2){_ZH_GAP}|)))"
+          rf"(?P<feel>觉得|感觉|感到)?(?P<degree>{_ZH_DEGREE})(?P<mood>{_alt(ZH_MOODS)})"
+          rf"(?P<tail>死了|极了|坏了|透了|了)?(?:啊|呀|的|呢)?{_ZH_END}",
+          _zh_state),
+]
+RULES += ZH_RULES
+
+
 def _listed(words: list[str]) -> str:
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
@@ -119,15 +248,23 @@ def _article(role: str) -> str:
 
 # A wording still speaking in the first person ("more than I expected") is not
 # an item yet; "my" reads naturally as "their".
-_FIRST_PERSON = re.compile(r"\b(?:I|I'[a-z]+|I’[a-z]+|me|myself|we|us)\b")
+_FIRST_PERSON = re.compile(r"\b(?:I|I'[a-z]+|I’[a-z]+|me|myself|we|us)\b|我")
 _MY = re.compile(r"\bmy\b", re.IGNORECASE)
+# In Chinese, 我的 reads as 自己的 ("喜欢我的工作" → "喜欢自己的工作").
+_ZH_MY = re.compile(r"(?<![自忘])我的")
 
 # Curly single quotes too: ‘ only ever opens a quotation, and its closing ’ is the one
 # not followed by a letter (inside, ’ is an apostrophe: ‘I’m tired,’ she said).
 # Straight single quotes are left alone: they are apostrophes far too often.
-_QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|«[^»]*»|‘[^\n]*?’(?!\w)")
+_QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|«[^»]*»|‘[^\n]*?’(?!\w)|「[^」]*」|『[^』]*』|＂[^＂]*＂")
 # "If I moved to Berlin": what follows is supposed, not stated.
-_SUPPOSED = re.compile(r"\b(?:if|unless|whether|suppose|supposing|imagine|in case)\s*$", re.IGNORECASE)
+_SUPPOSED = re.compile(r"\b(?:if|unless|whether|suppose|supposing|imagine|in case)\s*$"
+                       # 如果/要是… reach to the clause's end; 他说：… reports someone else's words
+                       r"|(?:如果|要是|假如|假设|假使|倘若|万一|除非)[^，,。；;！!？?]*$|说[：:]\s*$", re.IGNORECASE)
+# A Chinese question need not end in ？: …吗, 是不是/想不想 (A-not-A), 为什么, 难道, 是否.
+_ZH_QUESTION = re.compile(r"[吗嘛][。.!！\s]*$|([\u4e00-\u9fff])不\1|为什么|难道|是否")
+# "喜欢它", "爱你": an object that is only a pronoun, in Chinese.
+_ZH_PRONOUN_ONLY = re.compile(rf"^[\u4e00-\u9fff]{{1,3}}?{_ZH_PRONOUN}了?$")
 # "Loves it": an object that is only a pronoun means nothing outside its note.
 _PRONOUN_ONLY = re.compile(r"^\S+ (?:it|this|that|them|these|those|him|her)$", re.IGNORECASE)
 
@@ -135,7 +272,9 @@ _PRONOUN_ONLY = re.compile(r"^\S+ (?:it|this|that|them|these|those|him|her)$", r
 def own_sentences(text: str) -> list[str]:
     """The author's own lines: quotations and block quotes are someone else's words."""
     lines = [line for line in text.splitlines() if not line.lstrip().startswith(">")]
-    return [s for s in re.split(r"(?<=[.!?])\s+|\n+", _QUOTED.sub(" ", "\n".join(lines))) if s.strip()]
+    # Chinese sentences end in 。！？ (and ；) with no space after them.
+    return [s for s in re.split(r"(?<=[.!?])\s+|(?<=[。！？；…])\s*|\n+", _QUOTED.sub(" ", "\n".join(lines)))
+            if s.strip()]
 
 
 def statements(text: str) -> list[tuple[Dimension, str]]:
@@ -144,13 +283,13 @@ def statements(text: str) -> list[tuple[Dimension, str]]:
     for sentence in own_sentences(text):
         # Escape codes and control characters out first: "\x1b[1mLisbon" must read as "Lisbon".
         sentence = clean_text(sentence).lstrip("-*• ").strip()
-        if sentence.endswith("?"):
+        if sentence.endswith(("?", "？")) or _ZH_QUESTION.search(sentence):
             continue  # a question asks; it states nothing
         for dimension, pattern, word in RULES:
             for match in pattern.finditer(sentence):
                 if _SUPPOSED.search(sentence[: match.start()]):
                     continue
-                wording = _cap(_MY.sub("their", word(match)))
+                wording = _cap(_ZH_MY.sub("自己的", _MY.sub("their", word(match))))
                 if _is_item(wording):
                     found[(dimension, wording)] = None
     return list(found)
@@ -159,4 +298,10 @@ def statements(text: str) -> list[tuple[Dimension, str]]:
 def _is_item(wording: str) -> bool:
     """Whether a wording reads as a memory item on its own."""
     # Well under MAX_ITEM_TEXT: a longer "statement" is a paragraph the patterns misread.
-    return 3 <= len(wording) <= min(120, MAX_ITEM_TEXT) and not _FIRST_PERSON.search(wording) and not _PRONOUN_ONLY.match(wording)
+    # Chinese packs a word in a character or two: "很累" is an item.
+    shortest = 2 if _CJK.search(wording) else 3
+    return (shortest <= len(wording) <= min(120, MAX_ITEM_TEXT) and not _FIRST_PERSON.search(wording)
+            and not _PRONOUN_ONLY.match(wording) and not _ZH_PRONOUN_ONLY.match(wording))
+
+
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")

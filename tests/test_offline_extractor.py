@@ -56,6 +56,53 @@ EXTRACTED = [
     ("I’m from Lagos.", I, "Is from Lagos"),
     # a sentence in a list item
     ("- I live in Lisbon.", I, "Lives in Lisbon"),
+    # where one works, said either way round, is one fact
+    ("I work in Beijing as a software engineer.", I, "Works as a software engineer in Beijing"),
+    ("I work as a software engineer in Beijing.", I, "Works as a software engineer in Beijing"),
+    # Chinese: worded in Chinese, without the leading 我 (SPEC §5)
+    ("我是一名软件工程师。", I, "是一名软件工程师"),
+    ("我叫张伟。", I, "叫张伟"),
+    ("我的名字是李娜。", I, "名字是李娜"),
+    ("我住在北京。", I, "住在北京"),
+    ("我现在住在上海", I, "住在上海"),
+    ("我搬到了深圳。", I, "住在深圳"),
+    ("我在腾讯工作。", I, "在腾讯工作"),
+    ("我在学校工作。", I, "在学校工作"),
+    ("我在北京当程序员。", I, "在北京当程序员"),
+    ("我来自成都。", I, "来自成都"),
+    ("我会说中文和英语。", I, "会说中文和英语"),
+    ("我是素食者。", P, "是素食者"),
+    ("我吃素。", P, "吃素"),
+    ("我喜欢跑步。", P, "喜欢跑步"),
+    ("我很喜欢跑步，但是不喜欢游泳。", P, "喜欢跑步"),
+    ("我爱喝咖啡。", P, "爱喝咖啡"),
+    ("我喜欢我的工作。", P, "喜欢自己的工作"),
+    ("我讨厌开会。", P, "讨厌开会"),
+    ("我不喜欢早起！", P, "不喜欢早起"),
+    ("我最喜欢的书是《三体》。", P, "最喜欢的书是《三体》"),
+    ("我想学会游泳。", G, "想学会游泳"),
+    ("我明年想去日本。", G, "明年想去日本"),
+    ("我打算换工作。", G, "打算换工作"),
+    ("我的目标是明年学会游泳", G, "目标是明年学会游泳"),
+    ("我最近在学吉他。", G, "最近在学吉他"),
+    ("我觉得教育很重要。", B, "觉得教育很重要"),
+    ("我相信努力会有回报。", B, "相信努力会有回报"),
+    ("我认为简单的技术更可靠。", B, "认为简单的技术更可靠"),
+    ("我的妹妹小红住在上海。", PE, "小红 — 妹妹"),
+    ("我的哥哥张伟在上海工作。", PE, "张伟 — 哥哥"),
+    ("张伟是我的哥哥。", PE, "张伟 — 哥哥"),
+    ("我女朋友叫王芳。", PE, "王芳 — 女朋友"),
+    ("李明，我的同事，今天请假了。", PE, "李明 — 同事"),
+    ("我和我的朋友Ana去爬山。", PE, "Ana — 朋友"),
+    ("我最近压力很大", S, "最近压力很大"),
+    ("我最近工作压力很大，因为项目快上线了。", S, "最近工作压力很大"),
+    ("今天我很开心。", S, "今天很开心"),
+    ("我今天累死了", S, "今天累死了"),
+    ("这周我有点焦虑。", S, "这周有点焦虑"),
+    ("我有点焦虑。", S, "有点焦虑"),
+    ("我很累。", S, "很累"),
+    ("我觉得很疲惫。", S, "觉得很疲惫"),
+    ("- 我住在北京", I, "住在北京"),
 ]
 
 NOT_EXTRACTED = [
@@ -89,6 +136,36 @@ NOT_EXTRACTED = [
     ("I feel like a walk.", "a passing wish"),
     ("i live in lisbon.", "a place without its capital"),
     ("", "nothing"),
+    # Chinese: someone else's words, not the author's
+    ("他说“我喜欢跑步”。", "curly double quotes"),
+    ("「我住在巴黎。」她说。", "corner brackets"),
+    ("『我是素食者』", "white corner brackets"),
+    ("她说：我很累。", "reported speech after 说："),
+    ("她说我是傻瓜。", "我 as the object of someone else's words"),
+    ("他们觉得我很累。", "someone else's opinion of the author"),
+    ("我们喜欢爬山。", "我们: first person plural"),
+    ("我们的目标是赢得比赛。", "我们的: first person plural"),
+    ("我们最近压力很大。", "我们: first person plural"),
+    ("我们的朋友张伟来了。", "我们的: first person plural"),
+    ("自我提升很重要。", "自我: the self, not the author"),
+    ("她很开心。", "third person"),
+    # Chinese: not a statement
+    ("我是素食者吗？", "a question"),
+    ("我喜欢跑步吗", "a question without ？"),
+    ("我是不是太累了", "an A-not-A question"),
+    ("我为什么这么累。", "a why question"),
+    ("如果我住在北京，生活会很方便。", "a supposition"),
+    ("要是我明年想去日本", "a supposition"),
+    # Chinese: vague, or not what it looks like
+    ("我喜欢它。", "a pronoun for an object"),
+    ("我爱你。", "a pronoun for an object"),
+    ("我想念我的妈妈。", "想念 misses, it does not want"),
+    ("我想他是对的。", "我想 thinks, it does not want"),
+    ("我觉得还行。", "too vague to be a belief"),
+    ("我觉得明天会下雨。", "an opinion about the weather, not a belief"),
+    ("我是说我们应该早点走。", "我是说: 'I mean'"),
+    ("我爱人是医生。", "我爱人: 'my spouse', not a liking"),
+    ("我的哥哥是医生。", "a relation with no name"),
 ]
 
 
@@ -123,6 +200,25 @@ def test_one_sentence_may_give_several_dimensions() -> None:
     assert statements("I'm a nurse at Santa Maria, and I love night shifts.") == [
         (I, "Works as a nurse at Santa Maria"), (P, "Loves night shifts"),
     ]
+
+
+def test_chinese_sentences_split_without_spaces() -> None:
+    assert statements("我住在北京。我喜欢喝茶！我有点累") == [(I, "住在北京"), (P, "喜欢喝茶"), (S, "有点累")]
+
+
+def test_a_note_mixing_english_and_chinese_gives_both() -> None:
+    text = "I live in Lisbon. 我喜欢喝茶。I love tea.\n我的妹妹小红住在上海。My sister Ines lives in Porto."
+    assert statements(text) == [
+        (I, "Lives in Lisbon"), (P, "喜欢喝茶"), (P, "Loves tea"), (PE, "小红 — 妹妹"), (PE, "Ines — sister"),
+    ]
+
+
+def test_a_chinese_supposition_is_only_the_clause_it_opens() -> None:
+    assert statements("如果下雨，我喜欢待在家里。") == [(P, "喜欢待在家里")]
+
+
+def test_a_chinese_sentence_beside_a_quotation_is_still_extracted() -> None:
+    assert statements("她说“我讨厌播客”。我喜欢播客。") == [(P, "喜欢播客")]
 
 
 def test_the_same_statement_twice_in_a_note_is_one_wording() -> None:
