@@ -8,20 +8,27 @@ from hylo_memory.decay import Dimension, Evidence
 from hylo_memory.decay.model import MAX_ITEM_TEXT, clean_text
 
 from .base import AuthorProfile, Candidate, Cluster, Decision, Extraction, Progress, Source
-from .patterns import RELATIONS, statements
+from .patterns import RELATIONS, ZH_RELATIONS, statements, whole_statement
 from .synthesis import cluster_evidence
 
-# Keyword cues for `remember` without a dimension, strongest first.
+# Keyword cues for `remember` without a dimension, when no first-person pattern reads the fact, strongest
+# first. Each dimension's English cue is followed by its Chinese one (no \b: Chinese has no word breaks).
 _CUES: list[tuple[Dimension, re.Pattern[str]]] = [
     (Dimension.state, re.compile(r"\b(feel|feeling|felt|tired|stressed|exhausted|anxious|today|tonight|this week|"
                                  r"right now|lately|mood|sick|overwhelmed)\b", re.I)),
+    (Dimension.state, re.compile(r"最近|今天|今晚|这周|这几天|这阵子|心情|累|疲惫|压力|焦虑|紧张|开心|高兴|难过|沮丧|"
+                                 r"烦|兴奋|生病|感冒|不舒服")),
     (Dimension.goals, re.compile(r"\b(want to|going to|plan to|planning|goal|working on|aim to|hope to|trying to|"
                                  r"learn|learning|finish|launch|build|building|training for|studying|preparing)\b",
                                  re.I)),
+    (Dimension.goals, re.compile(r"想要|打算|计划|目标|希望|准备|正在|学会|在学|努力|争取|梦想")),
     (Dimension.people, re.compile(rf"\bmy ({'|'.join(map(re.escape, RELATIONS))})\b", re.I)),
+    (Dimension.people, re.compile(rf"(?<!自)我(?!们)的?(?:{'|'.join(map(re.escape, ZH_RELATIONS))})")),
     (Dimension.beliefs, re.compile(r"\b(believe|think that|convinced|should|value|matters?|principle)\b", re.I)),
+    (Dimension.beliefs, re.compile(r"觉得|相信|认为|坚信|应该|价值观|原则")),
     (Dimension.identity, re.compile(r"\b(my name|call me|i am called|i'm called|live in|living in|work as|work at|"
-                                    r"i'm from|i am from|born|speak|years old|my job|married|native)\b", re.I)),
+                                    r"i'm from|i am from|born|speak|years old|my job|married|native|work in)\b", re.I)),
+    (Dimension.identity, re.compile(r"我叫|名字|住在|来自|工作|上班|职业|出生|岁|结婚|母语|(?<!自)我(?!们)是")),
     # "I'm a nurse", "I am an architect": a role, unless it is a diet or a taste.
     (Dimension.identity, re.compile(r"\bi(?:'m|’m| am) an? (?!(?:vegetarian|vegan|pescatarian|fan|big fan|"
                                     r"morning person|night owl|huge)\b)[a-z-]+(?: [a-z-]+)?\s*[.!]?$", re.I)),
@@ -51,10 +58,24 @@ class OfflineExtractor:
         return Extraction(evidence=evidence)
 
     def classify(self, text: str, dimension: Dimension | None, pinned: bool | None) -> Decision:
+        """Where a stated fact goes, read as the patterns read a note, else by keywords.
+
+        A fact a pattern reads whole keeps the pattern's wording, as a note's would ("I'm vegetarian" →
+        "Is vegetarian", "我是素食者" → "是素食者"): said in a note or told to `remember`, it is one item.
+        Anything else keeps the person's own words.
+        """
         how = []
+        whole = whole_statement(text)
         if dimension is None:
-            dimension = next((d for d, cue in _CUES if cue.search(text)), Dimension.preferences)
-            how.append(f"filed under {dimension.value} by keywords (offline, no LLM)")
+            read = {d for d, _ in statements(text)}
+            if whole or len(read) == 1:
+                dimension = whole[0] if whole else read.pop()
+                how.append(f"filed under {dimension.value} by a first-person pattern (offline, no LLM)")
+            else:
+                dimension = next((d for d, cue in _CUES if cue.search(text)), Dimension.preferences)
+                how.append(f"filed under {dimension.value} by keywords (offline, no LLM)")
+        if whole and whole[0] is dimension:
+            text = whole[1]
         if pinned is None:
             pinned = dimension.pinned_by_default
         return Decision(dimension=dimension, text=text, pinned=pinned, reason="; ".join(how))
