@@ -12,6 +12,7 @@ from vault_helpers import MEMORY, items, short
 
 from hylo_memory.decay import Dimension
 from hylo_memory.extractors.offline import OfflineExtractor
+from hylo_memory.pipeline.commands.remember import the_fact
 
 TODAY = "2026-11-30"
 I, P, G, B, PE, S = (Dimension.identity, Dimension.preferences, Dimension.goals, Dimension.beliefs, Dimension.people,
@@ -77,6 +78,17 @@ def test_asking_and_stating_are_one_item(tmp_path: Path, asked: str, stated: str
     assert "Refreshed" in remember(tmp_path, stated)
     [(text, (_, seen, _))] = items(tmp_path, P).items()
     assert seen == 2 and "emember" not in text and "记" not in text
+
+
+@pytest.mark.parametrize(("said", "fact"), [
+    ("please remember:I'm vegetarian", "I'm vegetarian"),
+    ("remember：我是素食者", "我是素食者"),
+    ("记住，我是素食者", "我是素食者"),
+    ("Please remember that 我是素食者", "我是素食者"),
+    ("Note-taking is fun", "Note-taking is fun"),
+])
+def test_the_request_is_stripped_in_either_language_and_punctuation(said: str, fact: str) -> None:
+    assert the_fact(said) == fact
 
 
 def test_stating_a_fact_in_a_note_and_to_remember_is_one_item(tmp_path: Path) -> None:

@@ -21,7 +21,8 @@ REMEMBER_SOURCE = "remember"
 # The request around a fact ("remember that …", "请记住…"): the person's words are the fact, not the asking.
 _REQUEST = re.compile(
     r"^\s*(?:(?:please|pls|hey|ok|okay)[\s,]+)?(?:can you |could you |would you )?"
-    r"(?:remember|note|keep in mind|don't forget|do not forget)(?: (?:that|this))?\s*[:,-]?\s+"
+    # a colon needs no space after it ("remember:I'm vegetarian"); a comma or dash does ("note-taking" is a fact)
+    r"(?:remember|note|keep in mind|don't forget|do not forget)(?: (?:that|this))?(?:\s*[:：]\s*|\s*[,-]?\s+)"
     r"|^\s*(?:请你?|麻烦)?(?:记住|记得|记一下|请记住)(?:一下)?[:：,，]?\s*",
     re.IGNORECASE,
 )
