@@ -227,7 +227,7 @@ def reference(tmp_path: Path, config) -> dict[str, dict]:
 
 
 @pytest.mark.parametrize("death", DEATHS, ids=lambda d: d.__name__)
-def test_refresh_dies_then_the_next_refresh_finishes_it(tmp_path, config, reference, death, monkeypatch, capsys):
+def test_refresh_dies_then_the_next_refresh_finishes_it(tmp_path, config, reference, death, monkeypatch, caplog):
     vault = fresh_vault(tmp_path / "vault")
     memory = vault / "_memory"
     with monkeypatch.context() as patch:
@@ -245,7 +245,8 @@ def test_refresh_dies_then_the_next_refresh_finishes_it(tmp_path, config, refere
     assert memory_texts(memory) == reference["refresh"]
     assert ledger_sources(memory) == reference["sources"]
     assert leftovers(memory) == []
-    assert ("interrupted earlier" in capsys.readouterr().err) == journaled
+    said = [r.getMessage() for r in caplog.records if r.name == "hylo_memory.pipeline.state.journal"]
+    assert any("interrupted earlier" in line for line in said) == journaled
     runs = gather(vault, config, TODAY).runs
     # Replayed, the dead run is complete; otherwise it shows as interrupted and the next did its work.
     assert [r.status for r in runs] == (["ok", "ok"] if journaled else ["ok", "interrupted"])

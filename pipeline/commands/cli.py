@@ -146,8 +146,7 @@ def configure_logging() -> None:
     handler.setFormatter(logging.Formatter(f"{PROG}: %(message)s"))
     logger = logging.getLogger("hylo_memory")
     logger.handlers = [handler]
-    logger.setLevel(logging.INFO)
-    logger.propagate = False
+    logger.setLevel(logging.INFO)  # propagating still: a host that logs (a test's capture) sees them too
 
 
 def _options(today: bool = True, extractor: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
