@@ -3,6 +3,13 @@
 import os
 
 import pytest
+from hypothesis import settings
+
+# CI explores the same examples on every run (a red CI is then a real failure, never luck);
+# a developer's runs stay random and keep finding new ones.
+settings.register_profile("ci", derandomize=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 # Registered once here, so no test module imports a fixture by name.
 pytest_plugins = ["hylo_memory.testing.fixtures", "proc_helpers"]
