@@ -244,3 +244,11 @@ def test_a_command_with_no_vault_anywhere_is_a_one_line_usage_error() -> None:
     assert result.exit_code == 2
     assert one_line(result.stderr) == ("hylo-memory status: no vault: give --vault PATH, or set `vault` in the "
                                        "config file or HYLO_MEMORY_VAULT (see --help)\n")
+
+
+def test_with_the_whole_vault_as_short_notes_a_unit_citing_any_note_is_the_authors_own() -> None:
+    from hylo_memory.extractors.base import AuthorProfile
+    from hylo_memory.pipeline.run.profile import is_own_path
+
+    assert is_own_path("Journal/2026-11-01.md", AuthorProfile(note_folders=["."]))
+    assert not is_own_path("Journal/2026-11-01.md", AuthorProfile(note_folders=["_shorts"]))

@@ -54,8 +54,9 @@ def slug(text: str) -> str:
 
 def is_own_path(path: str, profile: AuthorProfile) -> bool:
     """A note in the author's own note folders, or under their project or name, is in their own words."""
-    if any(path == folder or path.startswith(f"{folder}/") for folder in profile.note_folders):
-        return True
+    folders = [folder.strip().strip("/") for folder in profile.note_folders]
+    if any(folder in ("", ".") or path == folder or path.startswith(f"{folder}/") for folder in folders):
+        return True  # "." is the whole vault: every note in it is the author's
     parts = [slug(p) for p in path.split("/")]
     names = [p for p in profile.projects + profile.aliases + [profile.name or ""] if p]
     own = {slug(n) for n in names if slug(n)}
