@@ -8,7 +8,7 @@ what it does not recognise, it leaves alone.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from hylo_memory.decay import Dimension
 from hylo_memory.decay.model import MAX_ITEM_TEXT, clean_text
@@ -279,8 +279,26 @@ def own_sentences(text: str) -> list[str]:
 
 def statements(text: str) -> list[tuple[Dimension, str]]:
     """Every (dimension, item wording) the patterns find in the author's own sentences."""
-    found: dict[tuple[Dimension, str], None] = {}
-    for sentence in own_sentences(text):
+    return list(dict.fromkeys((dimension, wording) for dimension, wording, _ in _found(text)))
+
+
+def whole_statement(text: str) -> tuple[Dimension, str] | None:
+    """The (dimension, wording) of a text that is one statement a pattern reads whole, else None.
+
+    "I'm vegetarian" → (preferences, "Is vegetarian"), "我最近压力很大" → (state, "最近压力很大");
+    "I moved to Porto last year" is None: the pattern would drop "last year", so the person's words stand.
+    """
+    found = list(_found(text))
+    if len({(dimension, wording) for dimension, wording, _ in found}) != 1:
+        return None
+    dimension, wording, whole = found[0]
+    return (dimension, wording) if whole else None
+
+
+def _found(text: str) -> Iterator[tuple[Dimension, str, bool]]:
+    """Each (dimension, wording) found, and whether its match is the whole of a one-sentence text."""
+    sentences = own_sentences(text)
+    for sentence in sentences:
         # Escape codes and control characters out first: "\x1b[1mLisbon" must read as "Lisbon".
         sentence = clean_text(sentence).lstrip("-*• ").strip()
         if sentence.endswith(("?", "？")) or _ZH_QUESTION.search(sentence):
@@ -291,8 +309,9 @@ def statements(text: str) -> list[tuple[Dimension, str]]:
                     continue
                 wording = _cap(_ZH_MY.sub("自己的", _MY.sub("their", word(match))))
                 if _is_item(wording):
-                    found[(dimension, wording)] = None
-    return list(found)
+                    whole = (len(sentences) == 1 and match.start() == 0
+                             and not sentence[match.end():].strip(_CLOSING))
+                    yield dimension, wording, whole
 
 
 def _is_item(wording: str) -> bool:
@@ -304,4 +323,6 @@ def _is_item(wording: str) -> bool:
             and not _PRONOUN_ONLY.match(wording) and not _ZH_PRONOUN_ONLY.match(wording))
 
 
+# What may follow a statement read whole: its closing punctuation.
+_CLOSING = " .!。！…~～"
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
