@@ -18,15 +18,17 @@ Numbers are digit runs ("topic12" holds 12; "007" is 7). Names are words with a 
 anywhere but at the start of the text, case- and accent-folded; the first word is a name
 too when it reads as a label ("Ana — sister", "Ana: …", "Ana, my sister", "Ana's …") or
 has a capital inside ("iPhone"). A name of either text must be a word of the other, so a
-name written in lower case in the other wording still counts as held. Text without
-capitals (Chinese, say) is compared by its numbers alone.
+name written in lower case in the other wording still counts as held. Chinese, Japanese and
+Korean text has no capitals and no typos of the Latin kind (an input method writes real
+characters), so a CJK near-duplicate may add characters ("…左右" / "…左右吧") but not change
+one: "…女朋友" / "…男朋友" and "第一部" / "第二部" stay apart.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 from rapidfuzz import fuzz, process
 
@@ -76,6 +78,22 @@ def numbers(text: str) -> frozenset[str]:
     return frozenset(_number(d) for d in runs) if runs else _NONE
 
 
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+def cjk(text: str) -> str:
+    """The text's CJK characters, sorted: what a CJK near-duplicate must hold exactly."""
+    return "".join(sorted(_CJK.findall(text)))
+
+
+def _one_holds_the_other(a: str, b: str) -> bool:
+    """Whether every CJK character of one text is in the other: added characters, none changed."""
+    if a == b:
+        return True
+    first, second = Counter(a), Counter(b)
+    return not (first - second) or not (second - first)
+
+
 def names(text: str) -> frozenset[str]:
     """The names a text holds, folded: words capitalised anywhere but at the start (see the module's doc)."""
     tail = text[1:]
@@ -106,13 +124,13 @@ class _Prepared:
             if len(words) <= _SHORT_TEXT_WORDS else frozenset()
         )
         # Made once, when a near-duplicate is first weighed: most texts never have one.
-        self._signature: tuple[frozenset[str], frozenset[str]] | None = None
+        self._signature: tuple[frozenset[str], frozenset[str], str] | None = None
         self._folded: frozenset[str] | None = None
 
-    def signature(self) -> tuple[frozenset[str], frozenset[str]]:
-        """The text's numbers and names."""
+    def signature(self) -> tuple[frozenset[str], frozenset[str], str]:
+        """The text's numbers, names and CJK characters."""
         if self._signature is None:
-            self._signature = (numbers(self.text), names(self.text))
+            self._signature = (numbers(self.text), names(self.text), cjk(self.text))
         return self._signature
 
     def folded(self) -> frozenset[str]:
@@ -125,7 +143,7 @@ class _Prepared:
         """Whether a near-duplicate `other` may be the same fact (SPEC §3): the same numbers, and
         each text's names among the other's words."""
         mine, theirs = self.signature(), other.signature()
-        if mine[0] != theirs[0]:
+        if mine[0] != theirs[0] or not _one_holds_the_other(mine[2], theirs[2]):
             return False
         return (not mine[1] or mine[1] <= other.folded()) and (not theirs[1] or theirs[1] <= self.folded())
 

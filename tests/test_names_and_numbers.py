@@ -186,3 +186,21 @@ def test_a_refresh_summary_shows_each_merge_and_counts_it(tmp_path: Path) -> Non
     summary = refresh_run(tmp_path, TODAY)
     assert "  = merged: Vegetarian ← Vegetarain\n" in summary.to_text()
     assert summary.counts.merged == 1
+
+
+@pytest.mark.parametrize(("one", "other"), [
+    ("在上海的一家公司当软件工程师", "在上海的一家公司当硬件工程师"),
+    ("欧阳娜娜 — 女朋友", "欧阳娜娜 — 男朋友"),
+    ("喜欢《三体》第一部", "喜欢《三体》第二部"),
+    ("喜欢游泳和滑雪", "喜欢游泳和滑冰"),
+])
+def test_chinese_texts_one_character_apart_are_different_facts(one: str, other: str) -> None:
+    index = TextIndex(90.0)
+    index.add(1, one)
+    assert index.find(other) is None
+
+
+def test_a_chinese_text_with_other_punctuation_is_the_same_fact() -> None:
+    index = TextIndex(90.0)
+    index.add(1, "喜欢游泳，和滑雪")
+    assert index.find("喜欢游泳和滑雪。") == 1
