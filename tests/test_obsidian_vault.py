@@ -200,3 +200,18 @@ def test_the_unit_with_wiki_link_sources_is_judged_own(vault: Path) -> None:
     unit_ = next(s for s in found if isinstance(s, Source) and s.path == "_knowledge/tea-notes.md")
     assert unit_.source_notes == ["Daily/2026-11-01.md", "Daily/2026-11-22.md"]
     assert judge_perspective(unit_, build_profile(None, None, None, SHORTS)) is Perspective.own
+
+
+def test_init_yes_on_the_obsidian_vault_makes_refresh_read_its_daily_notes_as_text(vault: Path) -> None:
+    from cli_helpers import hylo
+
+    init = hylo("init", "--vault", vault, "--yes")
+    assert init.exit_code == 0, init.stderr
+    assert 'shorts_paths = ["Daily"' in (vault / ".hylo-memory.toml").read_text()
+    refreshed = hylo("refresh", "--vault", vault, "--today", TODAY.isoformat(), "--json")
+    assert refreshed.exit_code == 0, refreshed.stderr
+    summary = json.loads(refreshed.stdout)
+    assert summary["sources"]["shorts"] >= 6 and not summary["hints"]
+    items = [line for path in (vault / "_memory").glob("_*.md") for line in path.read_text().splitlines()
+             if line.startswith("- ")]
+    assert items and not [line for line in items for mark in FORBIDDEN if mark in line.split(" `last:")[0]]
