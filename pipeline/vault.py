@@ -13,22 +13,18 @@ import hashlib
 import operator
 import os
 import posixpath
-import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from stat import S_ISREG
-from typing import Any, Protocol
+from typing import Protocol
 
-import frontmatter
-import yaml
-from frontmatter.default_handlers import BaseHandler, YAMLHandler
 from pydantic import BaseModel
 
-from hylo_memory.decay.format import yaml_error_line
-from hylo_memory.decay.safe_yaml import UnsafeYAML, check_size, load_bounded
 from hylo_memory.errors import VaultError
 from hylo_memory.extractors.base import Perspective, Source, SourceKind
 
+from .note_dates import DATE_PREFIX, EARLIEST, LATEST, name_date
+from .note_fields import MAX_WORD, Unreadable, parse_note, source_date, text_field, unit_fields
 from .note_text import link_target, note_text
 
 
@@ -52,29 +48,15 @@ class Span(Protocol):
 
 SHORTS = "_shorts"
 KNOWLEDGE = "_knowledge"
-_DATE_PREFIX = re.compile(r"^(\d{4}-\d{2}-\d{2})")
+
 _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 _NAME = operator.attrgetter("name")
-
-# Bounds on what a note's frontmatter may hold (SPEC §1): a hostile or broken note is
-# skipped and named, and nothing unbounded from it is stored, prompted or journalled.
-MAX_TITLE = 300  # characters
-MAX_TAGS, MAX_TAG = 50, 100  # tags a unit, characters a tag
-MAX_SOURCE_NOTES, MAX_SOURCE_NOTE = 100, 500  # entries, characters an entry
-MAX_WORD = 100  # `kind`, `perspective`
-# The dates a note may carry, as `--today` is bounded: a run's arithmetic stays inside the calendar.
-EARLIEST, LATEST = dt.date(1900, 1, 1), dt.date(9000, 12, 31)
-
 
 class Skipped(BaseModel):
     """A note the vault could not read, and why: named in the run summary."""
 
     path: str
     reason: str
-
-
-class Unreadable(Exception):
-    """A note that is skipped, with the reason the summary shows."""
 
 
 class Vault(Protocol):
@@ -221,7 +203,7 @@ class FolderVault:
                 name = entry.name
                 if name.startswith("."):
                     continue  # hidden folders (.obsidian, .trash) and files are not notes
-                if name[:10] < older and name.endswith(".md") and _DATE_PREFIX.match(name):
+                if name[:10] < older and name.endswith(".md") and DATE_PREFIX.match(name):
                     continue  # the bulk of a big vault: `may_be_in` would say no, said first and fast
                 if entry.is_symlink():
                     if not name.endswith(".md") or _leads_away(entry.path, self.root):
@@ -249,81 +231,21 @@ class FolderVault:
             text = data.decode("utf-8-sig")  # a byte-order mark must not hide the frontmatter
         except UnicodeDecodeError:
             raise Unreadable("not UTF-8 text") from None
-        post = _parse(text)
+        post = parse_note(text)
         meta = post.metadata if isinstance(post.metadata, dict) else {}
-        if kind == SourceKind.knowledge and (_text(meta, "kind", MAX_WORD) or "knowledge") != "knowledge":
+        if kind == SourceKind.knowledge and (text_field(meta, "kind", MAX_WORD) or "knowledge") != "knowledge":
             return None
         content_hash = hashlib.sha256(data).hexdigest()
-        fields = _unit_fields(meta, rel, self.resolve) if kind == SourceKind.knowledge \
+        fields = unit_fields(meta, rel, self.resolve) if kind == SourceKind.knowledge \
             else {"perspective": Perspective.own}
-        written, unreadable = _source_date(meta, kind)
-        by_name = None if written else _name_date(path)
+        written, unreadable = source_date(meta, kind)
+        by_name = None if written else name_date(path)
         date = written or by_name or _mtime_date(path)
         # Named in the summary: a date the note gives and we cannot read, or none but the file's mtime.
         undated = unreadable or not (written or by_name)
         # What the person wrote, not its markup (SPEC §1); the hash stays the file's bytes'.
         return Source(path=rel, kind=kind, date=date, text=note_text(post.content), content_hash=content_hash,
                       undated=undated, **fields)
-
-
-class _BoundedYAML(YAMLHandler):
-    """python-frontmatter's YAML handler, with PyYAML's safe loader held to a budget.
-
-    The safe loader expands aliases: 500 bytes of nested `*a` build hundreds of millions
-    of values. So the YAML is composed (a graph, linear in its bytes) and its expanded
-    size counted before anything is constructed; more values than the text has bytes
-    can only come from aliases, and such frontmatter is refused.
-    """
-
-    def load(self, fm: str, **kwargs: object) -> Any:
-        try:
-            return load_bounded(fm)
-        except UnsafeYAML as exc:
-            raise Unreadable(f"frontmatter {exc}") from None
-
-
-class _BoundedOther(BaseHandler):
-    """Any other frontmatter python-frontmatter knows (TOML, JSON): only its size is bounded."""
-
-    def __init__(self, inner: BaseHandler):
-        super().__init__(inner.FM_BOUNDARY, inner.START_DELIMITER, inner.END_DELIMITER)
-        self.inner = inner
-
-    def split(self, text: str) -> tuple[str, str]:
-        return self.inner.split(text)
-
-    def load(self, fm: str, **kwargs: object) -> Any:
-        try:
-            check_size(fm)
-        except UnsafeYAML as exc:
-            raise Unreadable(f"frontmatter {exc}") from None
-        return self.inner.load(fm)
-
-    def export(self, metadata: dict[str, object], **kwargs: object) -> str:
-        return self.inner.export(metadata)
-
-
-def _parse(text: str) -> frontmatter.Post:
-    found = frontmatter.detect_format(text, frontmatter.handlers)
-    handler: BaseHandler | None
-    if found is None:
-        handler = None
-    elif isinstance(found, YAMLHandler):
-        handler = _BoundedYAML()
-    else:
-        handler = _BoundedOther(found)
-    try:
-        return frontmatter.loads(text, handler=handler) if handler else frontmatter.Post(text)
-    except yaml.YAMLError as exc:
-        # python-frontmatter hands YAML the text from the end of the opening `---`
-        # line, so YAML's first line is the file's line 1.
-        line = yaml_error_line(exc, 1)
-        raise Unreadable(f"frontmatter is not valid YAML{f' (line {line})' if line else ''}") from None
-    except RecursionError:
-        raise Unreadable("frontmatter is nested too deeply") from None
-    except (ValueError, TypeError, OverflowError) as exc:
-        # Well-formed YAML whose value cannot be built, e.g. `created: 2026-02-30`.
-        raise Unreadable(f"frontmatter is not valid YAML ({exc})") from None
 
 
 class _Prefilter:
@@ -352,9 +274,9 @@ class _Prefilter:
         return self.dated_once and _mtime(folder) < self.since
 
     def __call__(self, name: str, stat: Callable[[], os.stat_result], settled: bool) -> bool:
-        if self.first <= name[:10] <= self.last and _DATE_PREFIX.match(name):
+        if self.first <= name[:10] <= self.last and DATE_PREFIX.match(name):
             return True
-        if settled and _DATE_PREFIX.match(name):
+        if settled and DATE_PREFIX.match(name):
             return False
         try:
             return stat().st_mtime >= self.since
@@ -421,12 +343,6 @@ def _inside(path: Path, root: Path) -> bool:
         return False
 
 
-def _name_date(path: Path) -> dt.date | None:
-    """A `YYYY-MM-DD` prefix of the file name, or a name that is a date ("Nov 1, 2026.md")."""
-    match = _DATE_PREFIX.match(path.name)
-    return _as_date(match.group(1)) if match else _as_date(path.stem)
-
-
 def _mtime_date(path: Path) -> dt.date:
     """The note's modification date: its date of last resort, checked like any other."""
     try:
@@ -438,138 +354,3 @@ def _mtime_date(path: Path) -> dt.date:
         raise Unreadable(f"no date: none in its frontmatter or name, and its modification time ({day}) "
                          f"is out of range ({EARLIEST} to {LATEST})")
     return day
-
-
-_MONTHS = {name: n for n, names in enumerate(
-    [("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",), ("jun", "june"),
-     ("jul", "july"), ("aug", "august"), ("sep", "sept", "september"), ("oct", "october"), ("nov", "november"),
-     ("dec", "december")], start=1) for name in names}
-_WEEKDAY = r"(?:(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day|nesday|rsday|urday)?\.?,?\s+)?"
-_DAY = r"(?P<d>\d{1,2})(?:st|nd|rd|th)?"
-_AFTER = r"(?:$|[\sT,])"  # a time may follow
-# As people write dates: ISO (and YYYY/MM/DD), "Nov 1, 2026", "November 1st 2026", "1 November 2026",
-# "Sunday, 1 Nov 2026". Numeric day-month orders ("01.05.2019") are ambiguous and not read.
-_WRITTEN_DATES = [re.compile(p, re.IGNORECASE) for p in (
-    rf"(?P<y>\d{{4}})-(?P<m>\d{{1,2}})-(?P<d>\d{{1,2}}){_AFTER}",
-    rf"(?P<y>\d{{4}})/(?P<m>\d{{1,2}})/(?P<d>\d{{1,2}}){_AFTER}",
-    rf"{_WEEKDAY}(?P<mn>[a-z]{{3,9}})\.?\s+{_DAY},?\s+(?P<y>\d{{4}}){_AFTER}",
-    rf"{_WEEKDAY}{_DAY}\s+(?:of\s+)?(?P<mn>[a-z]{{3,9}})\.?,?\s+(?P<y>\d{{4}}){_AFTER}",
-)]
-_DAILY_LINK = re.compile(r"\[\[([^\[\]|#]+)(?:[|#][^\[\]]*)?\]\]")
-
-
-def _as_date(value: object) -> dt.date | None:
-    """A date from a note, as people write them, or None when it is not one or is outside EARLIEST..LATEST.
-
-    A YAML date or datetime, or text: ISO, `YYYY/MM/DD`, English month names, or a wiki
-    link to a daily note (`"[[2026-11-01]]"`, `"[[Daily/2026-11-01|Sunday]]"`).
-    """
-    day: dt.date | None = None
-    if isinstance(value, dt.datetime):
-        day = value.date()
-    elif isinstance(value, dt.date):
-        day = value
-    elif isinstance(value, str):
-        day = _written_date(value)
-    return day if day is not None and EARLIEST <= day <= LATEST else None
-
-
-def _written_date(text: str) -> dt.date | None:
-    text = text.strip().strip("\"'").strip()[:100]
-    link = _DAILY_LINK.fullmatch(text)
-    if link:
-        text = link.group(1).strip().rsplit("/", 1)[-1].removesuffix(".md")
-    for pattern in _WRITTEN_DATES:
-        match = pattern.match(text)
-        if match is None:
-            continue
-        fields = match.groupdict()
-        month = _MONTHS.get(fields["mn"].lower()) if fields.get("mn") else int(fields["m"])
-        try:
-            return dt.date(int(fields["y"]), month or 0, int(fields["d"]))
-        except ValueError:
-            return None
-    return None
-
-
-def _source_date(meta: dict[str, object], kind: SourceKind) -> tuple[dt.date | None, bool]:
-    """The date the note's frontmatter gives, and whether it gives one that cannot be read."""
-    fields = ("updated", "created") if kind == SourceKind.knowledge else ("created", "date")
-    given = [meta.get(f) for f in fields if meta.get(f) not in (None, "")]
-    dates = [d for d in map(_as_date, given) if d]
-    if not dates:
-        return None, bool(given)
-    return (max(dates) if kind == SourceKind.knowledge else dates[0]), False  # a unit counts from its last edit
-
-
-_WIKI_LINKS = re.compile(r"!?\[\[[^\[\]]*\]\]")
-
-
-def _unit_fields(meta: dict[str, object], rel: str, resolve: Callable[[str, str], str]) -> dict[str, object]:
-    """A unit's fields as SPEC §1 names them, each checked and bounded; a field that is not is named."""
-    perspective = (_text(meta, "perspective", MAX_WORD) or "").lower()
-    tags = [t.lstrip("#").lower() for t in _strings(meta, "tags", MAX_TAGS, MAX_TAG)]
-    notes = meta.get("source_notes")
-    if isinstance(notes, str) and "[[" in notes:  # "[[a]], [[Kyoto Trip]]": links, not words
-        notes = _WIKI_LINKS.findall(notes[:MAX_SOURCE_NOTES * (MAX_SOURCE_NOTE + 1)])
-    elif isinstance(notes, list):  # an unquoted `- [[a]]` is YAML for a list in a list: read as the link
-        notes = [f"[[{n[0][0]}]]" if n and isinstance(n, list) and isinstance(n[0], list) and len(n) == len(n[0]) == 1
-                 and isinstance(n[0][0], str) else n for n in notes]
-    return {
-        "title": _text(meta, "title", MAX_TITLE) or Path(rel).stem[:MAX_TITLE],
-        "tags": [t for t in tags if t],
-        "source_notes": [resolve(n, rel) for n in _strings({"source_notes": notes}, "source_notes",
-                                                              MAX_SOURCE_NOTES, MAX_SOURCE_NOTE)],
-        "perspective": Perspective(perspective) if perspective in Perspective.__members__ else None,
-    }
-
-
-_SCALARS = (str, int, float, dt.date)  # bool is an int; a YAML date or datetime is a date
-
-
-def _text(meta: dict[str, object], field: str, longest: int) -> str | None:
-    """The frontmatter field `field` as text (None when absent or empty), or Unreadable naming it."""
-    value = meta.get(field)
-    if value is None:
-        return None
-    if not isinstance(value, _SCALARS):
-        raise Unreadable(f"frontmatter {field!r} is a {_kind(value)}, not text")
-    text = str(value).strip()
-    if len(text) > longest:
-        raise Unreadable(f"frontmatter {field!r} is longer than {longest} characters")
-    return text or None
-
-
-def _strings(meta: dict[str, object], field: str, most: int, longest: int) -> list[str]:
-    """A list field (or one string of comma- or space-separated words), each entry text, bounded."""
-    value = meta.get(field)
-    if value is None:
-        return []
-    if isinstance(value, str):
-        if len(value) > most * (longest + 1):
-            raise Unreadable(f"frontmatter {field!r} is longer than {most * (longest + 1):,} characters")
-        value = [v for v in re.split(r"[,\s]+", value) if v]
-    elif isinstance(value, _SCALARS):
-        value = [value]
-    if not isinstance(value, list):
-        raise Unreadable(f"frontmatter {field!r} is a {_kind(value)}, not a list")
-    if len(value) > most:
-        raise Unreadable(f"frontmatter {field!r} has {len(value):,} entries (at most {most})")
-    entries = []
-    for entry in value:
-        if entry is None:
-            continue
-        if not isinstance(entry, _SCALARS):
-            raise Unreadable(f"frontmatter {field!r} holds a {_kind(entry)}, not text")
-        text = str(entry).strip()
-        if len(text) > longest:
-            raise Unreadable(f"frontmatter {field!r} has an entry longer than {longest} characters")
-        if text:
-            entries.append(text)
-    return entries
-
-
-def _kind(value: object) -> str:
-    if isinstance(value, list):
-        return "list"
-    return "mapping" if isinstance(value, dict) else type(value).__name__

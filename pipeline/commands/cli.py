@@ -21,6 +21,7 @@ from hylo_memory.extractors.choice import make_extractor
 
 from .. import clock
 from ..config import Config, load_config
+from ..note_dates import EARLIEST, LATEST
 from ..run.refresh import diff, refresh
 from ..run.summary import render_changes
 from ..state.writing import open_store
@@ -34,7 +35,6 @@ from .schedule import run_schedule
 from .status import gather
 
 PROG = "hylo-memory"
-EARLIEST, LATEST = dt.date(1900, 1, 1), dt.date(9000, 12, 31)
 EXTRACTORS = click.Choice(["offline", "openai"])
 
 
