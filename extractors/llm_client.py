@@ -140,6 +140,10 @@ class ChatClient:
         content = (choices[0].message.content if choices and choices[0].message else None) or ""
         if isinstance(response, str):  # a server answering text/plain: the SDK hands back the body
             content = response
+        if not isinstance(content, str) or (usage is not None and not all(
+                isinstance(n, int | None) for n in (usage.prompt_tokens, usage.completion_tokens))):
+            raise InvalidReply("the server's answer is not a chat completion (content or usage of the wrong type)",
+                               attempts=1, usage=self.usage.model_copy())
         if self._secret and self._secret in content:
             content = content.replace(self._secret, "[api key]")
         if usage is not None and usage.prompt_tokens is not None:

@@ -93,3 +93,12 @@ def test_the_next_run_sends_only_the_unfinished_batches_and_applies_the_kept_one
     db = sqlite3.connect(vault / "_memory" / ".state" / "ledger.db")
     assert db.execute("SELECT count(*) FROM kept_evidence").fetchone()[0] == 0
     db.close()
+
+
+def test_kept_evidence_this_version_cannot_read_is_dropped_and_its_note_read_again(tmp_path: Path) -> None:
+    from hylo_memory.pipeline.state.ledger import Ledger
+
+    with Ledger(tmp_path / "ledger.db") as ledger:
+        ledger.db.execute("INSERT INTO kept_evidence VALUES ('a.md', 'h', '[{\"dimension\": \"hobbies\"}]', 'now')")
+        assert ledger.kept_evidence({"a.md": "h"}) == {}
+        assert ledger.db.execute("SELECT count(*) FROM kept_evidence").fetchone()[0] == 0

@@ -550,3 +550,10 @@ def test_no_progress_bar_when_stderr_is_not_a_terminal(llm: FakeOpenAI, vault: P
 
     result = hylo("refresh", "--vault", vault, "--today", TODAY)
     assert result.exit_code == 0 and result.stderr == ""
+
+
+def test_a_reply_whose_content_is_not_text_is_repaired_not_a_traceback(llm: FakeOpenAI, vault: Path, capsys) -> None:
+    llm.enqueue({"id": "x", "object": "chat.completion", "created": 0, "model": "m",
+                 "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": 5}}]})
+    code, summary, _ = run_json(vault, capsys)
+    assert code == 0 and summary["status"] == "ok"

@@ -13,6 +13,7 @@ lock and calls `recover` first, so nothing is written between a crash and its re
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import logging
 import os
 import stat
@@ -52,6 +53,9 @@ class RunEnd(BaseModel):
 
 class Journal(BaseModel):
     files: dict[Dimension, str] = {}  # the full new text of each changed memory file
+    # Each such file's sha256 when the journal was written (None: it did not exist). A replay,
+    # maybe days later, writes a file only if it still holds that: the person's own edit wins.
+    before: dict[Dimension, str | None] = {}
     sources: list[tuple[str, str]] = []  # (path, content hash) extracted by the run
     pool: list[PoolUnit] = []  # external units the run read, for the themes of later runs
     run: RunEnd | None = None
@@ -62,6 +66,7 @@ def commit(store: MemoryStore, journal: Journal, ledger: Ledger | None = None) -
     path = journal_path(store)
     if path.exists():  # an unfinished journal is finished by `recover`, never overwritten
         raise JournalError(f"{path}: an interrupted run's journal is waiting; run the command again")
+    journal = journal.model_copy(update={"before": {d: _digest(store.read_bytes(d)) for d in journal.files}})
     data = journal.model_dump_json().encode("utf-8")
     if len(data) > MAX_JOURNAL_BYTES:  # nothing is written: a journal recover would refuse is no safety
         raise JournalError(f"{path}: this run's writes ({len(data):,} bytes) are more than a journal holds "
@@ -150,15 +155,24 @@ def _set_aside(path: Path, why: str) -> None:
                 "hold, and the notes that run read may be read again", path, target.name, why)
 
 
+def _digest(data: bytes | None) -> str | None:
+    return hashlib.sha256(data).hexdigest() if data is not None else None
+
+
 def journal_path(store: MemoryStore) -> Path:
     return store.folder / STATE_DIR / JOURNAL_FILE
 
 
 def _apply(store: MemoryStore, ledger: Ledger | None, journal: Journal) -> None:
     for dimension, text in journal.files.items():
-        # On a replay, a file already written is left as it is (and not archived again).
-        if store.read_bytes(dimension) != text.encode("utf-8"):
-            store.write_text(dimension, text)
+        current = store.read_bytes(dimension)
+        if current == text.encode("utf-8"):
+            continue  # on a replay, a file already written is left as it is (and not archived again)
+        if dimension in journal.before and _digest(current) != journal.before[dimension]:
+            LOG.warning("%s changed since the interrupted command planned its writes: kept as it is now "
+                        "(that command's version of it is not written)", store.path(dimension))
+            continue
+        store.write_text(dimension, text)
     if ledger is None or journal.run is None:
         return
     run = journal.run

@@ -24,6 +24,7 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 STATE_DIR = ".state"
+KEPT_DAYS = 90  # how long an interrupted run's kept evidence waits for its note to be read again
 LEDGER_FILE = "ledger.db"
 
 RunStatus = Literal["ok", "partial", "failed"]
@@ -128,8 +129,10 @@ def _guarded(method: Callable[P, R]) -> Callable[P, R]:
         try:
             return method(*args, **kwargs)
         except sqlite3.Error as exc:
-            ledger = args[0]
-            raise ledger_error(getattr(ledger, "path", None), exc) from None
+            raise ledger_error(getattr(args[0], "path", None), exc) from None
+        except ValueError as exc:  # a record this version cannot read (bad JSON, a field out of bounds)
+            raise LedgerError(f"{getattr(args[0], 'path', None) or 'the ledger'}: holds a record that cannot "
+                              f"be read ({str(exc).splitlines()[0]}); it was left as it is") from None
 
     return guarded
 
@@ -233,7 +236,7 @@ class Ledger:
             "hash = excluded.hash, run_id = excluded.run_id, extracted_on = excluded.extracted_on",
             [(path, h, run_id, today.isoformat()) for path, h in rows],
         )
-        self.db.executemany("DELETE FROM kept_evidence WHERE path = ?", [(path,) for path, _ in rows])
+        self.db.executemany("DELETE FROM kept_evidence WHERE path = ? OR hash = ?", rows)
 
     # Evidence kept from an unfinished run
 
@@ -241,6 +244,8 @@ class Ledger:
     def keep_evidence(self, sources: dict[str, str], evidence: list[Evidence]) -> None:
         """Keep, at once, the evidence of these sources (path → content hash) extracted whole."""
         with self.transaction():
+            # Rows of notes deleted or moved since their run was interrupted would otherwise stay for ever.
+            self.db.execute("DELETE FROM kept_evidence WHERE kept_at < ?", (_stamp(ago=KEPT_DAYS),))
             self.db.executemany(
                 "INSERT INTO kept_evidence VALUES (?, ?, ?, ?) ON CONFLICT(path, hash) DO UPDATE SET "
                 "evidence = excluded.evidence, kept_at = excluded.kept_at",
@@ -255,8 +260,12 @@ class Ledger:
         for path, content_hash in sources.items():
             row = self.db.execute("SELECT evidence FROM kept_evidence WHERE path = ? AND hash = ?",
                                   (path, content_hash)).fetchone()
-            if row is not None:
+            if row is None:
+                continue
+            try:
                 kept[path] = _EVIDENCE.validate_json(row["evidence"])
+            except ValueError:  # a row this version cannot read: the source is simply extracted again
+                self.db.execute("DELETE FROM kept_evidence WHERE path = ?", (path,))
         return kept
 
     # The external pool
@@ -372,5 +381,6 @@ def _evidence_json(evidence: list[Evidence]) -> str:
     return _EVIDENCE.dump_json(evidence).decode()
 
 
-def _stamp() -> str:
-    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+def _stamp(ago: int = 0) -> str:
+    """Now (or `ago` days before), in UTC, as the ledger writes times."""
+    return (dt.datetime.now(dt.UTC) - dt.timedelta(days=ago)).isoformat(timespec="seconds")
