@@ -5,9 +5,11 @@ from __future__ import annotations
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hylo_memory.extractors.patterns import statements
-from hylo_memory.pipeline.note_text import link_title, note_text
+from hylo_memory.pipeline.note_text import link_title, note_text, parsed_text
 
 # What no clean text may hold: the markup the model once copied into memory items.
 MARKUP = ("[[", "]]", "**", "%%", "<!--", "-->", "`", "://", "<%", "%>")
@@ -137,3 +139,15 @@ def test_hostile_markup_costs_linear_time(hostile: str) -> None:
     started = time.perf_counter()
     note_text(hostile)
     assert time.perf_counter() - started < 5
+
+
+# The fast path for prose gives exactly what the parser gives
+
+PROSE = st.lists(st.sampled_from(list("abcXYZ 019.,;:?'\"()-/—\n\r\x0b\x0c\u2028\u3000我喜欢茶。") + ["  ", "\n\n", "    ", "I love "]),
+                 max_size=80).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(PROSE)
+def test_a_note_of_plain_prose_reads_as_the_parser_reads_it(text: str) -> None:
+    assert note_text(text) == parsed_text(text)
