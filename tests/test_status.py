@@ -195,3 +195,18 @@ def test_the_memory_files_status_reads_are_those_a_run_writes(vault: Path, confi
     goals = parse_memory(path, Dimension.goals)
     line = gather(vault, config, TODAY).files[2]
     assert (line.file, line.active, line.fading) == ("_goals.md", len(goals.active), len(goals.fading))
+
+
+# Looking ahead (issue 11, point 6)
+
+def test_status_says_what_the_next_run_will_fade_and_delete_if_nothing_new_is_seen(tmp_path: Path) -> None:
+    (tmp_path / "_memory").mkdir()
+    (tmp_path / "_memory" / "_state.md").write_text(
+        "---\ndecay_window: 7d\nlast_updated: 2026-11-01\n---\n## Active\n- Tired `last:2026-11-20 seen:1`\n"
+        "- Calm `last:2026-11-29 seen:1`\n\n## Fading\n- Stressed `last:2026-11-01 seen:2`\n")
+    result = hylo("status", "--vault", tmp_path, "--today", "2026-11-30", "--json")
+    line = next(f for f in json.loads(result.stdout)["files"] if f["file"] == "_state.md")
+    assert (line["will_fade"], line["will_delete"]) == (["Tired"], ["Stressed"])
+    text = hylo("status", "--vault", tmp_path, "--today", "2026-11-30").stdout
+    assert "next run, if nothing new: 1 fade, 1 deleted" in text
+    assert "Tired" in (tmp_path / "_memory" / "_state.md").read_text()  # status writes nothing

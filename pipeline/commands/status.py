@@ -10,7 +10,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from hylo_memory.decay import Dimension, MemoryFile
+from hylo_memory.decay import Dimension, MemoryFile, apply_rules
 from hylo_memory.decay.store import MemoryStore
 from hylo_memory.errors import HyloMemoryError, LedgerError
 from hylo_memory.templates import render
@@ -49,6 +49,8 @@ class FileLine(BaseModel):
     decay_window: int | None = None
     last_updated: dt.date | None = None
     error: str | None = None  # a hand-broken file: refused by every run until fixed
+    will_fade: list[str] = []  # what the next run moves to Fading if nothing new is seen
+    will_delete: list[str] = []  # and what it deletes (rule E)
 
 
 class Waiting(SourceCounts):
@@ -90,13 +92,15 @@ class Status(BaseModel):
 def gather(vault: Path, config: Config, today: dt.date | None = None, now: dt.datetime | None = None) -> Status:
     """Everything `status` shows, read without writing a byte."""
     now = now or clock.now(config.timezone)
+    # What the next run will fade and delete: a run on `--today` when given, else at the next scheduled time.
+    ahead = today or _next_run_day(config, now)
     today = today or now.date()
     store = open_store(vault, config)
     state = store.folder / STATE_DIR
     running = is_held(state, RUN_LOCK)
     problems: list[str] = []
     parsed: dict[Dimension, MemoryFile | None] = {}
-    files = [_file_line(store.path(d), d, store, parsed) for d in Dimension]
+    files = [_file_line(store.path(d), d, store, parsed, ahead, config.similarity_threshold) for d in Dimension]
     try:
         with Ledger.for_memory_dir(store.folder, readonly=True) as ledger:
             runs = _runs(ledger.recent_runs(RECENT_RUNS), running, config)
@@ -112,8 +116,8 @@ def gather(vault: Path, config: Config, today: dt.date | None = None, now: dt.da
     )
 
 
-def _file_line(path: Path, dimension: Dimension, store: MemoryStore,
-               parsed: dict[Dimension, MemoryFile | None]) -> FileLine:
+def _file_line(path: Path, dimension: Dimension, store: MemoryStore, parsed: dict[Dimension, MemoryFile | None],
+               next_run: dt.date, threshold: float) -> FileLine:
     try:
         memory = store.read(dimension)
     except HyloMemoryError as exc:
@@ -122,11 +126,21 @@ def _file_line(path: Path, dimension: Dimension, store: MemoryStore,
     parsed[dimension] = memory
     if memory is None:
         return FileLine(file=path.name, exists=False)
+    _, ahead = apply_rules(memory, [], next_run, threshold)  # rules D and E as the next run would apply them
     return FileLine(
         file=path.name, exists=True, active=len(memory.active), fading=len(memory.fading),
         pinned=sum(i.pinned for i in memory.items), decay_window=memory.decay_window,
-        last_updated=memory.last_updated,
+        last_updated=memory.last_updated, will_fade=ahead.faded, will_delete=ahead.deleted,
     )
+
+
+def _next_run_day(config: Config, now: dt.datetime) -> dt.date:
+    """The day of the next scheduled run (today when the schedule cannot say)."""
+    try:
+        when = next_fire_time(parse_cron(config.schedule, config.timezone), now)
+    except HyloMemoryError:
+        when = None
+    return when.date() if when is not None else now.date()
 
 
 def _runs(records: list[RunRecord], running: bool, config: Config) -> list[RunLine]:
