@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+from apscheduler.triggers.cron import CronTrigger
 from pydantic import BaseModel
 
 from hylo_memory.decay import Dimension, MemoryFile, apply_rules
@@ -92,8 +93,9 @@ class Status(BaseModel):
 def gather(vault: Path, config: Config, today: dt.date | None = None, now: dt.datetime | None = None) -> Status:
     """Everything `status` shows, read without writing a byte."""
     now = now or clock.now(config.timezone)
+    schedule, trigger = _schedule(config, now)
     # What the next run will fade and delete: a run on `--today` when given, else at the next scheduled time.
-    ahead = today or _next_run_day(config, now)
+    ahead = today or (schedule.next_run.date() if schedule.next_run else now.date())
     today = today or now.date()
     store = open_store(vault, config)
     state = store.folder / STATE_DIR
@@ -109,10 +111,12 @@ def gather(vault: Path, config: Config, today: dt.date | None = None, now: dt.da
     except LedgerError as exc:
         problems.append(f"the ledger cannot be read now ({exc}); a run may be writing it")
         runs, last, waiting = [], None, None
+    if trigger is not None:
+        schedule.overdue = should_catch_up(trigger, last, now)  # what `schedule` would do if started now
     return Status(
         vault=str(vault), memory_dir=str(store.folder), today=today, refresh_running=running,
         interrupted_writes=journal_path(store).exists(), last_success=_local(last, config),
-        runs=runs, schedule=_schedule(config, last, now), files=files, waiting=waiting, problems=problems,
+        runs=runs, schedule=schedule, files=files, waiting=waiting, problems=problems,
     )
 
 
@@ -132,15 +136,6 @@ def _file_line(path: Path, dimension: Dimension, store: MemoryStore, parsed: dic
         pinned=sum(i.pinned for i in memory.items), decay_window=memory.decay_window,
         last_updated=memory.last_updated, will_fade=ahead.faded, will_delete=ahead.deleted,
     )
-
-
-def _next_run_day(config: Config, now: dt.datetime) -> dt.date:
-    """The day of the next scheduled run (today when the schedule cannot say)."""
-    try:
-        when = next_fire_time(parse_cron(config.schedule, config.timezone), now)
-    except HyloMemoryError:
-        when = None
-    return when.date() if when is not None else now.date()
 
 
 def _runs(records: list[RunRecord], running: bool, config: Config) -> list[RunLine]:
@@ -170,17 +165,17 @@ def _waiting(vault: Path, config: Config, ledger: Ledger, parsed: dict[Dimension
     )
 
 
-def _schedule(config: Config, last: dt.datetime | None, now: dt.datetime) -> Schedule:
+def _schedule(config: Config, now: dt.datetime) -> tuple[Schedule, CronTrigger | None]:
+    """The configured schedule's next and previous runs, and its trigger (None, and the error, when it has none)."""
     schedule = Schedule(cron=config.schedule, timezone=config.timezone or "local time")
     try:
         trigger = parse_cron(config.schedule, config.timezone)
     except HyloMemoryError as exc:
         schedule.error = str(exc)
-        return schedule
+        return schedule, None
     schedule.next_run = next_fire_time(trigger, now)
     schedule.previous_run = previous_fire_time(trigger, now)
-    schedule.overdue = should_catch_up(trigger, last, now)  # what `schedule` would do if started now
-    return schedule
+    return schedule, trigger
 
 
 def _local(when: dt.datetime | None, config: Config) -> dt.datetime | None:
