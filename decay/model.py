@@ -188,7 +188,8 @@ class Evidence(BaseModel):
     dimension: Dimension
     text: str = Field(min_length=1)
     source: str = Field(min_length=1)
-    matches: str | None = None
+    matches: str | None = None  # the text of an existing item it restates
+    supersedes: str | None = None  # the text of an existing item it replaces (rule H)
     pinned: bool = False
     date: dt.date | None = None
 
@@ -212,7 +213,7 @@ class Evidence(BaseModel):
             raise ValueError("must not be blank")
         return value
 
-    @field_validator("matches")
+    @field_validator("matches", "supersedes")
     @classmethod
     def _clean_matches(cls, value: str | None) -> str | None:
         return None if value is None else clean_text(value) or None

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import functools
-import json
 import logging
 import sys
 from collections.abc import Callable, Sequence
@@ -16,57 +14,22 @@ import click
 
 from hylo_memory.decay import Dimension
 from hylo_memory.decay.model import DIMENSION_NAMES
-from hylo_memory.errors import HyloMemoryError, storage_error
+from hylo_memory.errors import HyloMemoryError
 from hylo_memory.extractors.choice import make_extractor
 
 from .. import clock
-from ..config import Config, load_config
-from ..note_dates import EARLIEST, LATEST
 from ..run.refresh import diff, refresh
 from ..run.summary import render_changes
 from ..state.writing import open_store
-from ..vault import check_vault
+from . import assist_cli, trust_cli
 from .apply import apply_evidence
 from .evidence_file import read_evidence
 from .init import run_init
+from .options import PROG, DimensionType, fail, json_failures, options, reason, setup
 from .progress_bar import progress_bar
 from .remember import decide, remember
 from .schedule import run_schedule
 from .status import gather
-
-PROG = "hylo-memory"
-EXTRACTORS = click.Choice(["offline", "openai"])
-
-
-class DateType(click.ParamType):  # type: ignore[type-arg]  # generic only from click 8.2 on
-    """A YYYY-MM-DD date."""
-
-    name = "YYYY-MM-DD"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> dt.date:
-        if isinstance(value, dt.date):
-            return value
-        try:
-            day = dt.date.fromisoformat(value)
-        except ValueError:
-            self.fail(f"{value!r} is not a YYYY-MM-DD date", param, ctx)
-        if not EARLIEST <= day <= LATEST:  # windows reach years back; the calendar's ends are not dates to run on
-            self.fail(f"{value!r} is out of range ({EARLIEST} to {LATEST})", param, ctx)
-        return day
-
-
-class DimensionType(click.ParamType):  # type: ignore[type-arg]
-    """One of the six dimensions, in any case."""
-
-    name = "DIMENSION"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Dimension:
-        if isinstance(value, Dimension):
-            return value
-        try:
-            return Dimension(value.strip().lower())
-        except ValueError:
-            self.fail(f"unknown dimension {value!r} (one of {DIMENSION_NAMES})", param, ctx)
 
 
 class HyloGroup(click.Group):
@@ -93,40 +56,18 @@ def _exit_code(invoke: Callable[[], Any]) -> int:
         result = invoke()
     except click.UsageError as exc:
         where = f"{exc.ctx.command_path}: " if exc.ctx else f"{PROG}: "
-        _fail(f"{where}{exc.format_message()} (see --help)")
+        fail(f"{where}{exc.format_message()} (see --help)")
         return 2
     except click.ClickException as exc:
-        _fail(f"{PROG}: {exc.format_message()}")
+        fail(f"{PROG}: {exc.format_message()}")
         return exc.exit_code
     except click.Abort:  # click's form of Ctrl-C
-        _fail(f"{PROG}: interrupted")
+        fail(f"{PROG}: interrupted")
         return 130
     except (HyloMemoryError, OSError) as exc:
-        _fail(f"{PROG}: {_reason(exc)}")
+        fail(f"{PROG}: {reason(exc)}")
         return 1
     return result if isinstance(result, int) else 0
-
-
-def _reason(exc: HyloMemoryError | OSError) -> str:
-    # An OS error (a full disk, a read-only folder) left nothing half-written: say where.
-    return str(exc if isinstance(exc, HyloMemoryError) else storage_error(exc))
-
-
-def _json_failures(command: Callable[..., int]) -> Callable[..., int]:
-    """A `--json` command that fails still prints one JSON object, for scripts, beside the line on stderr."""
-    @functools.wraps(command)
-    def wrapped(*args: Any, **kwargs: Any) -> int:
-        try:
-            return command(*args, **kwargs)
-        except (HyloMemoryError, OSError) as exc:
-            if kwargs.get("as_json"):
-                click.echo(json.dumps({"error": _reason(exc), "status": "failed"}))
-            raise
-    return wrapped
-
-
-def _fail(line: str) -> None:
-    click.echo(line, err=True)
 
 
 class _StderrHandler(logging.Handler):
@@ -149,36 +90,6 @@ def configure_logging() -> None:
     logger.setLevel(logging.INFO)  # propagating still: a host that logs (a test's capture) sees them too
 
 
-def _options(today: bool = True, extractor: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """The options every command shares: --vault, --config (also after the command), --today."""
-    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
-        if extractor:
-            command = click.option("--extractor", type=EXTRACTORS,
-                                   help="default: openai when a key or base URL is set")(command)
-        if today:
-            command = click.option("--today", type=DateType(),
-                                   help="the run's date, YYYY-MM-DD (default: today)")(command)
-        command = click.option("--config", "config_file", type=click.Path(path_type=Path),
-                               help="TOML config file")(command)
-        return click.option("--vault", type=click.Path(path_type=Path),
-                            help="the notes vault folder (default: `vault` in the config file, or "
-                                 "HYLO_MEMORY_VAULT)")(command)
-    return decorate
-
-
-def _setup(ctx: click.Context, config_file: Path | None, vault: Path | None,
-           extractor: str | None = None) -> tuple[Config, Path]:
-    """The configuration (the command's --config over the group's, and the vault's own file) and the checked vault.
-
-    The vault is --vault, else HYLO_MEMORY_VAULT, else `vault` in the config file.
-    """
-    config = load_config(config_file or ctx.obj, extractor=extractor, vault=None if vault is None else str(vault))
-    if not config.vault:
-        raise click.UsageError("no vault: give --vault PATH, or set `vault` in the config file "
-                               "or HYLO_MEMORY_VAULT", ctx)
-    return config, check_vault(Path(config.vault))
-
-
 @click.group(cls=HyloGroup, context_settings={"help_option_names": ["-h", "--help"]},
              help="Keep one person's long-term memory.")
 @click.version_option(version("hylo-memory"), "--version", prog_name=PROG, message="%(prog)s %(version)s")
@@ -191,16 +102,16 @@ def cli(ctx: click.Context, config: Path | None) -> None:
 
 
 @cli.command("refresh", help="one run: read recent notes, extract evidence, apply the rules, summarise")
-@_options(extractor=True)
+@options(extractor=True)
 @click.option("--dry-run", is_flag=True, help="print what would change (a diff per file); write nothing")
 @click.option("--json", "as_json", is_flag=True, help="print the summary as one JSON object")
 @click.option("--intro", help="a self-introduction: name, role, projects")
 @click.option("--quiet", is_flag=True, help="no progress bar on a terminal")
 @click.pass_context
-@_json_failures
+@json_failures
 def refresh_command(ctx: click.Context, vault: Path | None, config_file: Path | None, today: dt.date | None,
                     extractor: str | None, dry_run: bool, as_json: bool, intro: str | None, quiet: bool) -> int:
-    config, vault = _setup(ctx, config_file, vault, extractor)
+    config, vault = setup(ctx, config_file, vault, extractor)
     day = today or clock.today(config.timezone)
     with progress_bar(quiet) as progress:
         summary, updates = refresh(vault, config, make_extractor(config.llm()), day, dry_run, intro, progress)
@@ -211,22 +122,22 @@ def refresh_command(ctx: click.Context, vault: Path | None, config_file: Path | 
         if dry_run:  # after the summary, so the header comes first
             click.echo("\n" + diff(updates, open_store(vault, config)), nl=False)
     for hint in summary.hints:
-        _fail(f"{PROG}: hint: {hint}")
+        fail(f"{PROG}: hint: {hint}")
     if summary.status != "ok":
-        _fail(f"{PROG}: run {summary.status}: {summary.waiting} source(s) wait for the next run"
+        fail(f"{PROG}: run {summary.status}: {summary.waiting} source(s) wait for the next run"
               + (f" ({summary.failures[0]})" if summary.failures else ""))
         return 2
     return 0
 
 
 @cli.command("apply", help="apply evidence from a JSONL file through the rules, with no LLM")
-@_options()
+@options()
 @click.option("--evidence", type=click.Path(path_type=Path), required=True, help="one JSON evidence object a line")
 @click.option("--dry-run", is_flag=True, help="show what would change, write nothing")
 @click.pass_context
 def apply_command(ctx: click.Context, vault: Path | None, config_file: Path | None, today: dt.date | None,
                   evidence: Path, dry_run: bool) -> int:
-    config, vault = _setup(ctx, config_file, vault)
+    config, vault = setup(ctx, config_file, vault)
     found = read_evidence(evidence)
     updates = apply_evidence(open_store(vault, config), found, today or clock.today(config.timezone), config,
                              dry_run=dry_run)
@@ -238,7 +149,7 @@ def apply_command(ctx: click.Context, vault: Path | None, config_file: Path | No
 @cli.command("remember", help="record one fact the person states",
              context_settings={"ignore_unknown_options": True})
 @click.argument("text")
-@_options(extractor=True)
+@options(extractor=True)
 @click.option("--dimension", type=DimensionType(), help=f"one of {DIMENSION_NAMES}")
 @click.option("--pin/--no-pin", default=None,
               help="pin it (never fades); default: the LLM decides, or offline: pinned for identity, "
@@ -246,7 +157,7 @@ def apply_command(ctx: click.Context, vault: Path | None, config_file: Path | No
 @click.pass_context
 def remember_command(ctx: click.Context, text: str, vault: Path | None, config_file: Path | None, today: dt.date | None,
                      extractor: str | None, dimension: Dimension | None, pin: bool | None) -> int:
-    config, vault = _setup(ctx, config_file, vault, extractor)
+    config, vault = setup(ctx, config_file, vault, extractor)
     decision = decide(text, dimension, pin, config)
     _, line = remember(open_store(vault, config), decision, today or clock.today(config.timezone),
                        config.similarity_threshold, config.lock_timeout)
@@ -255,36 +166,41 @@ def remember_command(ctx: click.Context, text: str, vault: Path | None, config_f
 
 
 @cli.command("schedule", help="run refresh on a cron schedule until stopped (SIGTERM or Ctrl-C)")
-@_options(today=False, extractor=True)
+@options(today=False, extractor=True)
 @click.option("--cron", help='a 5-field cron expression, e.g. "0 3 * * *" (default: the config\'s schedule)')
 @click.pass_context
 def schedule_command(ctx: click.Context, vault: Path | None, config_file: Path | None, extractor: str | None,
                      cron: str | None) -> int:
-    config, vault = _setup(ctx, config_file, vault, extractor)
+    config, vault = setup(ctx, config_file, vault, extractor)
     return run_schedule(vault, config, cron)
 
 
 @cli.command("status", help="show recent runs, the next scheduled run, memory files and sources waiting")
-@_options()
+@options()
 @click.option("--json", "as_json", is_flag=True, help="print the status as one JSON object")
 @click.pass_context
-@_json_failures
+@json_failures
 def status_command(ctx: click.Context, vault: Path | None, config_file: Path | None, today: dt.date | None,
                    as_json: bool) -> int:
-    config, vault = _setup(ctx, config_file, vault)
+    config, vault = setup(ctx, config_file, vault)
     report = gather(vault, config, today)
     click.echo(report.model_dump_json() if as_json else report.to_text(), nl=as_json)
     return 0
 
 
 @cli.command("init", help="look at a vault, propose which of its folders to read, and write its .hylo-memory.toml")
-@_options(today=False)
+@options(today=False)
 @click.option("--yes", is_flag=True, help="write without asking (replacing an existing, different file needs --force)")
 @click.option("--force", is_flag=True, help="with --yes: replace an existing .hylo-memory.toml that differs")
 @click.pass_context
 def init_command(ctx: click.Context, vault: Path | None, config_file: Path | None, yes: bool, force: bool) -> int:
-    config, vault = _setup(ctx, config_file, vault)
+    config, vault = setup(ctx, config_file, vault)
     return run_init(vault, config.memory_dir, yes, force)
+
+
+# Commands kept in their own modules: the trust commands (SPEC §8) and the assistant's (§9).
+for command in (*trust_cli.COMMANDS, *assist_cli.COMMANDS):
+    cli.add_command(command)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
