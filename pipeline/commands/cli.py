@@ -21,7 +21,7 @@ from .. import clock
 from ..run.refresh import diff, refresh
 from ..run.summary import render_changes
 from ..state.writing import open_store
-from . import assist_cli, trust_cli
+from . import assist_cli, mcp_cli, trust_cli
 from .apply import apply_evidence
 from .evidence_file import read_evidence
 from .init import run_init
@@ -198,8 +198,8 @@ def init_command(ctx: click.Context, vault: Path | None, config_file: Path | Non
     return run_init(vault, config.memory_dir, yes, force)
 
 
-# Commands kept in their own modules: the trust commands (SPEC §8) and the assistant's (§9).
-for command in (*trust_cli.COMMANDS, *assist_cli.COMMANDS):
+# Commands kept in their own modules: the trust commands (SPEC §8), the assistant's (§9) and its server.
+for command in (*trust_cli.COMMANDS, *assist_cli.COMMANDS, *mcp_cli.COMMANDS):
     cli.add_command(command)
 
 
