@@ -27,7 +27,7 @@ from .evidence_file import read_evidence
 from .init import run_init
 from .options import PROG, DimensionType, fail, json_failures, options, reason, setup
 from .progress_bar import progress_bar
-from .remember import decide, remember
+from .remember import remember_text
 from .schedule import run_schedule
 from .status import gather
 
@@ -158,9 +158,7 @@ def apply_command(ctx: click.Context, vault: Path | None, config_file: Path | No
 def remember_command(ctx: click.Context, text: str, vault: Path | None, config_file: Path | None, today: dt.date | None,
                      extractor: str | None, dimension: Dimension | None, pin: bool | None) -> int:
     config, vault = setup(ctx, config_file, vault, extractor)
-    decision = decide(text, dimension, pin, config)
-    _, line = remember(open_store(vault, config), decision, today or clock.today(config.timezone),
-                       config.similarity_threshold, config.lock_timeout)
+    line = remember_text(vault, config, text, dimension, pin, today)
     click.echo(line)
     return 0
 

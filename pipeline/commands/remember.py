@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from pathlib import Path
 
 from hylo_memory.decay import Dimension, Evidence, FileUpdate, apply_rules
 from hylo_memory.decay.model import MAX_ITEM_TEXT, MemoryFile
@@ -12,9 +13,10 @@ from hylo_memory.errors import InputError
 from hylo_memory.extractors.base import Decision
 from hylo_memory.extractors.choice import make_extractor
 
+from .. import clock
 from ..config import Config
 from ..state.locking import DEFAULT_TIMEOUT
-from ..state.writing import writing
+from ..state.writing import open_store, writing
 
 REMEMBER_SOURCE = "remember"
 
@@ -73,3 +75,12 @@ def remember(
     pin = "pinned" if kept.pinned else "not pinned, it will fade"
     note = f"; {decision.reason}" if decision.reason else ""
     return update, f'{verb} "{kept.text}" in {store.path(decision.dimension).name} (seen {kept.seen}, {pin}){note}'
+
+
+def remember_text(vault: Path, config: Config, text: str, dimension: Dimension | None = None,
+                  pin: bool | None = None, today: dt.date | None = None) -> str:
+    """`remember` whole, as the command line and the MCP server call it: the one line it prints."""
+    decision = decide(text, dimension, pin, config)
+    _, line = remember(open_store(vault, config), decision, today or clock.today(config.timezone),
+                       config.similarity_threshold, config.lock_timeout)
+    return line
