@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping
 
 from pydantic import BaseModel
 
+from .forgetting import Tombstone
 from .model import Dimension, Evidence, MemoryFile
 from .rules import DEFAULT_THRESHOLD, FileChanges, apply_rules
 
@@ -33,14 +34,20 @@ def plan_updates(
     evidence: Iterable[Evidence],
     today: dt.date,
     threshold: float = DEFAULT_THRESHOLD,
+    forgotten: Iterable[Tombstone] = (),
+    known: Mapping[Dimension, Collection[tuple[str, str]]] | None = None,
 ) -> list[FileUpdate]:
-    """Apply rules A–G to every dimension's file, in the order of `Dimension`."""
+    """Apply rules A–H to every dimension's file, in the order of `Dimension` (see `apply_rules`)."""
     by_dimension: dict[Dimension, list[Evidence]] = defaultdict(list)
     for ev in evidence:
         by_dimension[ev.dimension].append(ev)
+    stones: dict[Dimension, list[Tombstone]] = defaultdict(list)
+    for stone in forgotten:
+        stones[stone.dimension].append(stone)
     updates = []
     for dimension in Dimension:
         before = files.get(dimension)
-        after, changes = apply_rules(before or MemoryFile.new(dimension), by_dimension[dimension], today, threshold)
+        after, changes = apply_rules(before or MemoryFile.new(dimension), by_dimension[dimension], today, threshold,
+                                     forgotten=stones[dimension], known=(known or {}).get(dimension, frozenset()))
         updates.append(FileUpdate(dimension=dimension, before=before, after=after, changes=changes))
     return updates

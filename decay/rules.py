@@ -1,15 +1,17 @@
-"""Rules A–G of SPEC §3, applied to one memory file. Deterministic; `today` is passed in."""
+"""Rules A–H of SPEC §3, applied to one memory file. Deterministic; `today` is passed in."""
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
+from typing import Literal
 
 from pydantic import BaseModel
 
+from .forgetting import Tombstone, screen
 from .format import gc_paused
-from .match import TextIndex
+from .match import TextIndex, normalise
 from .model import ACTIVE, FADING, Dimension, Entry, Evidence, Item, Layout, MemoryFile, RawLine, Section
 
 DEFAULT_THRESHOLD = 90.0
@@ -22,6 +24,31 @@ class Merge(BaseModel):
     dropped: str
 
 
+class Supersession(BaseModel):
+    """Rule H: an Active item faded at once by a newer fact that replaces it."""
+
+    text: str
+    by: str  # the item the superseding evidence landed on
+
+
+class Conflict(BaseModel):
+    """Rule H on a pinned item: never moved, reported for the person to settle."""
+
+    pinned: str
+    evidence: str
+    source: str
+
+
+class Applied(BaseModel):
+    """One piece of evidence the rules applied: the item it landed on (as it reads after the run)."""
+
+    item: str
+    wording: str  # the evidence's own text
+    source: str
+    date: dt.date | None
+    kind: Literal["added", "refreshed"]
+
+
 class FileChanges(BaseModel):
     """What one application of the rules did to one file, item texts by kind."""
 
@@ -32,6 +59,10 @@ class FileChanges(BaseModel):
     deleted: list[str] = []
     merged: list[Merge] = []  # items merged into another item of the file: each drops one
     adopted: list[str] = []
+    superseded: list[Supersession] = []
+    conflicts: list[Conflict] = []
+    forgotten: list[str] = []  # evidence a tombstone kept out
+    applied: list[Applied] = []  # provenance: every piece of evidence applied, in order
     expired: int = 0
 
 
@@ -52,6 +83,14 @@ class _Slot:
     note: str = ""
     children: tuple[str, ...] = ()  # the person's indented lines under the item: they go where it goes
     layout: Layout | None = None
+    into: _Slot | None = None  # the item F merged this one into
+
+    def live(self) -> _Slot:
+        """The item this one is now: itself, or the survivor of the merges it went into."""
+        slot = self
+        while slot.into is not None:
+            slot = slot.into
+        return slot
 
     def item(self) -> Item:
         old = self.original
@@ -68,13 +107,20 @@ def apply_rules(
     today: dt.date,
     threshold: float = DEFAULT_THRESHOLD,
     decay: bool = True,
+    forgotten: Iterable[Tombstone] = (),
+    known: Collection[tuple[str, str]] = frozenset(),
 ) -> tuple[MemoryFile, FileChanges]:
-    """Apply rules A–G to `memory` with this run's evidence; return the new file and what changed.
+    """Apply rules A–H to `memory` with this run's evidence; return the new file and what changed.
 
     `decay=False` leaves D and E out: recording one fact touches that fact only (SPEC §5).
+    Evidence a tombstone in `forgotten` matches is not applied. `known` holds the (source,
+    normalised item text) pairs already recorded: a source read again is not a new sighting.
     """
     with gc_paused():
-        return _apply_rules(memory, evidence, today, threshold, decay)
+        kept, blocked = screen(evidence, forgotten, threshold)
+        memory, changes = _apply_rules(memory, kept, today, threshold, decay, known)
+        changes.forgotten = [ev.text for ev in blocked]
+        return memory, changes
 
 
 def _apply_rules(
@@ -83,12 +129,17 @@ def _apply_rules(
     today: dt.date,
     threshold: float,
     decay: bool,
+    known: Collection[tuple[str, str]],
 ) -> tuple[MemoryFile, FileChanges]:
     window = memory.decay_window
     changes = FileChanges(dimension=memory.dimension)
     pool = _Pool(threshold)
     layout = _read_slots(memory, today, pool, changes)
-    _apply_evidence(memory.dimension, pool, evidence, today, window, changes)
+    landed = _apply_evidence(memory.dimension, pool, evidence, today, window, changes, known)
+    _supersede(pool, landed, changes)
+    changes.applied = [Applied(item=slot.live().text, wording=ev.text, source=ev.source, date=ev.date,
+                               kind="refreshed" if slot.original is not None else "added")
+                       for ev, slot, _ in landed]
     if decay:
         for slot in pool.live():
             _decay(slot, today, window, changes)
@@ -177,6 +228,7 @@ def _absorb(survivor: _Slot, other: _Slot) -> str:
     if other.note and other.note != survivor.note:
         survivor.note += other.note
     other.deleted = True
+    other.into = survivor
     return theirs if survivor.text == mine else mine
 
 
@@ -192,9 +244,14 @@ def _apply_evidence(
     today: dt.date,
     window: int,
     changes: FileChanges,
-) -> None:
-    """Rules A, B and C, with F between pieces of evidence; G keeps `pinned`."""
+    known: Collection[tuple[str, str]],
+) -> list[tuple[Evidence, _Slot, dt.date]]:
+    """Rules A, B and C, with F between pieces of evidence; G keeps `pinned`.
+
+    Returns each piece of evidence applied with the item it landed on and the date it was seen.
+    """
     touched: list[_Slot] = []
+    landed: list[tuple[Evidence, _Slot, dt.date]] = []
     for ev in evidence:
         if ev.dimension != dimension:
             raise ValueError(f"{ev.dimension.value} evidence given to the {dimension.value} file")
@@ -212,12 +269,15 @@ def _apply_evidence(
         # (sources come oldest first). Rewording it later could make it a near-duplicate of
         # another item that the next run would merge: the rules would not be idempotent.
         slot = pool.slots[target]
+        if known and slot.original is not None and (ev.source, normalise(slot.text)) in known:
+            continue  # a note read again (another extractor, an edit) already supports it: not a new sighting
         if slot.sources is None:
             slot.sources = set()
         slot.sources.add(ev.source)
         slot.newest = max(slot.newest or seen_on, seen_on)
         slot.pinned = slot.pinned or ev.pinned
         touched.append(slot)
+        landed.append((ev, slot, seen_on))
     for slot in dict.fromkeys(touched):
         if slot.deleted or not slot.sources:
             continue
@@ -229,6 +289,26 @@ def _apply_evidence(
             changes.refreshed.append(slot.text)
         slot.section = ACTIVE  # B: a Fading item with evidence returns to Active
         slot.sources = None
+    return landed
+
+
+def _supersede(pool: _Pool, landed: list[tuple[Evidence, _Slot, dt.date]], changes: FileChanges) -> None:
+    """Rule H: an Active item a newer fact replaces moves to Fading; a pinned one is a conflict."""
+    for ev, slot, seen_on in landed:
+        if ev.supersedes is None or (found := pool.find(ev.supersedes)) is None:
+            continue
+        old, new = pool.slots[found].live(), slot.live()
+        if old is new:
+            continue  # the evidence is the very item it would replace
+        if old.newest is not None and old.newest >= seen_on:
+            continue  # seen again in this run, on or after the replacing fact: still current
+        if old.pinned:
+            conflict = Conflict(pinned=old.text, evidence=ev.text, source=ev.source)
+            if conflict not in changes.conflicts:
+                changes.conflicts.append(conflict)
+        elif old.section == ACTIVE:
+            old.section = FADING  # `last` and `seen` unchanged: E deletes it only after two windows
+            changes.superseded.append(Supersession(text=old.text, by=new.text))
 
 
 def _decay(slot: _Slot, today: dt.date, window: int, changes: FileChanges) -> None:

@@ -1,0 +1,35 @@
+"""Tombstones (SPEC §8): facts the person asked to forget, and the evidence they keep out."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+
+from pydantic import BaseModel
+
+from .match import TextIndex
+from .model import Dimension, Evidence
+
+
+class Tombstone(BaseModel):
+    """A forgotten fact: evidence matching it by §3's rules is never applied again."""
+
+    dimension: Dimension
+    text: str
+    forgotten_on: dt.date
+
+
+def screen(evidence: Iterable[Evidence], tombstones: Iterable[Tombstone],
+           threshold: float) -> tuple[list[Evidence], list[Evidence]]:
+    """Split evidence into what may be applied and what a tombstone of its dimension blocks."""
+    indexes: dict[Dimension, TextIndex] = {}
+    for number, stone in enumerate(tombstones):
+        indexes.setdefault(stone.dimension, TextIndex(threshold)).add(number, stone.text)
+    kept: list[Evidence] = []
+    blocked: list[Evidence] = []
+    for ev in evidence:
+        index = indexes.get(ev.dimension)
+        hit = index is not None and (index.find(ev.text) is not None
+                                     or (ev.matches is not None and index.find(ev.matches) is not None))
+        (blocked if hit else kept).append(ev)
+    return kept, blocked
