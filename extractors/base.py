@@ -9,7 +9,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, Field
 
-from hylo_memory.decay import Dimension, Evidence
+from hylo_memory.decay import Dimension, Evidence, MemoryFile
 
 
 class SourceKind(str, Enum):
@@ -158,6 +158,7 @@ class Decision(BaseModel):
     text: str
     pinned: bool
     reason: str = ""  # how the decision was made, shown to the person
+    supersedes: str | None = None  # the text of an Active item of `dimension` this fact replaces (rule H)
 
 
 # Told, as soon as they are done, of the sources extracted whole and the evidence from them (so an
@@ -179,6 +180,7 @@ class Extractor(Protocol):
         """One preference per cluster, worded as a trait; one piece of evidence per unit."""
         ...
 
-    def classify(self, text: str, dimension: Dimension | None, pinned: bool | None) -> Decision:
-        """Dimension, wording and pinning for a fact stated with `remember`."""
+    def classify(self, text: str, dimension: Dimension | None, pinned: bool | None, *,
+                 memory: dict[Dimension, MemoryFile | None] | None = None) -> Decision:
+        """Dimension, wording and pinning for a fact stated with `remember`; with `memory`, what it supersedes."""
         ...

@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 from rapidfuzz import fuzz
 
-from hylo_memory.decay import Dimension, Evidence
+from hylo_memory.decay import Dimension, Evidence, MemoryFile
 from hylo_memory.decay.match import normalise
 from hylo_memory.errors import InvalidReply, LLMError
 from hylo_memory.templates import render
@@ -34,6 +34,11 @@ from .synthesis import cluster_evidence
 
 T = TypeVar("T")
 MAX_CANDIDATES = 40  # existing items shown per request: the relevant ones, never whole files
+# Identity items shown beside the relevant ones: the facts a note most often replaces while sharing no
+# word with them ("I moved to Porto" / "Lives in Lisbon"), and few by nature.
+MAX_STANDING = 8
+MAX_CLASSIFY_ITEMS = 100  # Active items `remember` shows the model, for it to say which one a fact replaces
+_WITHOUT_IT = " (kept without it)"  # a rejected supersedes claim costs the claim, not the evidence
 _OVERHEAD_ROOM = 0.8  # share of the request budget sources may fill, after the fixed parts
 
 
@@ -103,7 +108,7 @@ class LLMExtractor:
                              existing: list[Candidate]) -> Extraction:
         # Short ids the pipeline assigns: the model cannot invent a path or an item.
         sources = [(f"S{i}", part) for i, part in enumerate(batch.parts, start=1)]
-        candidates = list(enumerate(relevant(existing, batch.text, MAX_CANDIDATES), start=1))
+        candidates = list(enumerate(shown(existing, batch.text), start=1))
         messages = [{"role": "system", "content": system},
                     {"role": "user", "content": self._request_text(candidates, sources, profile)}]
         by_id = {sid: part.source for sid, part in sources}
@@ -128,8 +133,11 @@ class LLMExtractor:
                     result.drop(problem or "", entry.text)
                     continue
                 matches = linked.text if linked is not None and linked.dimension == entry.dimension else None
+                replaced, ignored = superseded(entry.supersedes, items, entry.dimension, text, entry.restates)
+                if ignored is not None:
+                    result.drop(ignored + _WITHOUT_IT, text)
                 result.evidence.append(Evidence(dimension=entry.dimension, text=text, source=source.path,
-                                                date=source.date, matches=matches))
+                                                date=source.date, matches=matches, supersedes=replaced))
             return result
 
         return await _or_failed(self._ask(client, messages, "extraction", strict_schema(ExtractionReply), read),
@@ -188,9 +196,11 @@ class LLMExtractor:
 
     # remember
 
-    def classify(self, text: str, dimension: Dimension | None, pinned: bool | None) -> Decision:
+    def classify(self, text: str, dimension: Dimension | None, pinned: bool | None, *,
+                 memory: dict[Dimension, MemoryFile | None] | None = None) -> Decision:
+        items = dict(enumerate(active_items(memory, dimension, text), start=1))
         messages = [{"role": "system", "content": render("classify_instructions.j2")},
-                    {"role": "user", "content": render("classify_request.j2", text=text)}]
+                    {"role": "user", "content": render("classify_request.j2", text=text, items=list(items.items()))}]
 
         async def ask(client: ChatClient) -> ClassifyReply:
             return await self._ask(client, messages, "memory_item", strict_schema(ClassifyReply),
@@ -199,17 +209,21 @@ class LLMExtractor:
         try:
             proposed = self._run(ask)
         except LLMError as exc:
-            decision = OfflineExtractor().classify(text, dimension, pinned)
+            decision = OfflineExtractor().classify(text, dimension, pinned, memory=memory)
             return decision.model_copy(update={"reason": f"LLM unavailable ({exc}); {decision.reason or 'as given'}"})
         wording = clean_text(proposed.text)
         kept_own = wording is None or not keeps_the_point(text, wording)
         chosen = dimension or proposed.dimension
+        kept = wording if wording is not None and not kept_own else text
+        # An invalid number is the model's slip, not the person's: ignored without a word.
+        replaced, _ = superseded(proposed.supersedes, items, chosen, kept, None)
         return Decision(
             dimension=chosen,
-            text=text if kept_own else wording,
+            text=kept,
             # Only the person pins current work or a mood (--pin): the model may not.
             pinned=(proposed.pinned and chosen.pinned_by_default) if pinned is None else pinned,
             reason="filed by the LLM" + ("; kept your wording" if kept_own and wording else ""),
+            supersedes=replaced,
         )
 
     # Plumbing
@@ -264,6 +278,37 @@ async def _or_failed(work: Awaitable[Extraction], paths: list[str], what: str) -
         return await work
     except LLMError as exc:
         return Extraction(failed=paths, failures=[f"{what}: {exc}"])
+
+
+def shown(existing: list[Candidate], text: str) -> list[Candidate]:
+    """The existing items a batch is shown: those sharing its words, then identity facts it may replace."""
+    chosen = relevant(existing, text, MAX_CANDIDATES)
+    standing = [c for c in existing if c.dimension is Dimension.identity and c not in chosen][:MAX_STANDING]
+    return chosen[: MAX_CANDIDATES - len(standing)] + standing
+
+
+def active_items(memory: dict[Dimension, MemoryFile | None] | None, dimension: Dimension | None,
+                 text: str) -> list[Candidate]:
+    """The Active items `remember` shows the model: the given dimension's, else all; those sharing words first."""
+    files = [f for d, f in (memory or {}).items() if f is not None and dimension in (None, d)]
+    items = [Candidate(dimension=f.dimension, text=i.text) for f in files for i in f.active]
+    first = relevant(items, text, MAX_CLASSIFY_ITEMS)
+    return (first + [c for c in items if c not in first])[:MAX_CLASSIFY_ITEMS]
+
+
+def superseded(number: int | None, items: dict[int, Candidate], dimension: Dimension, text: str,
+               restates: int | None) -> tuple[str | None, str | None]:
+    """The text of the shown item a reply says this fact replaces, or why that claim is ignored."""
+    if number is None:
+        return None, None
+    item = items.get(number)
+    if item is None:
+        return None, "an unknown item number in supersedes"
+    if item.dimension is not dimension:
+        return None, "supersedes an item of another dimension"
+    if number == restates or normalise(item.text) == normalise(text):
+        return None, "supersedes the item it restates"
+    return item.text, None
 
 
 def keeps_the_point(original: str, wording: str) -> bool:

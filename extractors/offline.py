@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 
-from hylo_memory.decay import Dimension, Evidence
+from hylo_memory.decay import Dimension, Evidence, MemoryFile
 from hylo_memory.decay.model import MAX_ITEM_TEXT, clean_text
 
 from .base import AuthorProfile, Candidate, Cluster, Decision, Extraction, Progress, Source
-from .patterns import RELATIONS, ZH_RELATIONS, statements, whole_statement
+from .patterns import RELATIONS, ZH_RELATIONS, Likings, statements, whole_statement
 from .synthesis import cluster_evidence
 
 # Keyword cues for `remember` without a dimension, when no first-person pattern reads the fact, strongest
@@ -43,12 +43,16 @@ class OfflineExtractor:
     def extract(self, sources: list[Source], profile: AuthorProfile, existing: list[Candidate],
                 progress: Progress | None = None) -> Extraction:
         # Offline extraction is instant: nothing is worth keeping before the run ends.
+        likings = Likings(c.text for c in existing if c.dimension is Dimension.preferences)
         evidence = []
         for source in sources:
             allowed = source.dimensions
             for dimension, text in statements(source.text):
                 if dimension in allowed:
-                    evidence.append(Evidence(dimension=dimension, text=text, source=source.path, date=source.date))
+                    # Only a reversed liking is certain enough to supersede: "Lives in Porto" may be a second home.
+                    replaced = likings.reversed_by(text) if dimension is Dimension.preferences else None
+                    evidence.append(Evidence(dimension=dimension, text=text, source=source.path, date=source.date,
+                                             supersedes=replaced))
         return Extraction(evidence=evidence)
 
     def synthesise(self, clusters: list[Cluster], profile: AuthorProfile) -> Extraction:
@@ -57,13 +61,15 @@ class OfflineExtractor:
             evidence += cluster_evidence(cluster, trait_wording(cluster))
         return Extraction(evidence=evidence)
 
-    def classify(self, text: str, dimension: Dimension | None, pinned: bool | None) -> Decision:
+    def classify(self, text: str, dimension: Dimension | None, pinned: bool | None, *,
+                 memory: dict[Dimension, MemoryFile | None] | None = None) -> Decision:
         """Where a stated fact goes, read as the patterns read a note, else by keywords.
 
         A fact a pattern reads whole keeps the pattern's wording, as a note's would ("I'm vegetarian" →
         "Is vegetarian", "我是素食者" → "是素食者"): said in a note or told to `remember`, it is one item.
-        Anything else keeps the person's own words.
+        Anything else keeps the person's own words. With `memory`, a reversed liking supersedes the old one.
         """
+        stated = text
         how = []
         whole = whole_statement(text)
         if dimension is None:
@@ -78,7 +84,24 @@ class OfflineExtractor:
             text = whole[1]
         if pinned is None:
             pinned = dimension.pinned_by_default
-        return Decision(dimension=dimension, text=text, pinned=pinned, reason="; ".join(how))
+        return Decision(dimension=dimension, text=text, pinned=pinned, reason="; ".join(how),
+                        supersedes=superseded_liking(stated, text, dimension, memory))
+
+
+def superseded_liking(stated: str, text: str, dimension: Dimension,
+                      memory: dict[Dimension, MemoryFile | None] | None) -> str | None:
+    """The Active preference a stated fact reverses ("I stopped liking cold brew" → "Loves cold brew"), if certain.
+
+    Read from the fact as kept and from what the patterns read in the statement; two different items
+    reversed is not certain, and gives none.
+    """
+    current = (memory or {}).get(Dimension.preferences)
+    if dimension is not Dimension.preferences or current is None:
+        return None
+    likings = Likings(item.text for item in current.active)
+    readings = [text, *(wording for d, wording in statements(stated) if d is Dimension.preferences)]
+    reversed_items = {found for wording in readings if (found := likings.reversed_by(wording)) is not None}
+    return reversed_items.pop() if len(reversed_items) == 1 else None
 
 
 def trait_wording(cluster: Cluster) -> str:

@@ -8,9 +8,11 @@ what it does not recognise, it leaves alone.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import NamedTuple
 
 from hylo_memory.decay import Dimension
+from hylo_memory.decay.match import normalise
 from hylo_memory.decay.model import MAX_ITEM_TEXT, clean_text
 
 RELATIONS = (
@@ -79,6 +81,14 @@ RULES: list[Rule] = [
     _rule(Dimension.preferences, rf"\bI (?:really |truly )?(?P<verb>love|like|enjoy|adore) {_REST}{_END}",
           lambda m: f"{_third(m['verb'])} {_rest(m)}"),
     _rule(Dimension.preferences, rf"\bI (?:much |really )?prefer {_REST}{_END}", lambda m: f"Prefers {_rest(m)}"),
+    # A liking that ended is a change worth keeping ("No longer likes cold brew" replaces "Loves cold brew");
+    # a plain "I don't like X" is not read: a negation alone is too often a passing remark.
+    _rule(Dimension.preferences, rf"\bI (?:do not|don't|don’t) (?:really )?(?P<verb>like|love|enjoy) {_REST}\s+any ?more{_END}",
+          lambda m: f"No longer {_third(m['verb']).lower()} {_rest(m)}"),
+    _rule(Dimension.preferences, rf"\bI (?:really )?no longer (?:really )?(?P<verb>like|love|enjoy|adore) {_REST}(?:\s+any ?more)?{_END}",
+          lambda m: f"No longer {_third(m['verb']).lower()} {_rest(m)}"),
+    _rule(Dimension.preferences, rf"\bI(?:'ve|’ve| have)? stopped (?P<verb>liking|loving|enjoying) {_REST}(?:\s+any ?more)?{_END}",
+          lambda m: f"No longer {_third(m['verb']).lower()} {_rest(m)}"),
     _rule(Dimension.preferences, rf"\bI (?:really )?(?:hate|dislike|can't stand|cannot stand|can’t stand) {_REST}{_END}",
           lambda m: f"Dislikes {_rest(m)}"),
     _rule(Dimension.preferences, rf"\bmy favou?rite (?P<what>[\w -]{{2,30}}?) is {_REST}{_END}",
@@ -198,7 +208,9 @@ ZH_RULES: list[Rule] = [
           lambda m: f"最喜欢的{m['what']}是{_zh_rest(m)}"),
     _rule(Dimension.preferences, rf"{_ZH_I}{_ZH_FILLER}(?P<verb>(?:更|最)?(?:喜欢|爱(?!人)|热爱|享受|迷上了?))(?!的){_ZH_REST}{_ZH_END}",
           lambda m: m["verb"] + _zh_rest(m)),
-    _rule(Dimension.preferences, rf"{_ZH_I}{_ZH_FILLER}(?P<verb>讨厌|不喜欢|不爱|受不了|厌恶|烦透了)(?!了?{_ZH_END}){_ZH_REST}{_ZH_END}",
+    # 已经不喜欢 / 不再喜欢: a liking that ended ("no longer likes"), as "I stopped liking" is in English.
+    _rule(Dimension.preferences,
+          rf"{_ZH_I}{_ZH_FILLER}(?:已经)?(?P<verb>讨厌|不再喜欢|不喜欢|不再爱|不爱|受不了|厌恶|烦透了)(?!了?{_ZH_END}){_ZH_REST}{_ZH_END}",
           lambda m: m["verb"] + _zh_rest(m)),
     # goals
     _rule(Dimension.goals, rf"{_ZH_I}的(?P<what>目标|梦想|计划)是{_ZH_REST}{_ZH_END}", lambda m: f"{m['what']}是{_zh_rest(m)}"),
@@ -238,7 +250,8 @@ def _listed(words: list[str]) -> str:
 
 
 def _third(verb: str) -> str:
-    return {"love": "Loves", "like": "Likes", "enjoy": "Enjoys", "adore": "Adores"}[verb.lower()]
+    verb = {"loving": "love", "liking": "like", "enjoying": "enjoy"}.get(verb.lower(), verb.lower())
+    return {"love": "Loves", "like": "Likes", "enjoy": "Enjoys", "adore": "Adores"}[verb]
 
 
 def _article(role: str) -> str:
@@ -266,7 +279,7 @@ _ZH_QUESTION = re.compile(r"[吗嘛][。.!！\s]*$|([\u4e00-\u9fff])不\1|为什
 # "喜欢它", "爱你": an object that is only a pronoun, in Chinese.
 _ZH_PRONOUN_ONLY = re.compile(rf"^[\u4e00-\u9fff]{{1,3}}?{_ZH_PRONOUN}了?$")
 # "Loves it": an object that is only a pronoun means nothing outside its note.
-_PRONOUN_ONLY = re.compile(r"^\S+ (?:it|this|that|them|these|those|him|her)$", re.IGNORECASE)
+_PRONOUN_ONLY = re.compile(r"^(?:no longer )?\S+ (?:it|this|that|them|these|those|him|her)$", re.IGNORECASE)
 
 
 def own_sentences(text: str) -> list[str]:
@@ -326,3 +339,69 @@ def _is_item(wording: str) -> bool:
 # What may follow a statement read whole: its closing punctuation.
 _CLOSING = " .!。！…~～"
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+
+
+# Likes and dislikes, read back from an item's wording, to find the one a new wording reverses
+# ("Dislikes cold brew" reverses "Loves cold brew"). Only wordings whose stance is beyond doubt count:
+# "Prefers X" or "Favourite X: Y" state no stance against anything.
+_EN_STANCES: list[tuple[re.Pattern[str], int, bool]] = [  # (wording, sign, strong)
+    (re.compile(r"^(?:really |truly )?(?:loves|adores)\s+(?P<thing>.+)$", re.I), 1, True),
+    (re.compile(r"^(?:really |truly )?(?:likes|enjoys)\s+(?P<thing>.+)$", re.I), 1, False),
+    # No longer loving something says nothing against still liking it: it reverses only "Loves".
+    (re.compile(r"^(?:no longer (?:really )?(?:loves|adores)|(?:has )?stopped loving)\s+(?P<thing>.+)$", re.I), -1, True),
+    (re.compile(r"^(?:really )?(?:dislikes|hates|detests|can(?:'|’|no)t stand|does(?: not|n't|n’t) (?:like|enjoy)|"
+                r"no longer (?:really )?(?:likes|enjoys)|(?:has )?stopped (?:liking|enjoying))\s+(?P<thing>.+)$", re.I),
+     -1, False),
+]
+# Chinese: 喜欢喝茶 / 不喜欢喝茶 / 讨厌喝茶. 最喜欢的… is a favourite, 更喜欢 a preference over something: neither.
+_ZH_STANCE_DEGREE = r"(?:真的|其实|也|还|一直|都|很|非常|特别|超级|超|挺|蛮|好|已经)*"
+_ZH_STANCES: list[tuple[re.Pattern[str], int, bool]] = [
+    (re.compile(rf"^{_ZH_STANCE_DEGREE}(?:讨厌|不再喜欢|不喜欢|不再爱|不爱|受不了|厌恶)(?P<thing>.+)$"), -1, False),
+    (re.compile(rf"^{_ZH_STANCE_DEGREE}(?:最爱|喜欢|热爱|享受|迷上了?|爱)(?![的人好])(?P<thing>.+)$"), 1, False),
+]
+# What says when, not what: "cold brew anymore" and "cold brew" are the same thing.
+_WHEN = re.compile(r"(?:\s+(?:any ?more|now|these days|nowadays|lately))+$|(?:了|啦|了啊|了呢)$", re.I)
+
+
+class Stance(NamedTuple):
+    """A liking read from a wording: for or against (`sign`), love-strong or not, and the thing liked."""
+
+    sign: int
+    strong: bool
+    thing: str
+
+    def reverses(self, other: Stance) -> bool:
+        """Whether this stance and `other` cannot both hold: opposite, about the same thing."""
+        if self.thing != other.thing or self.sign == other.sign:
+            return False
+        against, liking = (self, other) if self.sign < 0 else (other, self)
+        return not against.strong or liking.strong
+
+
+def stance(wording: str) -> Stance | None:
+    """The liking a preference's wording states, or None when it states none beyond doubt."""
+    text = " ".join(wording.split())
+    for pattern, sign, strong in _ZH_STANCES if _CJK.match(text) else _EN_STANCES:
+        m = pattern.match(text)
+        if m:
+            thing = normalise(_WHEN.sub("", normalise(m["thing"])))
+            return Stance(sign, strong, thing) if thing else None
+    return None
+
+
+class Likings:
+    """The likes and dislikes among existing items, by the thing liked: which one a new wording reverses."""
+
+    def __init__(self, texts: Iterable[str]):
+        self.by_thing: dict[str, list[tuple[Stance, str]]] = {}
+        for text in texts:
+            found = stance(text)
+            if found is not None:
+                self.by_thing.setdefault(found.thing, []).append((found, text))
+
+    def reversed_by(self, wording: str) -> str | None:
+        """The first item `wording` reverses ("Dislikes cold brew" → "Loves cold brew"), or None."""
+        new = stance(wording)
+        if new is None:
+            return None
+        return next((text for old, text in self.by_thing.get(new.thing, []) if new.reverses(old)), None)

@@ -26,6 +26,9 @@ class EvidenceEntry(BaseModel):
     text: str = Field(description="the fact about the author, one short line, third person without a subject")
     source: str = Field(description="the id of the source it comes from, e.g. S2")
     restates: int | None = Field(description="the number of the existing item it restates, or null")
+    # A default, so a reply without it (an older prompt's, or json_object mode) still parses.
+    supersedes: int | None = Field(default=None,
+                                   description="the number of the existing item this newer fact replaces, or null")
 
 
 class ExtractionReply(BaseModel):
@@ -45,6 +48,8 @@ class ClassifyReply(BaseModel):
     dimension: Dimension
     text: str = Field(description="the fact, tidied, in the person's own words")
     pinned: bool = Field(description="true for a standing fact or preference, false for current work or moods")
+    supersedes: int | None = Field(default=None,
+                                   description="the number of the existing item this newer fact replaces, or null")
 
 
 def strict_schema(model: type[BaseModel]) -> dict[str, Any]:

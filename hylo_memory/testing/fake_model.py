@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 import re
 
+from hylo_memory.decay import Dimension
 from hylo_memory.decay.match import normalise
-from hylo_memory.extractors.patterns import statements
+from hylo_memory.extractors.patterns import Likings, statements
 
 from .fake_replies import Body
 
@@ -35,23 +36,35 @@ def answer(body: Body) -> str:
             {"cluster": int(m["n"]), "text": "Drawn to " + " and ".join(t.strip() for t in m["tags"].split(",")[:2])}
             for m in _CLUSTER.finditer(user)
         ]})
+    numbered = [(int(m["n"]), m["dim"], m["text"]) for m in _ITEM.finditer(user)]
     if user.startswith("Statement:"):
         statement = user.split("Statement:", 1)[1].strip().splitlines()[0]
         found = statements(statement)
         dimension = found[0][0].value if found else "preferences"
-        return json.dumps({"dimension": dimension, "text": statement, "pinned": dimension not in ("goals", "state")})
-    items = {(m["dim"], normalise(m["text"])): int(m["n"]) for m in _ITEM.finditer(user)}
+        wording = found[0][1] if found else statement
+        return json.dumps({"dimension": dimension, "text": statement, "pinned": dimension not in ("goals", "state"),
+                           "supersedes": replaced(numbered, dimension, wording)})
+    items = {(dim, normalise(text)): n for n, dim, text in numbered}
     evidence: list[dict[str, object]] = []
     room = int(body.get("max_tokens") or 2000) * 4 - 100  # characters: a careful model stays within max_tokens
     for source in _SOURCE.finditer(user):
         for dimension, text in statements(source["body"]):
             entry = {"dimension": dimension.value, "text": text, "source": source["id"],
-                     "restates": items.get((dimension.value, normalise(text)))}
+                     "restates": items.get((dimension.value, normalise(text))),
+                     "supersedes": replaced(numbered, dimension.value, text)}
             room -= len(json.dumps(entry)) + 2
             if room < 0:
                 return json.dumps({"evidence": evidence})
             evidence.append(entry)
     return json.dumps({"evidence": evidence})
+
+
+def replaced(numbered: list[tuple[int, str, str]], dimension: str, wording: str) -> int | None:
+    """The number of the shown item a careful model would say this wording replaces: a reversed liking only."""
+    if dimension != Dimension.preferences.value:
+        return None
+    found = Likings(text for _, dim, text in numbered if dim == dimension).reversed_by(wording)
+    return next((n for n, dim, text in numbered if dim == dimension and text == found), None)
 
 
 def source_ids(body: Body) -> list[str]:

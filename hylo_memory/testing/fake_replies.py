@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -156,6 +157,22 @@ def reject_json_schema_handler(status: int = 400, fallback: Handler | str = "{}"
         return fallback(body) if callable(fallback) else reply(fallback)
 
     return handler
+
+
+def evidence_entry(dimension: str, text: str, source: str = "S1", *, restates: int | None = None,
+                   supersedes: int | None = None) -> Body:
+    """One entry of an extraction reply, every field the schema requires given."""
+    return {"dimension": dimension, "text": text, "source": source, "restates": restates, "supersedes": supersedes}
+
+
+def extraction_reply(*entries: Body) -> Reply:
+    """A 200 whose content is the extraction ``{"evidence": [...]}`` of these entries."""
+    return reply(json.dumps({"evidence": list(entries)}))
+
+
+def classify_reply(dimension: str, text: str, pinned: bool, supersedes: int | None = None) -> Reply:
+    """A 200 whose content is the `remember` classification of one fact."""
+    return reply(json.dumps({"dimension": dimension, "text": text, "pinned": pinned, "supersedes": supersedes}))
 
 
 def prompt_text(body: Body) -> str:
