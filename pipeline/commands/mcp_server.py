@@ -1,0 +1,154 @@
+"""The MCP server (SPEC §9): the command line's functions as tools and the memory files as resources.
+
+Every tool calls the same function its command calls, on a worker thread, so it takes the same
+locks and writes through the same journal; a failure is the command line's one line.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio
+import anyio.to_thread
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
+from mcp.server.mcpserver.resources import FunctionResource
+from mcp_types import CallToolResult, InputRequiredResult, TextContent
+from pydantic import ValidationError
+
+from hylo_memory.decay import Dimension
+from hylo_memory.errors import HyloMemoryError, validation_line
+
+from .. import clock
+from ..config import Config
+from ..state.writing import open_store
+from . import mcp_text
+from .options import PROG, reason
+
+LOG = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Memory:
+    """What the server serves: the checked vault, its configuration, and `--today` when given."""
+
+    vault: Path
+    config: Config
+    fixed_today: dt.date | None = None
+
+    def today(self) -> dt.date:
+        # Asked at each call: a server runs for days, and its today must not stay the day it started.
+        return self.fixed_today or clock.today(self.config.timezone)
+
+
+class Failure(ToolError):
+    """A command's expected failure, as the one line the command line prints."""
+
+
+def failure(exc: HyloMemoryError | OSError) -> Failure:
+    return Failure(f"{PROG}: {reason(exc)}")
+
+
+async def blocking(function: Callable[[], T]) -> T:
+    """Run a command's function on a worker thread (it may wait for a lock or a model); failures as one line."""
+    try:
+        # Not abandoned on cancel: a write under way finishes, whatever the client does meanwhile.
+        return await anyio.to_thread.run_sync(function)
+    except (HyloMemoryError, OSError) as exc:
+        raise failure(exc) from exc
+
+
+def result(text: str, data: str | None = None, error: bool = False) -> CallToolResult:
+    """A tool's result: the text the command prints, and its `--json` as structured content."""
+    structured: Any = None
+    if data is not None:
+        structured = json.loads(data)
+        if not isinstance(structured, dict):  # before protocol 2026-07-28, structured content is an object
+            structured = {"items": structured}
+    return CallToolResult(content=[TextContent(text=text)], structured_content=structured, is_error=error)
+
+
+class HyloServer(MCPServer[Any]):
+    """The SDK's server, with every failed call one line an assistant can read and act on."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any],
+                        context: Context[Any, Any] | None = None) -> CallToolResult | InputRequiredResult:
+        tools = {tool.name: tool for tool in await self.list_tools()}
+        if name not in tools:
+            raise ToolError(f"{PROG}: no tool {name!r} (tools: {', '.join(tools)})")
+        known_arguments = tools[name].input_schema.get("properties", {})
+        unknown = sorted(set(arguments) - set(known_arguments))
+        if unknown:  # the SDK would ignore a misspelt argument; the person's intent would be lost silently
+            expected = ", ".join(known_arguments) or "none"
+            raise ToolError(f"{PROG}: {name}: unknown argument {unknown[0]!r} (arguments: {expected})")
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError as exc:
+            LOG.error("tool %s failed unexpectedly", name, exc_info=exc)
+            raise ToolError(f"{PROG}: {name}: internal error (the server's log on stderr has the details)") from exc
+        except ToolError as exc:
+            raise ToolError(_one_line(name, exc)) from exc
+
+
+def _one_line(name: str, exc: ToolError) -> str:
+    """The line for a failed call: the command's own line, or what is wrong with an argument."""
+    cause = exc.__cause__
+    if isinstance(cause, Failure):
+        return str(cause)
+    if isinstance(cause, ValidationError):
+        error = cause.errors()[0]
+        if error["type"] == "missing":
+            return f"{PROG}: {name}: missing argument {'.'.join(str(p) for p in error['loc'])!r}"
+        return f"{PROG}: {name}: {validation_line(cause)}"
+    return " ".join(str(exc).split())
+
+
+def build_server(memory: Memory) -> HyloServer:
+    """The server with its tools and resources, ready to run on any transport."""
+    from .mcp_tools import register  # the tools need `Memory` and `blocking` from here
+
+    server = HyloServer(name=PROG, title="hylo-memory", version=version("hylo-memory"),
+                        instructions=mcp_text.INSTRUCTIONS)
+    register(server, memory)
+    for dimension in Dimension:
+        server.add_resource(FunctionResource.from_function(
+            _file_reader(memory, dimension), uri=f"memory://{dimension.value}", name=dimension.value,
+            title=f"{dimension.value} ({dimension.filename})", mime_type="text/markdown",
+            description=mcp_text.RESOURCE_FILE.format(dimension=dimension.value)))
+    return server
+
+
+def _file_reader(memory: Memory, dimension: Dimension) -> Callable[[], str]:
+    def read() -> str:
+        path = open_store(memory.vault, memory.config).path(dimension)
+        try:
+            return path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return ""  # no item yet: the file is created with its first one
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ResourceError(f"{PROG}: {path}: cannot read: {exc}") from exc
+    read.__name__ = f"read_{dimension.value}"
+    return read
+
+
+def serve(memory: Memory, http: tuple[str, int] | None = None) -> None:
+    """Serve until the client goes away (stdio) or the process is stopped (HTTP on a loopback address)."""
+    server = build_server(memory)
+    if http is None:
+        anyio.run(server.run_stdio_async)
+        return
+    import uvicorn  # the SDK's own HTTP server, loaded only for --http
+
+    host, port = http
+    app = server.streamable_http_app(host=host)  # the host also turns on the SDK's DNS-rebinding checks
+    # log_config=None: uvicorn's lines go to the root logger (stderr), not its default access log on stdout.
+    config = uvicorn.Config(app, host=host, port=port, log_config=None, log_level="info")
+    anyio.run(uvicorn.Server(config).serve)

@@ -1,0 +1,133 @@
+"""The MCP server's tools: typed, bounded arguments, each calling the function its command calls."""
+
+from __future__ import annotations
+
+import logging
+from typing import Annotated, Any
+
+import anyio.from_thread
+from mcp.server.mcpserver import Context, MCPServer
+from mcp_types import CallToolResult, ToolAnnotations
+from pydantic import BeforeValidator, Field
+
+from hylo_memory.decay import Dimension
+from hylo_memory.decay.model import DIMENSION_NAMES
+from hylo_memory.extractors.choice import make_extractor
+
+from ..run.refresh import diff
+from ..run.refresh import refresh as run_refresh
+from ..run.summary import RunSummary
+from ..state.writing import open_store
+from . import mcp_text
+from .mcp_server import Memory, blocking, result
+from .options import PROG
+from .remember import remember_text
+from .status import gather
+
+LOG = logging.getLogger(__name__)
+
+MAX_TEXT = 2_000  # characters of a statement or a query: a fact is one line, a request around it a little more
+MAX_INTRO = 4_000
+
+
+def _dimension(value: Any) -> Any:
+    # As on the command line: "Preferences" and " people " name a dimension too.
+    return value.strip().lower() if isinstance(value, str) else value
+
+
+Text = Annotated[str, Field(max_length=MAX_TEXT)]
+DimensionArgument = Annotated[Dimension | None, BeforeValidator(_dimension), Field(
+    description=f"one of {DIMENSION_NAMES}; leave it out to let the memory choose")]
+
+
+def _annotations(title: str, read_only: bool, destructive: bool = False, idempotent: bool = False) -> ToolAnnotations:
+    # Closed world: every tool works on this person's memory alone.
+    if read_only:
+        return ToolAnnotations(title=title, read_only_hint=True, open_world_hint=False)
+    return ToolAnnotations(title=title, read_only_hint=False, destructive_hint=destructive,
+                           idempotent_hint=idempotent, open_world_hint=False)
+
+
+class ProgressNotices:
+    """A refresh's progress as MCP progress notifications, sent from the worker thread the run is on.
+
+    One step for reading the notes, then one a source: the progress only ever grows, as MCP asks.
+    """
+
+    def __init__(self, context: Context[Any, Any]):
+        self.context = context
+        self.sources = 0
+        self.done = 0
+
+    def _send(self, progress: float, total: float | None, message: str) -> None:
+        try:
+            anyio.from_thread.run(self.context.report_progress, progress, total, message)
+        except Exception as exc:  # noqa: BLE001 - a notice lost (the client gone) must never stop a run mid-way
+            LOG.debug("progress notice not sent: %s", exc)
+
+    def reading(self) -> None:
+        self._send(0, None, "reading the vault's notes")
+
+    def extracting(self, sources: int) -> None:
+        self.sources = sources
+        self._send(1, sources + 1, f"extracting {sources} source(s)")
+
+    def extracted(self, sources: int) -> None:
+        if sources <= 0:
+            return
+        self.done += sources
+        total = max(self.sources, self.done) + 1
+        self._send(1 + self.done, total, f"extracted {self.done} of {self.sources} source(s)")
+
+    def finished(self) -> None:
+        """The run is over: the last notice shows it whole (an offline run tells of no source on the way)."""
+        if self.done < self.sources:
+            self.done = self.sources
+            self._send(1 + self.done, 1 + self.done, "done")
+
+
+def register(server: MCPServer[Any], memory: Memory) -> None:
+    """Add every tool to `server`, serving `memory`."""
+    vault, config = memory.vault, memory.config
+
+    @server.tool(description=mcp_text.REMEMBER, annotations=_annotations("Remember a fact", read_only=False))
+    async def remember(
+        text: Annotated[Text, Field(description="the statement, in the person's words, e.g. \"I'm vegetarian\"")],
+        dimension: DimensionArgument = None,
+        pin: Annotated[bool | None, Field(
+            description="true: a standing fact that never fades; false: it may fade; leave it out to let the "
+                        "memory decide")] = None,
+    ) -> CallToolResult:
+        line = await blocking(lambda: remember_text(vault, config, text, dimension, pin, memory.fixed_today))
+        return result(line)
+
+    @server.tool(description=mcp_text.REFRESH, annotations=_annotations("Refresh the memory from notes",
+                                                                        read_only=False))
+    async def refresh(
+        context: Context[Any, Any],
+        dry_run: Annotated[bool, Field(description="show what would change; write nothing")] = False,
+        intro: Annotated[str | None, Field(
+            max_length=MAX_INTRO, description="a self-introduction: name, role, projects (optional)")] = None,
+    ) -> CallToolResult:
+        progress = ProgressNotices(context)
+        day = memory.today()
+
+        def run() -> tuple[RunSummary, str]:
+            summary, updates = run_refresh(vault, config, make_extractor(config.llm()), day, dry_run, intro, progress)
+            text = summary.to_text()
+            if dry_run:  # after the summary, as the command line prints it
+                text += "\n" + diff(updates, open_store(vault, config))
+            progress.finished()
+            return summary, text
+
+        summary, text = await blocking(run)
+        if summary.status != "ok":  # the command line's exit 2 and its line: notes were left for the next run
+            line = (f"{PROG}: run {summary.status}: {summary.waiting} source(s) wait for the next run"
+                    + (f" ({summary.failures[0]})" if summary.failures else ""))
+            return result(f"{line}\n\n{text}", summary.to_json(), error=True)
+        return result(text, summary.to_json())
+
+    @server.tool(description=mcp_text.STATUS, annotations=_annotations("Memory status", read_only=True))
+    async def status() -> CallToolResult:
+        report = await blocking(lambda: gather(vault, config, memory.fixed_today))
+        return result(report.to_text(), report.model_dump_json())
