@@ -1,0 +1,138 @@
+"""The context block (SPEC §9): Active items scored by recency and how often they were seen, the
+lowest-scored left out first under a token budget. Pure: today and the token estimate are passed in.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Mapping
+
+from pydantic import BaseModel
+
+from .model import Dimension, Item, MemoryFile, clean_text
+from .recall import BM25
+
+# The order of the block: who the person is and who is around them, then how they think, then now.
+SECTIONS = (Dimension.identity, Dimension.people, Dimension.preferences, Dimension.beliefs, Dimension.goals,
+            Dimension.state)
+TITLES = {d: d.value.capitalize() for d in SECTIONS}
+
+RECENCY_WEIGHT = 0.6  # recency counts more than familiarity: a fact seen often long ago may no longer hold
+MIN_BUDGET = 100  # tokens: the heading and the left-out line always fit in it (a name is cut to NAME_CHARS)
+MAX_BUDGET = 1_000_000  # tokens: the largest context windows; more is a typo
+NAME_CHARS = 60
+NOTHING = "_Nothing is known about the user yet._"
+
+Estimate = Callable[[str], int]
+
+
+def score(item: Item, window: int, today: dt.date) -> float:
+    """How much an Active item is worth keeping, in [0, 1]: recency within the file's window, and `seen`.
+
+    A bullet not yet given metadata counts as seen today, once: that is what adopting it will record.
+    """
+    age = max(0, (today - (item.last or today)).days)
+    recency = max(0.0, 1 - age / window)
+    familiarity = item.seen / (item.seen + 2)  # 1 → 0.33, 4 → 0.67, 10 → 0.83: more sightings, less gain
+    return round(RECENCY_WEIGHT * recency + (1 - RECENCY_WEIGHT) * familiarity, 6)
+
+
+class Chosen(BaseModel):
+    """An item of the block, with what placed it there."""
+
+    dimension: Dimension
+    text: str
+    pinned: bool
+    seen: int
+    last: dt.date | None
+    score: float
+    relevance: float | None = None  # its BM25 score for the query; None without a query or when it does not match
+
+
+class Block(BaseModel):
+    """The context block: its text and the items in it, with the budget it was cut to."""
+
+    name: str | None
+    query: str | None
+    budget: int
+    tokens: int  # the estimate of `text`
+    left_out: int  # Active items that did not fit
+    items: list[Chosen]
+    text: str
+
+
+def _priority(chosen: Chosen, position: int) -> tuple[float, int, float, int, int, int, int]:
+    # Relevant to the query first (most relevant first), then pinned, then the score; then more seen,
+    # more recent, the block's order of dimensions and the file's own order, so ties never depend on luck.
+    last = chosen.last.toordinal() if chosen.last else 0
+    return (-(chosen.relevance or 0.0), -chosen.pinned, -chosen.score, -chosen.seen, -last,
+            SECTIONS.index(chosen.dimension), position)
+
+
+def heading(name: str | None) -> str:
+    """The block's first line: the person's name when known."""
+    name = clean_text(name or "")
+    if len(name) > NAME_CHARS:
+        name = name[: NAME_CHARS - 1] + "…"
+    return f"# About {name}" if name else "# About the user"
+
+
+def left_out_line(count: int, budget: int) -> str:
+    return f"_{count:,} more item{'s' if count != 1 else ''} left out to fit the budget of {budget:,} tokens._"
+
+
+def build_block(files: Mapping[Dimension, MemoryFile | None], today: dt.date, budget: int, estimate: Estimate,
+                name: str | None = None, query: str | None = None) -> Block:
+    """The Active items of `files` as one markdown block whose estimated tokens stay within `budget`.
+
+    Each line's estimate is added up, so the estimate of the whole (never more than their sum) is within it too.
+    """
+    if not MIN_BUDGET <= budget <= MAX_BUDGET:
+        raise ValueError(f"the budget must be {MIN_BUDGET:,} to {MAX_BUDGET:,} tokens, not {budget:,}")
+    candidates: list[Chosen] = []
+    for dimension in SECTIONS:
+        memory = files.get(dimension)
+        if memory is None:
+            continue
+        for item in memory.active:
+            text = clean_text(item.text)
+            if text:
+                candidates.append(Chosen(dimension=dimension, text=text, pinned=item.pinned, seen=item.seen,
+                                         last=item.last, score=score(item, memory.decay_window, today)))
+    if query is not None and candidates:
+        relevance = BM25([c.text for c in candidates]).scores(query)
+        for index, value in relevance.items():
+            candidates[index].relevance = round(value, 6)
+    order = sorted(range(len(candidates)), key=lambda i: _priority(candidates[i], i))
+
+    top = heading(name)
+    used = estimate(top + "\n") + estimate("\n")
+    chosen: list[int] = []
+    opened: set[Dimension] = set()
+    for k, index in enumerate(order):
+        candidate = candidates[index]
+        cost = estimate(f"- {candidate.text}\n")
+        if candidate.dimension not in opened:
+            cost += estimate(f"## {TITLES[candidate.dimension]}\n") + estimate("\n")
+        remaining = len(order) - k - 1  # left out if this is the last to fit: its line must fit as well
+        reserve = estimate(left_out_line(remaining, budget) + "\n") if remaining else 0
+        if used + cost + reserve > budget:
+            break  # the lowest-scored go first: nothing after an item that does not fit is taken
+        used += cost
+        chosen.append(index)
+        opened.add(candidate.dimension)
+
+    left_out = len(candidates) - len(chosen)
+    picked = [candidates[i] for d in SECTIONS for i in chosen if candidates[i].dimension == d]  # as printed
+    parts = [top]
+    for dimension in SECTIONS:
+        lines = [f"- {c.text}" for c in picked if c.dimension == dimension]
+        if lines:
+            parts.append("\n".join([f"## {TITLES[dimension]}", *lines]))
+    if left_out:
+        parts.append(left_out_line(left_out, budget))
+    elif not candidates:
+        parts.append(NOTHING)
+    text = "\n\n".join(parts) + "\n"
+    return Block(name=name, query=query, budget=budget, tokens=estimate(text), left_out=left_out,
+                 items=picked, text=text)

@@ -1,0 +1,199 @@
+"""Recall's ranking (SPEC §9): words stemmed for English, CJK text as character bigrams, BM25, and
+reciprocal rank fusion with an embedding ranking. Pure: no I/O, no clock.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import math
+import operator
+import re
+import threading
+import unicodedata
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import Stemmer  # type: ignore[import-not-found]  # PyStemmer ships no type information
+
+from .model import Dimension, Item
+
+# A small English list: words that say nothing about what a query asks. Left out of queries only
+# (an item is indexed whole), so a query of nothing else ("who is she") can still be searched by them;
+# the pieces of contractions ("I'm" reads "i", "m") are here.
+STOP_WORDS = frozenset(
+    "a an and are as at be by but do does for from had has have he her his i in is it its me my of on or our "
+    "she so that the their them they this to was we were what when where which who will with you your "
+    "s t m d ll re ve".split()
+)
+
+# Chinese, Japanese and Korean letters (Han, kana, Hangul, their extensions and half-width forms),
+# written without spaces between words: read as overlapping pairs of characters.
+_CJK_CLASS = (
+    "\u1100-\u11ff\u2e80-\u2fdf\u3005-\u3007\u3021-\u3029\u3031-\u3035\u3038-\u303c\u3040-\u30ff\u3130-\u318f"
+    "\u31a0-\u31bf\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\uff66-\uffdc"
+    "\U00020000-\U0003134f"
+)
+_WORD = re.compile(r"[^\W_]+")
+_SPLIT = re.compile(f"([{_CJK_CLASS}]+)")
+
+K1, B = 1.2, 0.75  # BM25's usual constants: term frequency saturation, length normalisation
+RRF_K = 60  # reciprocal rank fusion's constant, as in Cormack et al. (2009)
+RRF_DEPTH = 100  # how far down each ranking takes part in the fusion (at least the limit asked)
+
+_stemmer = Stemmer.Stemmer("english")
+_stem_lock = threading.Lock()  # one stemmer, shared: a server may rank from several threads
+
+
+@functools.lru_cache(maxsize=100_000)
+def _stem(word: str) -> str:
+    with _stem_lock:
+        return str(_stemmer.stemWord(word))
+
+
+@functools.lru_cache(maxsize=100_000)
+def _fold(word: str) -> str:
+    """A word without its accents when that leaves it plain ASCII (café → cafe); other scripts as they are."""
+    bare = "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
+    return bare if bare.isascii() else word
+
+
+@dataclass(frozen=True, slots=True)
+class Terms:
+    """What a text is searched by: its terms, and for a document the single CJK characters of longer runs."""
+
+    terms: tuple[str, ...]
+    unigrams: tuple[str, ...] = ()
+
+
+def analyse(text: str, stop_words: frozenset[str] = frozenset()) -> Terms:
+    """The terms of `text`: Latin words folded and stemmed, CJK runs as bigrams (a 1-character run as itself).
+
+    Case and compatibility forms are normalised first (NFKC, casefold): "Ｒｕｎ", "RUN" and "run" are one term.
+    """
+    terms: list[str] = []
+    unigrams: list[str] = []
+    for word in _WORD.findall(unicodedata.normalize("NFKC", text).casefold()):
+        for part in _SPLIT.split(word):
+            if not part:
+                continue
+            if _SPLIT.fullmatch(part):
+                if len(part) == 1:
+                    terms.append(part)
+                else:
+                    terms += [part[i:i + 2] for i in range(len(part) - 1)]
+                    unigrams += list(part)  # so a query of one character finds the runs that hold it
+                continue
+            folded = _fold(part)
+            if folded in stop_words:
+                continue
+            terms.append(folded if folded.isdigit() else _stem(folded))
+    return Terms(tuple(terms), tuple(unigrams))
+
+
+def query_terms(query: str) -> list[str]:
+    """A query's distinct terms; a query of stop words alone ("who is she") is searched by those words."""
+    terms = analyse(query, STOP_WORDS).terms or analyse(query).terms
+    return list(dict.fromkeys(terms))
+
+
+class BM25:
+    """Okapi BM25 over a list of texts, built once and queried many times."""
+
+    def __init__(self, texts: Sequence[str]):
+        self.size = len(texts)
+        self.lengths: list[int] = []
+        self.postings: dict[str, list[tuple[int, int]]] = {}
+        for index, text in enumerate(texts):
+            found = analyse(text)
+            self.lengths.append(len(found.terms))  # the unigrams of longer runs are extra keys, not length
+            counts = Counter(found.terms)
+            for char in set(found.unigrams):
+                counts[char] = max(counts[char], 1)
+            for term, count in counts.items():
+                self.postings.setdefault(term, []).append((index, count))
+        self.average = sum(self.lengths) / self.size if self.size else 0.0
+
+    def scores(self, query: str) -> dict[int, float]:
+        """Each matching text's score for `query` (texts matching none of its terms are left out)."""
+        found: dict[int, float] = {}
+        for term in query_terms(query):
+            postings = self.postings.get(term)
+            if not postings:
+                continue
+            df = len(postings)
+            idf = math.log(1 + (self.size - df + 0.5) / (df + 0.5))
+            for index, tf in postings:
+                norm = K1 * (1 - B + B * self.lengths[index] / self.average) if self.average else K1
+                found[index] = found.get(index, 0.0) + idf * tf * (K1 + 1) / (tf + norm)
+        return found
+
+
+def fuse(rankings: Sequence[Sequence[int]], k: int = RRF_K) -> dict[int, float]:
+    """Reciprocal rank fusion: each index scores Σ 1 / (k + rank) over the rankings it appears in (rank from 1)."""
+    fused: dict[int, float] = {}
+    for ranking in rankings:
+        for rank, index in enumerate(ranking, start=1):
+            fused[index] = fused.get(index, 0.0) + 1 / (k + rank)
+    return fused
+
+
+def similarities(query: Sequence[float], vectors: Sequence[Sequence[float] | None]) -> list[float]:
+    """The cosine of each vector with `query` (0 for a missing vector, or one of another length, or of zeros)."""
+    query_norm = math.hypot(*query)
+    found = []
+    for vector in vectors:
+        norm = math.hypot(*vector) * query_norm if vector is not None and len(vector) == len(query) else 0.0
+        found.append(sum(map(operator.mul, query, vector)) / norm if vector is not None and norm else 0.0)
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """An item as recall sees it: its dimension and whether it is Fading."""
+
+    dimension: Dimension
+    item: Item
+    fading: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """A ranked entry: its score (BM25, or the fused score), and the parts it came from."""
+
+    index: int
+    score: float
+    bm25: float
+    similarity: float | None = None
+
+
+_ORDER = {d: i for i, d in enumerate(Dimension)}
+
+
+def tie_key(entry: Entry, index: int, today: dt.date) -> tuple[int, int, int, int, int, int]:
+    """Equal scores: pinned first, then the most seen, then the most recent; then Active, then file order.
+
+    A bullet not yet given metadata counts as seen today, as adopting it will record.
+    """
+    item = entry.item
+    return -item.pinned, -item.seen, -(item.last or today).toordinal(), entry.fading, _ORDER[entry.dimension], index
+
+
+def rank(entries: Sequence[Entry], index: BM25, query: str, limit: int, today: dt.date,
+         similarities: Sequence[float] | None = None) -> list[Hit]:
+    """The `limit` entries that best answer `query`: by BM25, or fused with `similarities` (one per entry).
+
+    Only entries that match a term, or (with similarities) resemble the query, are ranked at all.
+    """
+    bm25 = index.scores(query)
+
+    def ordered(scores: dict[int, float]) -> list[int]:
+        return sorted(scores, key=lambda i: (-scores[i], *tie_key(entries[i], i, today)))
+
+    if similarities is None:
+        return [Hit(i, bm25[i], bm25[i]) for i in ordered(bm25)[:limit]]
+    depth = max(limit, RRF_DEPTH)
+    alike = {i: s for i, s in enumerate(similarities) if s > 0}  # orthogonal or opposite: no resemblance
+    fused = fuse([ordered(bm25)[:depth], ordered(alike)[:depth]])
+    return [Hit(i, fused[i], bm25.get(i, 0.0), similarities[i]) for i in ordered(fused)[:limit]]
