@@ -35,6 +35,11 @@ EXTRACTED = [
     ("I'm vegetarian.", P, "Is vegetarian"),
     ("Honestly I love Postgres, but not its vacuum.", P, "Loves Postgres"),
     ("I love Postgres — especially its docs.", P, "Loves Postgres"),
+    # a liking that ended: a change, worded so it may supersede the old liking (rule H)
+    ("I don't like cold brew anymore.", P, "No longer likes cold brew"),
+    ("I don’t really love Jira any more.", P, "No longer loves Jira"),
+    ("I no longer enjoy long runs.", P, "No longer enjoys long runs"),
+    ("I've stopped liking cold brew.", P, "No longer likes cold brew"),
     # goals
     ("I want to run a marathon.", G, "Wants to run a marathon"),
     ("My goal is to reach 1,000 listeners.", G, "Goal: reach 1,000 listeners"),
@@ -79,6 +84,8 @@ EXTRACTED = [
     ("我喜欢我的工作。", P, "喜欢自己的工作"),
     ("我讨厌开会。", P, "讨厌开会"),
     ("我不喜欢早起！", P, "不喜欢早起"),
+    ("我不再喜欢喝茶了。", P, "不再喜欢喝茶了"),
+    ("我已经不喜欢喝茶了。", P, "不喜欢喝茶了"),
     ("我最喜欢的书是《三体》。", P, "最喜欢的书是《三体》"),
     ("我想学会游泳。", G, "想学会游泳"),
     ("我明年想去日本。", G, "明年想去日本"),
@@ -130,6 +137,7 @@ NOT_EXTRACTED = [
     ("I never use Emacs.", "a negation"),
     ("I used to live in Berlin.", "the past"),
     ("I love it.", "a pronoun for an object"),
+    ("I no longer like it.", "a pronoun for an object, after a liking that ended"),
     ("I hate that.", "a pronoun for an object"),
     ("I love it when I win.", "a wording still in the first person"),
     ("I think it will rain.", "an opinion about the weather, not a belief"),
