@@ -145,6 +145,13 @@ class MemoryStore:
         atomic_write(target, text.encode("utf-8"))
         return self.path(dimension)
 
+    def remove(self, dimension: Dimension) -> None:
+        """Remove one memory file (an undo of the change that created it), archiving it first."""
+        target = self.target(dimension)
+        self._archive(self.path(dimension), self.read_bytes(dimension))
+        target.unlink(missing_ok=True)
+        fsync_dir(target.parent)
+
     def _archive(self, path: Path, previous: bytes | None) -> None:
         if previous is None:
             return

@@ -59,13 +59,14 @@ def test_edited_note_is_extracted_again(tmp_path: Path) -> None:
     assert (summary.sources.shorts, items(tmp_path, Dimension.preferences)["Loves long walks"][:2]) == (1, ("Active", 1))
 
 
-def test_edited_note_counts_its_unchanged_facts_again(tmp_path: Path) -> None:
-    # Deliberate: an edited note is a new look at the same facts (SPEC §4.4).
+def test_edited_note_does_not_count_its_unchanged_facts_again(tmp_path: Path) -> None:
+    # Issue 11: the edited note is read again (SPEC §4.4), but re-reading a note is not a new
+    # sighting of what its provenance already records.
     note = short(tmp_path, "2026-11-29", "I live in Porto.")
     run(tmp_path, TODAY)
     note.write_text(note.read_text(encoding="utf-8") + "I love long walks.\n", encoding="utf-8")
     run(tmp_path, TODAY)
-    assert items(tmp_path, Dimension.identity)["Lives in Porto"][1] == 2
+    assert items(tmp_path, Dimension.identity)["Lives in Porto"][1] == 1
 
 
 def test_note_written_two_days_after_a_run_is_picked_up_by_a_run_a_week_later(tmp_path: Path) -> None:

@@ -24,6 +24,7 @@ class Collected(BaseModel):
     skipped: list[Skipped] = []
     already_extracted: int = 0
     waiting: int = 0  # over the per-run cap: the next run takes them
+    reextracted: int = 0  # read again: another extractor read them (`refresh --reextract`)
     undated: list[str] = []  # paths of sources whose date was not theirs to give (SPEC §1), at most MAX_UNDATED
 
 
@@ -39,17 +40,27 @@ class Plan(BaseModel):
 
 
 def plan(vault: Path, config: Config, ledger: Ledger, files: dict[Dimension, MemoryFile | None], today: dt.date,
-         intro: str | None = None, cap: int | None = None) -> Plan:
+         intro: str | None = None, cap: int | None = None, reread: Reread | None = None) -> Plan:
     """The window, profile and sources of a run over `vault` (refresh runs it; status previews it)."""
     window = choose_window(today, files.get(Dimension.identity) is None, ledger.reach_back(), config)
+    if reread is not None and reread.since is not None:
+        window = window.model_copy(update={"start": min(window.start, reread.since)})
     profile = build_profile(files.get(Dimension.identity), files.get(Dimension.goals), intro,
                             config.shorts_paths + config.extra_scan_paths)  # the author's own note folders
     reader = FolderVault(vault, config.extra_scan_paths, config.memory_dir, config.max_note_bytes,
                          config.shorts_paths, config.knowledge_paths)
-    return Plan(window=window, profile=profile, collected=collect(reader, window, ledger, profile, cap))
+    return Plan(window=window, profile=profile, collected=collect(reader, window, ledger, profile, cap, reread))
 
 
-def collect(vault: Vault, window: Window, ledger: Ledger, profile: AuthorProfile, cap: int | None) -> Collected:
+class Reread(BaseModel):
+    """`refresh --reextract`: read again the sources another extractor than `extractor` read."""
+
+    extractor: str
+    since: dt.date | None = None
+
+
+def collect(vault: Vault, window: Window, ledger: Ledger, profile: AuthorProfile, cap: int | None,
+            reread: Reread | None = None) -> Collected:
     """Page through the window; drop sources already extracted with the same content; apply the cap."""
     result = Collected()
     fresh: list[Source] = []
@@ -57,7 +68,11 @@ def collect(vault: Vault, window: Window, ledger: Ledger, profile: AuthorProfile
         if isinstance(found, Skipped):
             result.skipped.append(found)
         elif ledger.is_extracted(found.path, found.content_hash):
-            result.already_extracted += 1
+            if reread is not None and ledger.extracted_by(found.path) not in (reread.extractor, None):
+                result.reextracted += 1
+                fresh.append(found.model_copy(update={"perspective": judge_perspective(found, profile)}))
+            else:
+                result.already_extracted += 1
         else:
             fresh.append(found.model_copy(update={"perspective": judge_perspective(found, profile)}))
             if found.undated and len(result.undated) < MAX_UNDATED:

@@ -12,15 +12,17 @@ from hylo_memory.decay.store import MemoryStore, atomic_write
 from hylo_memory.extractors.base import Extraction, Extractor, Source
 
 from ..config import Config
+from ..state.changes import ChangeRecord, record_updates
 from ..state.journal import RUNS_DIR, Journal, RunEnd, commit
 from ..state.ledger import STATE_DIR, Ledger
 from ..state.locking import RUN_LOCK, hold
+from ..state.trust import known, tombstones
 from ..state.writing import open_store, writing
-from .collect import Collected, plan
+from .collect import Collected, Reread, plan
 from .extraction import extract_all
 from .hints import layout_hints
 from .progress import RunProgress, Silent
-from .summary import Deleted, RunSummary, SourceCounts, file_reports, total_counts
+from .summary import Deleted, RunSummary, SourceCounts, file_reports, total_counts, trust_lists
 from .window import Window
 
 
@@ -32,20 +34,26 @@ def refresh(
     dry_run: bool = False,
     intro: str | None = None,
     progress: RunProgress | None = None,
+    reextract: bool = False,
+    since: dt.date | None = None,
 ) -> tuple[RunSummary, list[FileUpdate]]:
-    """Collect, extract, apply the rules, write, record; return the summary and the updates."""
+    """Collect, extract, apply the rules, write, record; return the summary and the updates.
+
+    `reextract` reads again the sources in the window (or since `since`) another extractor read.
+    """
     progress = progress or Silent()
+    reread = Reread(extractor=extractor.name, since=since) if reextract else None
     store = open_store(vault, config)
     if dry_run:
         # A dry run writes nothing at all, not even a lock or the ledger.
         with Ledger.for_memory_dir(store.folder, readonly=True) as ledger:
-            return _run(vault, store, ledger, config, extractor, today, intro, progress, dry_run=True)
+            return _run(vault, store, ledger, config, extractor, today, intro, progress, reread, dry_run=True)
     state = store.folder / STATE_DIR
     with hold(state, RUN_LOCK, config.lock_timeout, "a refresh is running"):
         with writing(store, config.lock_timeout, run_lock_held=True):
             pass  # files read for the profile and the prompts are whole
         with Ledger.for_memory_dir(store.folder) as ledger:
-            return _run(vault, store, ledger, config, extractor, today, intro, progress, dry_run=False)
+            return _run(vault, store, ledger, config, extractor, today, intro, progress, reread, dry_run=False)
 
 
 def _run(
@@ -57,11 +65,12 @@ def _run(
     today: dt.date,
     intro: str | None,
     progress: RunProgress,
+    reread: Reread | None,
     dry_run: bool,
 ) -> tuple[RunSummary, list[FileUpdate]]:
     files = store.read_all()  # a hand-broken file stops the run here, before any work
     progress.reading()
-    planned = plan(vault, config, ledger, files, today, intro, config.per_run_cap)
+    planned = plan(vault, config, ledger, files, today, intro, config.per_run_cap, reread)
     window, profile, collected = planned.window, planned.profile, planned.collected
     run_id = ledger.start_run(today, window.mode, window.start, window.days)
     earlier_pool = ledger.pool(since=today - dt.timedelta(days=config.pool_days))
@@ -82,17 +91,24 @@ def _run(
     # `writing` finishes first) may have written while we extracted.
     with nullcontext() if dry_run else writing(store, config.lock_timeout, run_lock_held=True):
         files = store.read_all()
-        updates = plan_updates(files, extraction.evidence, today, config.similarity_threshold)
+        updates = plan_updates(files, extraction.evidence, today, config.similarity_threshold,
+                               forgotten=tombstones(ledger), known=known(ledger, hashes))
         summary = _summary(window, extractor.name, collected, extraction, extracted, updates, dry_run)
         summary.resumed = len(kept)
         summary.hints = layout_hints(vault, config)
         if not dry_run:
+            written = {u.dimension: render(u.after) for u in updates if u.write}
+            rows, aliases = record_updates(updates, hashes)
             journal = Journal(
-                files={u.dimension: render(u.after) for u in updates if u.write},
+                files=written,
                 sources=[(s.path, s.content_hash) for s in extracted],
                 pool=outcome.pool,
                 run=RunEnd(run_id=run_id, today=today, status=summary.status, waiting=summary.waiting,
-                           counts=summary.counts, usage=summary.usage),
+                           counts=summary.counts, usage=summary.usage, extractor=extractor.name),
+                # A run that wrote nothing is no change to take back: `history` lists what changed files.
+                change=ChangeRecord(command="refresh", detail=f"run {run_id} ({window.mode}, {today})",
+                                    counts=_nonzero(summary.counts.model_dump()), provenance=rows,
+                                    aliases=aliases, run_id=run_id) if written else None,
             )
             commit(store, journal, ledger)
     if not dry_run:
@@ -128,6 +144,8 @@ def _summary(
         changed_files=[r.file for r in reports if r.written],
         counts=total_counts(reports),
         deleted=[Deleted(file=r.file, text=t) for r in reports for t in r.changes.deleted],
+        **trust_lists(reports),
+        reextracted=collected.reextracted,
         skipped=collected.skipped,
         undated=collected.undated,
         status=status,
@@ -140,6 +158,10 @@ def _summary(
         usage=extraction.usage,
         files=reports,
     )
+
+
+def _nonzero(counts: dict[str, int]) -> dict[str, int]:
+    return {k: v for k, v in counts.items() if v}
 
 
 def diff(updates: list[FileUpdate], store: MemoryStore) -> str:

@@ -41,6 +41,19 @@ class Deleted(BaseModel):
     text: str
 
 
+class Superseded(BaseModel):
+    file: str
+    text: str
+    by: str
+
+
+class Conflicted(BaseModel):
+    file: str
+    pinned: str
+    evidence: str
+    source: str
+
+
 class RunSummary(BaseModel):
     """Everything SPEC §4.8 asks a run to report; `--json` prints exactly this."""
 
@@ -53,6 +66,9 @@ class RunSummary(BaseModel):
     changed_files: list[str] = []
     counts: Counts = Counts()
     deleted: list[Deleted] = []
+    superseded: list[Superseded] = []
+    conflicts: list[Conflicted] = []
+    forgotten: list[Deleted] = []  # evidence a forgotten item's tombstone kept out
     skipped: list[Skipped] = []
     # Sources whose frontmatter date could not be read, or that had none but their mtime: dated
     # by file name or mtime, so a copied old note may read as current. At most MAX_UNDATED.
@@ -60,6 +76,7 @@ class RunSummary(BaseModel):
     status: RunStatus = "ok"
     dry_run: bool = False
     already_extracted: int = 0
+    reextracted: int = 0  # sources another extractor had read, read again (`--reextract`)
     resumed: int = 0  # sources an interrupted run extracted: their kept evidence applied, nothing sent
     waiting: int = 0  # sources in the window left for the next run (cap or failure)
     failures: list[str] = []
@@ -94,7 +111,18 @@ def total_counts(reports: list[FileReport]) -> Counts:
         counts.expired += c.expired
         counts.merged += len(c.merged)
         counts.adopted += len(c.adopted)
+        counts.superseded += len(c.superseded)
+        counts.forgotten += len(c.forgotten)
     return counts
+
+
+def trust_lists(reports: list[FileReport]) -> dict[str, list[object]]:
+    """Rule H's and the tombstones' lists of a summary (SPEC §4.8), file by file."""
+    return {
+        "superseded": [Superseded(file=r.file, text=s.text, by=s.by) for r in reports for s in r.changes.superseded],
+        "conflicts": [Conflicted(file=r.file, **c.model_dump()) for r in reports for c in r.changes.conflicts],
+        "forgotten": [Deleted(file=r.file, text=t) for r in reports for t in r.changes.forgotten],
+    }
 
 
 def changes_context(reports: list[FileReport]) -> dict[str, object]:

@@ -27,7 +27,9 @@ from hylo_memory.decay.store import ARCHIVE_DIR, MemoryStore, atomic_write, fsyn
 from hylo_memory.errors import HyloMemoryError, JournalError, storage_error
 from hylo_memory.extractors.base import PoolUnit, Usage
 
+from .changes import ChangeRecord
 from .ledger import STATE_DIR, Counts, Ledger, RunStatus
+from .trust import has_change, record_change
 
 LOG = logging.getLogger(__name__)
 JOURNAL_FILE = "journal.json"
@@ -49,16 +51,18 @@ class RunEnd(BaseModel):
     waiting: int
     counts: Counts
     usage: Usage
+    extractor: str | None = None  # what read the run's sources (a later, different one may read them again)
 
 
 class Journal(BaseModel):
-    files: dict[Dimension, str] = {}  # the full new text of each changed memory file
+    files: dict[Dimension, str | None] = {}  # the full new text of each changed memory file (None: removed)
     # Each such file's sha256 when the journal was written (None: it did not exist). A replay,
     # maybe days later, writes a file only if it still holds that: the person's own edit wins.
     before: dict[Dimension, str | None] = {}
     sources: list[tuple[str, str]] = []  # (path, content hash) extracted by the run
     pool: list[PoolUnit] = []  # external units the run read, for the themes of later runs
     run: RunEnd | None = None
+    change: ChangeRecord | None = None  # what `history` and `undo` will know of this command (SPEC §8)
 
 
 def commit(store: MemoryStore, journal: Journal, ledger: Ledger | None = None) -> None:
@@ -66,7 +70,12 @@ def commit(store: MemoryStore, journal: Journal, ledger: Ledger | None = None) -
     path = journal_path(store)
     if path.exists():  # an unfinished journal is finished by `recover`, never overwritten
         raise JournalError(f"{path}: an interrupted run's journal is waiting; run the command again")
-    journal = journal.model_copy(update={"before": {d: _digest(store.read_bytes(d)) for d in journal.files}})
+    current = {d: store.read_bytes(d) for d in journal.files}
+    update: dict[str, object] = {"before": {d: _digest(data) for d, data in current.items()}}
+    if journal.change is not None:
+        update["change"] = journal.change.model_copy(update={"before": {
+            d: None if data is None else data.decode("utf-8") for d, data in current.items()}})
+    journal = journal.model_copy(update=update)
     data = journal.model_dump_json().encode("utf-8")
     if len(data) > MAX_JOURNAL_BYTES:  # nothing is written: a journal recover would refuse is no safety
         raise JournalError(f"{path}: this run's writes ({len(data):,} bytes) are more than a journal holds "
@@ -90,7 +99,7 @@ def recover(store: MemoryStore, run_lock_held: bool = False) -> bool:
     if journal is None:
         return False
     try:
-        if journal.run is None:
+        if journal.run is None and journal.change is None:
             _apply(store, None, journal)
         else:
             with Ledger.for_memory_dir(store.folder) as ledger:
@@ -166,21 +175,26 @@ def journal_path(store: MemoryStore) -> Path:
 def _apply(store: MemoryStore, ledger: Ledger | None, journal: Journal) -> None:
     for dimension, text in journal.files.items():
         current = store.read_bytes(dimension)
-        if current == text.encode("utf-8"):
+        if current == (None if text is None else text.encode("utf-8")):
             continue  # on a replay, a file already written is left as it is (and not archived again)
         if dimension in journal.before and _digest(current) != journal.before[dimension]:
             LOG.warning("%s changed since the interrupted command planned its writes: kept as it is now "
                         "(that command's version of it is not written)", store.path(dimension))
             continue
-        store.write_text(dimension, text)
-    if ledger is None or journal.run is None:
+        if text is None:
+            store.remove(dimension)  # an undo of the change that created it
+        else:
+            store.write_text(dimension, text)
+    if ledger is None:
         return
-    run = journal.run
+    run, change = journal.run, journal.change
     with ledger.transaction():
-        if ledger.run_status(run.run_id) == "running":
-            ledger.record_sources(run.run_id, run.today, journal.sources)
+        if run is not None and ledger.run_status(run.run_id) == "running":
+            ledger.record_sources(run.run_id, run.today, journal.sources, run.extractor)
             ledger.record_pool(journal.pool)
             ledger.finish_run(run.run_id, run.status, run.waiting, run.counts.model_dump(), run.usage)
+        if change is not None and not has_change(ledger, change.token):
+            record_change(ledger, change, dict(journal.files))
 
 
 def _sweep_temp_files(store: MemoryStore, run_lock_held: bool) -> None:

@@ -40,6 +40,8 @@ class Counts(BaseModel):
     expired: int = 0
     merged: int = 0
     adopted: int = 0
+    superseded: int = 0
+    forgotten: int = 0
 
 
 def _m001_initial(db: sqlite3.Connection) -> None:
@@ -102,11 +104,65 @@ def _m004_kept_evidence(db: sqlite3.Connection) -> None:
     )
 
 
+def _m005_changes(db: sqlite3.Connection) -> None:
+    # SPEC §8: every change with its files before and after, the evidence it applied, the
+    # merges it made (so an item's sources follow it), and the tombstones of forgotten facts.
+    db.execute(
+        """CREATE TABLE changes (
+            id INTEGER PRIMARY KEY,
+            token TEXT NOT NULL UNIQUE,
+            at TEXT NOT NULL,
+            command TEXT NOT NULL,
+            detail TEXT NOT NULL DEFAULT '',
+            counts TEXT NOT NULL DEFAULT '{}',
+            files TEXT NOT NULL DEFAULT '[]',
+            tombstones TEXT NOT NULL DEFAULT '{}',
+            run_id INTEGER,
+            undoes INTEGER,
+            undone_by INTEGER
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE change_files (
+            change_id INTEGER NOT NULL,
+            dimension TEXT NOT NULL,
+            before TEXT,
+            after TEXT,
+            PRIMARY KEY (change_id, dimension)
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE provenance (
+            change_id INTEGER NOT NULL,
+            dimension TEXT NOT NULL,
+            item TEXT NOT NULL,
+            wording TEXT NOT NULL,
+            source TEXT NOT NULL,
+            source_date TEXT,
+            content_hash TEXT,
+            kind TEXT NOT NULL
+        )"""
+    )
+    db.execute("CREATE INDEX provenance_item ON provenance (dimension, item)")
+    db.execute("CREATE INDEX provenance_source ON provenance (source)")
+    db.execute("CREATE TABLE aliases (change_id INTEGER NOT NULL, dimension TEXT NOT NULL, dropped TEXT NOT NULL, "
+               "kept TEXT NOT NULL)")
+    db.execute("CREATE TABLE tombstones (dimension TEXT NOT NULL, text TEXT NOT NULL, forgotten_on TEXT NOT NULL, "
+               "change_id INTEGER, PRIMARY KEY (dimension, text))")
+
+
+def _m006_source_extractor(db: sqlite3.Connection) -> None:
+    # Which extractor (and model) read each source: a better one configured later reads them again.
+    db.execute("ALTER TABLE sources ADD COLUMN extractor TEXT")
+
+
 MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("m001_initial", _m001_initial),
     ("m002_hash_index", _m002_hash_index),
     ("m003_external_pool", _m003_external_pool),
     ("m004_kept_evidence", _m004_kept_evidence),
+    ("m005_changes", _m005_changes),
+    ("m006_source_extractor", _m006_source_extractor),
 ]
 
 
@@ -221,6 +277,19 @@ class Ledger:
         return row["hash"] if row else None
 
     @_guarded
+    def extracted_by(self, path: str) -> str | None:
+        """The extractor that read the source at `path` ("" when the ledger predates the record)."""
+        row = self.db.execute("SELECT extractor FROM sources WHERE path = ?", (path,)).fetchone()
+        return None if row is None else row["extractor"] or ""
+
+    @_guarded
+    def read_by_others(self, extractor: str) -> int:
+        """How many sources were read by another extractor than `extractor` (or by one not recorded)."""
+        row = self.db.execute("SELECT count(*) AS n FROM sources WHERE extractor IS NULL OR extractor != ?",
+                              (extractor,)).fetchone()
+        return int(row["n"])
+
+    @_guarded
     def is_extracted(self, path: str, content_hash: str) -> bool:
         """Whether this very content was extracted before: here, or under a path it was moved from."""
         if self.extracted_hash(path) == content_hash:
@@ -228,13 +297,15 @@ class Ledger:
         return self.db.execute("SELECT 1 FROM sources WHERE hash = ? LIMIT 1", (content_hash,)).fetchone() is not None
 
     @_guarded
-    def record_sources(self, run_id: int, today: dt.date, sources: Iterable[tuple[str, str]]) -> None:
-        """Mark sources extracted (and applied): their kept evidence is spent."""
+    def record_sources(self, run_id: int, today: dt.date, sources: Iterable[tuple[str, str]],
+                       extractor: str | None = None) -> None:
+        """Mark sources extracted (and applied) by `extractor`: their kept evidence is spent."""
         rows = list(sources)
         self.db.executemany(
-            "INSERT INTO sources VALUES (?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET "
-            "hash = excluded.hash, run_id = excluded.run_id, extracted_on = excluded.extracted_on",
-            [(path, h, run_id, today.isoformat()) for path, h in rows],
+            "INSERT INTO sources VALUES (?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET "
+            "hash = excluded.hash, run_id = excluded.run_id, extracted_on = excluded.extracted_on, "
+            "extractor = excluded.extractor",
+            [(path, h, run_id, today.isoformat(), extractor) for path, h in rows],
         )
         self.db.executemany("DELETE FROM kept_evidence WHERE path = ? OR hash = ?", rows)
 
@@ -329,7 +400,8 @@ class Ledger:
         """
         complete = self.last_complete()
         row = self.db.execute(
-            "SELECT min(window_start) AS start FROM runs WHERE NOT (status = 'ok' AND waiting = 0) AND today >= ?",
+            "SELECT min(window_start) AS start FROM runs WHERE NOT (status = 'ok' AND waiting = 0) "
+            "AND status != 'undone' AND today >= ?",
             ((complete or dt.date.min).isoformat(),),
         ).fetchone()
         waiting_since = dt.date.fromisoformat(row["start"]) if row and row["start"] else None

@@ -1,0 +1,80 @@
+"""What one change to the memory files records (SPEC §8): its files before and after, provenance, tombstones.
+
+Built by every command that writes memory files, carried in the journal, and recorded in the
+ledger in the same transaction as the rest of the command, so a replayed journal records it once.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from collections.abc import Iterable, Mapping
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from hylo_memory.decay import Dimension, FileUpdate, Tombstone
+from hylo_memory.decay.match import normalise
+
+Command = Literal["refresh", "remember", "apply", "forget", "unforget", "undo"]
+ProvenanceKind = Literal["added", "refreshed", "adopted", "superseded"]
+
+
+class Provenance(BaseModel):
+    """One piece of evidence a change applied to an item, or what else happened to it (adopted, superseded)."""
+
+    dimension: Dimension
+    item: str  # the item's text after the change
+    wording: str  # the evidence's own text (for `superseded`: the item that replaced it)
+    source: str  # a note's path, `remember`, an apply file's source, `hand-written`
+    source_date: dt.date | None = None
+    content_hash: str | None = None  # a note's content when it was read
+    kind: ProvenanceKind
+
+
+class Alias(BaseModel):
+    """Rule F merged `dropped` into `kept`: the kept item's sources include the dropped one's."""
+
+    dimension: Dimension
+    dropped: str
+    kept: str
+
+
+class ChangeRecord(BaseModel):
+    """A change as the journal carries it; `before` is filled in by `commit` from the files on disk."""
+
+    token: str = Field(default_factory=lambda: uuid.uuid4().hex)  # makes a replayed record land once
+    command: Command
+    detail: str = ""  # the fact remembered, the evidence file, the item forgotten, the change undone
+    counts: dict[str, int] = {}
+    before: dict[Dimension, str | None] = {}
+    provenance: list[Provenance] = []
+    aliases: list[Alias] = []
+    buried: list[Tombstone] = []  # tombstones this change adds
+    raised: list[Tombstone] = []  # tombstones this change removes
+    run_id: int | None = None
+    undoes: int | None = None
+
+
+def key(text: str) -> str:
+    """How provenance names an item: its normalised text, so a change of case or a full stop loses nothing."""
+    return normalise(text)
+
+
+def record_updates(updates: Iterable[FileUpdate], hashes: Mapping[str, str] | None = None) -> tuple[
+        list[Provenance], list[Alias]]:
+    """The provenance and merges of the rules' updates; `hashes` gives each note source's content hash."""
+    hashes = hashes or {}
+    rows: list[Provenance] = []
+    aliases: list[Alias] = []
+    for update in updates:
+        changes, dimension = update.changes, update.dimension
+        rows += [Provenance(dimension=dimension, item=text, wording=text, source="hand-written", kind="adopted")
+                 for text in changes.adopted]
+        rows += [Provenance(dimension=dimension, item=a.item, wording=a.wording, source=a.source,
+                            source_date=a.date, content_hash=hashes.get(a.source), kind=a.kind)
+                 for a in changes.applied]
+        rows += [Provenance(dimension=dimension, item=s.text, wording=s.by, source="rule H", kind="superseded")
+                 for s in changes.superseded]
+        aliases += [Alias(dimension=dimension, dropped=m.dropped, kept=m.kept) for m in changes.merged]
+    return rows, aliases

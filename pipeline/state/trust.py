@@ -1,0 +1,193 @@
+"""The ledger's trust records (SPEC §8): changes with their files, provenance, merges and tombstones."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import sqlite3
+from collections import defaultdict
+from collections.abc import Iterable
+
+from pydantic import BaseModel
+
+from hylo_memory.decay import Dimension, Tombstone
+
+from .changes import ChangeRecord, Provenance, key
+from .ledger import Ledger, _guarded, _stamp
+
+KEEP_CHANGES = 200  # changes whose files' content is kept for `undo` (SPEC: at least the last 100)
+MAX_HISTORY = 10_000
+
+
+class ChangeInfo(BaseModel):
+    """One change as `history` shows it."""
+
+    id: int
+    at: str
+    command: str
+    detail: str
+    counts: dict[str, int]
+    files: list[str]
+    run_id: int | None
+    undoes: int | None
+    undone_by: int | None
+
+
+class Support(BaseModel):
+    """One recorded piece of provenance of an item, with the change that applied it."""
+
+    change_id: int
+    at: str
+    command: str
+    detail: str
+    row: Provenance
+
+
+@_guarded
+def has_change(ledger: Ledger, token: str) -> bool:
+    return ledger.db.execute("SELECT 1 FROM changes WHERE token = ?", (token,)).fetchone() is not None
+
+
+@_guarded
+def record_change(ledger: Ledger, change: ChangeRecord, after: dict[Dimension, str | None]) -> int:
+    """Record a change (call inside the command's transaction); an undo also takes back what it reverts."""
+    db = ledger.db
+    files = sorted(d.value for d in after)
+    stones = {"buried": [t.model_dump(mode="json") for t in change.buried],
+              "raised": [t.model_dump(mode="json") for t in change.raised]}
+    cursor = db.execute(
+        "INSERT INTO changes (token, at, command, detail, counts, files, tombstones, run_id, undoes) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (change.token, _stamp(), change.command, change.detail, json.dumps(change.counts), json.dumps(files),
+         json.dumps(stones), change.run_id, change.undoes))
+    change_id = cursor.lastrowid
+    assert change_id is not None
+    db.executemany("INSERT INTO change_files VALUES (?, ?, ?, ?)",
+                   [(change_id, d.value, change.before.get(d), text) for d, text in after.items()])
+    db.executemany("INSERT INTO provenance VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                   [(change_id, p.dimension.value, key(p.item), p.wording, p.source,
+                     p.source_date.isoformat() if p.source_date else None, p.content_hash, p.kind)
+                    for p in change.provenance])
+    db.executemany("INSERT INTO aliases VALUES (?, ?, ?, ?)",
+                   [(change_id, a.dimension.value, key(a.dropped), key(a.kept)) for a in change.aliases
+                    if key(a.dropped) != key(a.kept)])
+    _bury(db, change.buried, change_id)
+    _raise(db, change.raised)
+    if change.undoes is not None:
+        _take_back(ledger, change.undoes, change_id)
+    # Old changes keep their record; only the content an undo would need is let go.
+    db.execute("DELETE FROM change_files WHERE change_id <= ?", (change_id - KEEP_CHANGES,))
+    return change_id
+
+
+def _bury(db: sqlite3.Connection, stones: Iterable[Tombstone], change_id: int | None) -> None:
+    db.executemany("INSERT INTO tombstones VALUES (?, ?, ?, ?) ON CONFLICT(dimension, text) DO UPDATE SET "
+                   "forgotten_on = excluded.forgotten_on, change_id = excluded.change_id",
+                   [(t.dimension.value, t.text, t.forgotten_on.isoformat(), change_id) for t in stones])
+
+
+def _raise(db: sqlite3.Connection, stones: Iterable[Tombstone]) -> None:
+    db.executemany("DELETE FROM tombstones WHERE dimension = ? AND text = ?",
+                   [(t.dimension.value, t.text) for t in stones])
+
+
+def _take_back(ledger: Ledger, change_id: int, undo_id: int) -> None:
+    """What undoing `change_id` means in the ledger: its provenance and merges gone, its tombstones
+    reversed, and for a refresh its sources unextracted and its run no longer counted."""
+    db = ledger.db
+    row = db.execute("SELECT run_id, tombstones FROM changes WHERE id = ?", (change_id,)).fetchone()
+    db.execute("UPDATE changes SET undone_by = ? WHERE id = ?", (undo_id, change_id))
+    db.execute("DELETE FROM provenance WHERE change_id = ?", (change_id,))
+    db.execute("DELETE FROM aliases WHERE change_id = ?", (change_id,))
+    stones = json.loads(row["tombstones"]) if row else {}
+    _raise(db, [Tombstone.model_validate(t) for t in stones.get("buried", [])])
+    _bury(db, [Tombstone.model_validate(t) for t in stones.get("raised", [])], None)
+    if row and row["run_id"] is not None:
+        db.execute("DELETE FROM sources WHERE run_id = ?", (row["run_id"],))
+        db.execute("UPDATE runs SET status = 'undone' WHERE id = ?", (row["run_id"],))
+
+
+def _info(row: sqlite3.Row) -> ChangeInfo:
+    return ChangeInfo(id=row["id"], at=row["at"], command=row["command"], detail=row["detail"],
+                      counts=json.loads(row["counts"]), files=json.loads(row["files"]), run_id=row["run_id"],
+                      undoes=row["undoes"], undone_by=row["undone_by"])
+
+
+@_guarded
+def changes(ledger: Ledger, limit: int = 20) -> list[ChangeInfo]:
+    rows = ledger.db.execute("SELECT * FROM changes ORDER BY id DESC LIMIT ?", (min(limit, MAX_HISTORY),))
+    return [_info(r) for r in rows]
+
+
+@_guarded
+def change(ledger: Ledger, change_id: int) -> ChangeInfo | None:
+    row = ledger.db.execute("SELECT * FROM changes WHERE id = ?", (change_id,)).fetchone()
+    return _info(row) if row else None
+
+
+@_guarded
+def latest_undoable(ledger: Ledger) -> ChangeInfo | None:
+    """The latest change not yet undone that is not itself an undo."""
+    row = ledger.db.execute("SELECT * FROM changes WHERE undone_by IS NULL AND command != 'undo' "
+                            "ORDER BY id DESC LIMIT 1").fetchone()
+    return _info(row) if row else None
+
+
+@_guarded
+def change_files(ledger: Ledger, change_id: int) -> dict[Dimension, tuple[str | None, str | None]]:
+    """Each file the change wrote: (before, after) text, None where the file did not exist."""
+    rows = ledger.db.execute("SELECT * FROM change_files WHERE change_id = ?", (change_id,))
+    return {Dimension(r["dimension"]): (r["before"], r["after"]) for r in rows}
+
+
+@_guarded
+def tombstones(ledger: Ledger) -> list[Tombstone]:
+    rows = ledger.db.execute("SELECT * FROM tombstones ORDER BY forgotten_on, dimension, text")
+    return [Tombstone(dimension=Dimension(r["dimension"]), text=r["text"],
+                      forgotten_on=dt.date.fromisoformat(r["forgotten_on"])) for r in rows]
+
+
+def _names(ledger: Ledger, dimension: Dimension, item: str) -> set[str]:
+    """The item's key and the keys of every item merged into it, however long ago."""
+    names, todo = {key(item)}, [key(item)]
+    while todo:
+        rows = ledger.db.execute("SELECT dropped FROM aliases WHERE dimension = ? AND kept = ?",
+                                 (dimension.value, todo.pop()))
+        for row in rows:
+            if row["dropped"] not in names:
+                names.add(row["dropped"])
+                todo.append(row["dropped"])
+    return names
+
+
+@_guarded
+def support(ledger: Ledger, dimension: Dimension, item: str) -> list[Support]:
+    """Everything recorded of the item (and of items merged into it), oldest first."""
+    names = sorted(_names(ledger, dimension, item))
+    marks = ",".join("?" * len(names))
+    rows = ledger.db.execute(
+        f"SELECT p.*, c.at, c.command, c.detail FROM provenance p JOIN changes c ON c.id = p.change_id "  # noqa: S608 - marks only
+        f"WHERE p.dimension = ? AND p.item IN ({marks}) ORDER BY p.change_id, p.rowid",
+        (dimension.value, *names))
+    return [Support(change_id=r["change_id"], at=r["at"], command=r["command"], detail=r["detail"],
+                    row=Provenance(dimension=dimension, item=r["item"], wording=r["wording"], source=r["source"],
+                                   source_date=dt.date.fromisoformat(r["source_date"]) if r["source_date"] else None,
+                                   content_hash=r["content_hash"], kind=r["kind"]))
+            for r in rows]
+
+
+@_guarded
+def known(ledger: Ledger, paths: Iterable[str]) -> dict[Dimension, set[tuple[str, str]]]:
+    """(source, item key) pairs the notes at `paths` already support, each item under its name now."""
+    found: dict[Dimension, set[tuple[str, str]]] = defaultdict(set)
+    forward: dict[tuple[str, str], str] = {(r["dimension"], r["dropped"]): r["kept"]
+                                           for r in ledger.db.execute("SELECT * FROM aliases ORDER BY rowid")}
+    for path in set(paths):
+        for row in ledger.db.execute("SELECT dimension, item FROM provenance WHERE source = ? AND content_hash "
+                                     "IS NOT NULL", (path,)):
+            name, seen = row["item"], set()
+            while (row["dimension"], name) in forward and name not in seen:
+                seen.add(name)
+                name = forward[(row["dimension"], name)]
+            found[Dimension(row["dimension"])].add((path, name))
+    return found
