@@ -31,13 +31,28 @@ verbatim as a 200 JSON body).
 
 ``latency`` seconds are added to every request.  Delays wake up early when the
 server stops, so a test whose client timed out does not slow teardown down.
+
+POST /v1/embeddings answers from its own script (``enqueue_embeddings``: errors,
+delays, raw bodies; ``delay(s)`` then vectors), else with vectors: a hashed bag of
+words of ``embedding_dimensions`` (each word, casefolded, or each CJK character, adds
+a fixed ±1 pattern), normalised, so texts sharing words are near and the same text
+gives the same vector in every process.  ``encoding_format: "base64"`` is honoured.
+``embedding_requests`` lists them, ``embedded`` every text embedded, in order::
+
+    fake.enqueue_embeddings(delay(30))          # the next request hangs
+    fake.enqueue_embeddings(error(500, "down"))  # the next one fails
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import itertools
 import json
+import math
+import re
 import socket
+import struct
 import threading
 import time
 from collections import deque
@@ -63,7 +78,7 @@ from .fake_replies import (
     wants_json_schema,
 )
 
-__all__ = ["FakeOpenAI", "RecordedRequest"]
+__all__ = ["FakeOpenAI", "RecordedRequest", "embedding_of"]
 
 
 # --------------------------------------------------------------------------- #
@@ -224,12 +239,15 @@ class FakeOpenAI:
         default_content: str = "{}",
         reject_json_schema: int | None = None,
         models: tuple[str, ...] = ("gpt-4o-mini", "gpt-4o", "fake-model"),
+        embedding_dimensions: int = 64,
     ) -> None:
         self.handler = handler
         self.latency = latency
         self.default_content = default_content
         self.reject_json_schema = reject_json_schema
         self.models = tuple(models)
+        self.embedding_dimensions = embedding_dimensions
+        self._embedding_queue: deque[Response] = deque()
         self._lock = threading.Lock()
         self._requests: list[RecordedRequest] = []
         self._queue: deque[Response] = deque()
@@ -312,6 +330,12 @@ class FakeOpenAI:
 
     script = enqueue
 
+    def enqueue_embeddings(self, *responses: Response) -> FakeOpenAI:
+        """Append scripted answers to embedding requests (an error, a delay, a raw body), first in, first out."""
+        with self._lock:
+            self._embedding_queue.extend(responses)
+        return self
+
     def when(
         self,
         match: str | Callable[[Body], bool],
@@ -356,6 +380,19 @@ class FakeOpenAI:
         return [r for r in self.requests if r.path.rstrip("/").endswith("/chat/completions")]
 
     @property
+    def embedding_requests(self) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.path.rstrip("/").endswith("/embeddings")]
+
+    @property
+    def embedded(self) -> list[str]:
+        """Every text sent to be embedded, in the order sent."""
+        texts: list[str] = []
+        for request in self.embedding_requests:
+            given = request.body.get("input") if isinstance(request.body, dict) else None
+            texts += [given] if isinstance(given, str) else [t for t in given or [] if isinstance(t, str)]
+        return texts
+
+    @property
     def pending(self) -> int:
         """Scripted responses not yet consumed."""
         with self._lock:
@@ -394,6 +431,8 @@ class FakeOpenAI:
                     for m in self.models
                 ],
             }
+        if path in ("/v1/embeddings", "/embeddings"):
+            return self._embeddings(record)
         if path not in ("/v1/chat/completions", "/chat/completions"):
             return error(404, f"Unknown request URL: {record.method} {record.path}", code="unknown_url")
         if record.method != "POST":
@@ -421,9 +460,39 @@ class FakeOpenAI:
             return self._fallback(record)
         return self._coerce(chosen)
 
+    def _embeddings(self, record: RecordedRequest) -> Response | Body:
+        if record.method != "POST":
+            return error(405, f"Method {record.method} not allowed", type="invalid_request_error")
+        body = record.body
+        if not isinstance(body, dict):
+            return error(400, "We could not parse the JSON body of your request.", type="invalid_request_error")
+        given = body.get("input")
+        texts = [given] if isinstance(given, str) else given
+        if not isinstance(texts, list) or not texts or not all(isinstance(t, str) and t for t in texts):
+            return error(400, "'input' must be a non-empty string or a list of them", param="input")
+        if len(texts) > 2048:
+            return error(400, "'input' must have at most 2048 items", param="input")
+        with self._lock:
+            scripted = self._embedding_queue.popleft() if self._embedding_queue else None
+        return scripted if scripted is not None else self._vectors(body, texts)
+
+    def _vectors(self, body: Body, texts: list[str]) -> Body:
+        as_base64 = body.get("encoding_format") == "base64"
+        data = []
+        for index, text in enumerate(texts):
+            vector = embedding_of(text, self.embedding_dimensions)
+            packed = base64.b64encode(struct.pack(f"<{len(vector)}f", *vector)).decode()
+            data.append({"object": "embedding", "index": index, "embedding": packed if as_base64 else vector})
+        tokens = sum(len(t) for t in texts) // 4 + len(texts)
+        return {"object": "list", "data": data, "model": body.get("model") or "fake-embedding",
+                "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}
+
     def _fallback(self, record: RecordedRequest) -> Response | Body:
         """Handler, then the default reply (used after the script is empty and
-        after a ``delay(..., then=None)``)."""
+        after a ``delay(..., then=None)``); vectors for an embedding request."""
+        if record.path.rstrip("/").endswith("/embeddings") and isinstance(record.body, dict):
+            given = record.body.get("input")
+            return self._vectors(record.body, [given] if isinstance(given, str) else list(given or []))
         handler = self.handler
         if handler is not None and isinstance(record.body, dict):
             result = handler(record.body)
@@ -486,3 +555,18 @@ class FakeOpenAI:
             "system_fingerprint": "fp_fake",
         }
         return 200, headers, json.dumps(completion).encode()
+
+
+_TOKEN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]|[^\W_]+")
+
+
+def embedding_of(text: str, dimensions: int = 64) -> list[float]:
+    """The fake's vector for `text`: each word (or CJK character) adds its own fixed ±1 pattern; normalised."""
+    vector = [0.0] * dimensions
+    for token in _TOKEN.findall(text.casefold()):
+        digest = hashlib.sha256(token.encode("utf-8")).digest()
+        for i in range(4):  # four signed positions a token: distinct words rarely cancel each other out
+            slot = int.from_bytes(digest[4 * i:4 * i + 3], "big") % dimensions
+            vector[slot] += 1.0 if digest[4 * i + 3] & 1 else -1.0
+    norm = math.sqrt(sum(x * x for x in vector))
+    return [x / norm for x in vector] if norm else [0.0] * (dimensions - 1) + [1.0]

@@ -1,0 +1,191 @@
+"""`hylo-memory recall QUERY` (SPEC §9): BM25 over every item, English stemmed, CJK as bigrams."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import pytest
+from cli_helpers import hylo, one_line
+from vault_helpers import memory_file, snapshot
+
+from hylo_memory.decay import Dimension, Item
+from hylo_memory.decay.recall import BM25, Entry, analyse, fuse, query_terms, rank
+from hylo_memory.pipeline.commands.recall import recall
+from hylo_memory.pipeline.config import Config
+
+TODAY = dt.date(2026, 11, 30)
+
+
+def items(*lines: str, fading: tuple[str, ...] = ()) -> str:
+    """A memory file's body: these Active lines (`text | last | seen [| pinned]`), then these Fading ones."""
+    def bullet(line: str) -> str:
+        text, last, seen, *pin = (part.strip() for part in line.split("|"))
+        return f"- {text} `last:{last} seen:{seen}{' pinned' if pin else ''}`\n"
+    return "## Active\n" + "".join(map(bullet, lines)) + "\n## Fading\n" + "".join(map(bullet, fading))
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    memory_file(root, Dimension.identity, items("Name is Ana Silva | 2026-11-01 | 3 | pinned",
+                                                 "是素食者 | 2026-11-20 | 1 | pinned",
+                                                 "Lives in Lisbon | 2026-10-01 | 1"))
+    memory_file(root, Dimension.preferences, items("Loves to run | 2026-11-28 | 4",
+                                                    "Prefers terse answers | 2026-09-15 | 1",
+                                                    "Drinks coffee at the café every morning | 2026-11-02 | 2",
+                                                    fading=("Enjoys running in the rain | 2026-07-01 | 2",)))
+    memory_file(root, Dimension.goals, items("Run a half marathon in spring | 2026-11-25 | 1"))
+    memory_file(root, Dimension.state, items("最近压力很大 | 2026-11-29 | 1"))
+    return root
+
+
+def found(vault: Path, query: str, *args: str) -> list[dict]:
+    result = hylo("recall", query, "--vault", vault, "--json", *args)
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout)["items"]
+
+
+def texts(vault: Path, query: str, *args: str) -> list[str]:
+    return [i["text"] for i in found(vault, query, *args)]
+
+
+def test_an_inflected_query_finds_the_item_by_its_stem(vault: Path) -> None:
+    assert texts(vault, "running")[0] == "Loves to run"
+    assert set(texts(vault, "running")) == {"Loves to run", "Enjoys running in the rain",
+                                            "Run a half marathon in spring"}
+
+
+def test_a_chinese_query_finds_the_chinese_item(vault: Path) -> None:
+    assert texts(vault, "素食") == ["是素食者"]
+    assert texts(vault, "压力") == ["最近压力很大"]
+
+
+def test_a_one_character_chinese_query_finds_the_items_holding_it(vault: Path) -> None:
+    assert texts(vault, "素") == ["是素食者"]
+
+
+def test_case_accents_and_full_width_forms_are_one_word(vault: Path) -> None:
+    assert texts(vault, "CAFE") == ["Drinks coffee at the café every morning"]
+    assert texts(vault, "ｃｏｆｆｅｅ") == ["Drinks coffee at the café every morning"]
+
+
+def test_mixed_english_and_chinese_text_is_read_word_by_word_and_pair_by_pair() -> None:
+    assert analyse("I love 寿司 and RUNNING").terms == ("i", "love", "寿司", "and", "run")
+    assert analyse("Python编程很有趣").terms == ("python", "编程", "程很", "很有", "有趣")
+    assert analyse("私はコーヒー").terms[:2] == ("私は", "はコ")
+    assert analyse("커피를 좋아해요").terms == ("커피", "피를", "좋아", "아해", "해요")
+    assert analyse("猫 and 狗").terms == ("猫", "and", "狗")  # a one-character run is itself
+
+
+def test_stop_words_leave_a_query_unless_nothing_else_is_left() -> None:
+    assert query_terms("what do I like to eat") == ["like", "eat"]
+    assert query_terms("who is she") == ["who", "is", "she"]
+
+
+def test_fading_items_are_included_and_marked(vault: Path) -> None:
+    rain = next(i for i in found(vault, "rain"))
+    assert rain["text"] == "Enjoys running in the rain" and rain["fading"] is True
+    result = hylo("recall", "rain", "--vault", vault)
+    assert result.stdout == "1. Enjoys running in the rain  (preferences, Fading, seen 2, last 2026-07-01)\n"
+
+
+def test_equal_scores_go_pinned_first_then_most_seen_then_most_recent(tmp_path: Path) -> None:
+    # One word and one length each: BM25 scores them alike, so only the tie-breaks order them.
+    memory_file(tmp_path, Dimension.preferences, items("Likes green tea | 2026-11-01 | 1",
+                                                       "Likes black tea | 2026-11-20 | 1",
+                                                       "Likes white tea | 2026-10-01 | 5",
+                                                       "Likes jasmine tea | 2026-01-01 | 1 | pinned"))
+    assert texts(tmp_path, "tea") == ["Likes jasmine tea", "Likes white tea", "Likes black tea", "Likes green tea"]
+    scores = {i["score"] for i in found(tmp_path, "tea")}
+    assert len(scores) == 1
+
+
+def test_the_best_match_comes_before_a_pinned_weaker_one(tmp_path: Path) -> None:
+    memory_file(tmp_path, Dimension.preferences, items("Likes tea and biscuits with friends on sundays | 2026-01-01 | 1 | pinned",
+                                                       "Tea | 2026-11-01 | 1"))
+    assert texts(tmp_path, "tea") == ["Tea", "Likes tea and biscuits with friends on sundays"]
+
+
+def test_limit_caps_the_items(vault: Path) -> None:
+    assert len(texts(vault, "run", "--limit", "2")) == 2
+    assert texts(vault, "run", "--limit", "2") == texts(vault, "run")[:2]
+
+
+@pytest.mark.parametrize("limit", ["0", "-1", "1001"])
+def test_a_limit_out_of_range_is_a_one_line_usage_error(vault: Path, limit: str) -> None:
+    result = hylo("recall", "run", "--vault", vault, "--limit", limit)
+    assert result.exit_code == 2 and "--limit" in one_line(result.stderr)
+
+
+def test_json_gives_each_item_with_its_place_and_scores(vault: Path) -> None:
+    result = json.loads(hylo("recall", "run", "--vault", vault, "--json").stdout)
+    assert result["query"] == "run" and result["limit"] == 10
+    assert result["ranking"] == "bm25" and result["fallback"] is None
+    first = result["items"][0]
+    assert first == {"rank": 1, "dimension": "preferences", "text": "Loves to run", "fading": False, "pinned": False,
+                     "seen": 4, "last": "2026-11-28", "score": first["bm25"], "bm25": first["bm25"],
+                     "similarity": None}
+    assert [i["rank"] for i in result["items"]] == list(range(1, len(result["items"]) + 1))
+
+
+def test_text_gives_one_line_an_item(vault: Path) -> None:
+    lines = hylo("recall", "lisbon", "--vault", vault).stdout.splitlines()
+    assert lines == ["1. Lives in Lisbon  (identity, seen 1, last 2026-10-01)"]
+
+
+def test_no_match_says_so(vault: Path) -> None:
+    result = hylo("recall", "kubernetes", "--vault", vault)
+    assert result.exit_code == 0 and result.stdout == "No item matches 'kubernetes'.\n"
+
+
+def test_an_empty_memory_matches_nothing(tmp_path: Path) -> None:
+    assert recall(tmp_path, Config(), "anything").items == []
+
+
+@pytest.mark.parametrize("query", ["   ", "x" * 1001])
+def test_a_blank_or_huge_query_is_one_line(vault: Path, query: str) -> None:
+    result = hylo("recall", query, "--vault", vault)
+    assert result.exit_code == 1 and "query" in one_line(result.stderr)
+
+
+def test_recall_writes_nothing_without_embeddings(vault: Path) -> None:
+    before = snapshot(vault)
+    found(vault, "run")
+    assert snapshot(vault) == before
+
+
+def test_a_hand_broken_memory_file_is_one_line_naming_it(vault: Path) -> None:
+    memory_file(vault, Dimension.goals, "## Active\n- Ship it `last:2026-13-45 seen:x`\n")
+    result = hylo("recall", "run", "--vault", vault)
+    assert result.exit_code == 1 and "_goals.md:" in one_line(result.stderr)
+
+
+def entries(*specs: tuple[str, int, bool]) -> list[Entry]:
+    return [Entry(Dimension.preferences, Item(text=t, last=TODAY, seen=seen, pinned=pin), False)
+            for t, seen, pin in specs]
+
+
+def test_reciprocal_rank_fusion_adds_one_over_sixty_plus_the_rank() -> None:
+    fused = fuse([[3, 1], [1, 2]])
+    assert fused == {3: 1 / 61, 1: 1 / 62 + 1 / 61, 2: 1 / 62}
+
+
+def test_with_similarities_an_item_bm25_misses_can_be_found() -> None:
+    found = entries(("Is vegetarian", 1, False), ("Loves to run", 1, False), ("Lives in Lisbon", 1, False))
+    index = BM25([e.item.text for e in found])
+    assert rank(found, index, "what do I eat", 10, TODAY) == []
+    hits = rank(found, index, "what do I eat", 10, TODAY, similarities=[0.9, 0.1, -0.2])
+    assert [h.index for h in hits] == [0, 1]  # nothing opposite or orthogonal to the query is ranked
+    assert hits[0].similarity == 0.9 and hits[0].bm25 == 0.0
+
+
+def test_fusion_ranks_first_what_both_rankings_place_high() -> None:
+    found = entries(("Run", 1, False), ("Run club on thursdays", 1, False),
+                    ("Likes to run far away every single sunday morning", 1, False))
+    index = BM25([e.item.text for e in found])
+    assert [h.index for h in rank(found, index, "run", 10, TODAY)] == [0, 1, 2]  # shorter, higher
+    # BM25 places 1 second and the embeddings first: 1/62 + 1/61 beats 0's 1/61 + 1/63.
+    fused = rank(found, index, "run", 10, TODAY, similarities=[0.1, 0.9, 0.5])
+    assert [h.index for h in fused] == [1, 0, 2]
