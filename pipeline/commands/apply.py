@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import datetime as dt
 
-from hylo_memory.decay import Evidence, FileUpdate, plan_updates, render
+from hylo_memory.decay import Dimension, Evidence, FileUpdate, plan_updates, render
 from hylo_memory.decay.store import MemoryStore
 
 from ..config import Config
+from ..run.summary import change_counts
+from ..state.changes import ChangeRecord, record_updates
 from ..state.journal import Journal, commit
+from ..state.ledger import Ledger
+from ..state.trust import tombstones
 from ..state.writing import writing
 
 
@@ -18,15 +22,21 @@ def apply_evidence(
     today: dt.date,
     config: Config,
     dry_run: bool = False,
+    detail: str = "",
 ) -> list[FileUpdate]:
-    """Rules A–G on every memory file with this evidence; write the changed files."""
+    """Rules A–H on every memory file with this evidence; write the changed files (`detail`: the evidence file)."""
     if dry_run:
-        return plan_updates(store.read_all(), evidence, today, config.similarity_threshold)
-    with writing(store, config.lock_timeout):
+        with Ledger.for_memory_dir(store.folder, readonly=True) as ledger:
+            return plan_updates(store.read_all(), evidence, today, config.similarity_threshold,
+                                forgotten=tombstones(ledger))
+    with writing(store, config.lock_timeout), Ledger.for_memory_dir(store.folder) as ledger:
         files = store.read_all()  # refuses a hand-broken file before anything is written
-        updates = plan_updates(files, evidence, today, config.similarity_threshold)
-        changed = {u.dimension: render(u.after) for u in updates if u.write}
+        updates = plan_updates(files, evidence, today, config.similarity_threshold, forgotten=tombstones(ledger))
+        changed: dict[Dimension, str | None] = {u.dimension: render(u.after) for u in updates if u.write}
         if changed:
+            rows, aliases = record_updates(updates)
+            change = ChangeRecord(command="apply", detail=detail, counts=change_counts(updates), provenance=rows,
+                                  aliases=aliases)
             # Several files change together or not at all, even if the process dies midway.
-            commit(store, Journal(files=changed))
+            commit(store, Journal(files=changed, change=change), ledger)
     return updates

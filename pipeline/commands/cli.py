@@ -140,7 +140,7 @@ def apply_command(ctx: click.Context, vault: Path | None, config_file: Path | No
     config, vault = setup(ctx, config_file, vault)
     found = read_evidence(evidence)
     updates = apply_evidence(open_store(vault, config), found, today or clock.today(config.timezone), config,
-                             dry_run=dry_run)
+                             dry_run=dry_run, detail=str(evidence))
     click.echo(render_changes(updates), nl=False)
     return 0
 

@@ -6,7 +6,7 @@ import datetime as dt
 import re
 from pathlib import Path
 
-from hylo_memory.decay import Dimension, Evidence, FileUpdate, apply_rules
+from hylo_memory.decay import Dimension, Evidence, FileUpdate, apply_rules, render
 from hylo_memory.decay.model import MAX_ITEM_TEXT, MemoryFile
 from hylo_memory.decay.store import MemoryStore
 from hylo_memory.errors import InputError
@@ -15,7 +15,12 @@ from hylo_memory.extractors.choice import make_extractor
 
 from .. import clock
 from ..config import Config
+from ..run.summary import change_counts
+from ..state.changes import ChangeRecord, record_updates
+from ..state.journal import Journal, commit
+from ..state.ledger import Ledger
 from ..state.locking import DEFAULT_TIMEOUT
+from ..state.trust import tombstones
 from ..state.writing import open_store, writing
 
 REMEMBER_SOURCE = "remember"
@@ -36,8 +41,10 @@ def the_fact(text: str) -> str:
     return stripped or text
 
 
-def decide(text: str, dimension: Dimension | None, pin: bool | None, config: Config) -> Decision:
-    """Where the fact goes and whether it is pinned: as told, else as the extractor judges."""
+def decide(text: str, dimension: Dimension | None, pin: bool | None, config: Config,
+           memory: dict[Dimension, MemoryFile | None] | None = None) -> Decision:
+    """Where the fact goes and whether it is pinned: as told, else as the extractor judges
+    (shown `memory`, it may also name the item the fact replaces)."""
     text = the_fact(" ".join(text.split()))
     if not text:
         raise InputError("remember: the fact is empty")
@@ -49,7 +56,7 @@ def decide(text: str, dimension: Dimension | None, pin: bool | None, config: Con
     if dimension is not None and (pin is not None or not config.uses_llm):
         pinned = dimension.pinned_by_default if pin is None else pin
         return Decision(dimension=dimension, text=text, pinned=pinned)
-    return make_extractor(config.llm()).classify(text, dimension, pin)
+    return make_extractor(config.llm()).classify(text, dimension, pin, memory=memory)
 
 
 def remember(
@@ -61,26 +68,36 @@ def remember(
 ) -> tuple[FileUpdate, str]:
     """Apply the rules to the one file with this fact; return the update and a one-line report."""
     evidence = Evidence(dimension=decision.dimension, text=decision.text, source=REMEMBER_SOURCE,
-                        pinned=decision.pinned, date=today)
+                        pinned=decision.pinned, date=today, supersedes=decision.supersedes)
     # Read and write under the memory lock: a refresh committing meanwhile is waited for, never overwritten.
-    with writing(store, lock_timeout):
+    with writing(store, lock_timeout), Ledger.for_memory_dir(store.folder) as ledger:
         before = store.read(decision.dimension)
         after, changes = apply_rules(before or MemoryFile.new(decision.dimension), [evidence], today, threshold,
-                                     decay=False)
+                                     decay=False, forgotten=tombstones(ledger))
+        if changes.forgotten:
+            raise InputError(f'remember: "{decision.text}" is a fact you asked to forget; '
+                             f'`hylo-memory unforget "{decision.text}"` lets it be kept again')
         update = FileUpdate(dimension=decision.dimension, before=before, after=after, changes=changes)
         if update.write:
-            store.write(after)  # one file: atomic_write alone makes it whole or absent
+            rows, aliases = record_updates([update])
+            change = ChangeRecord(command="remember", detail=decision.text, provenance=rows, aliases=aliases,
+                                  counts=change_counts([update]))
+            commit(store, Journal(files={decision.dimension: render(after)}, change=change), ledger)
     kept = next(i for i in after.items if i.text in changes.added + changes.refreshed)
     verb = "Kept" if changes.added else "Refreshed"
     pin = "pinned" if kept.pinned else "not pinned, it will fade"
     note = f"; {decision.reason}" if decision.reason else ""
+    note += "".join(f'; it replaces "{s.text}" (now fading)' for s in changes.superseded)
+    note += "".join(f'; it contradicts pinned "{c.pinned}": settle it (edit the file, or forget one)'
+                    for c in changes.conflicts)
     return update, f'{verb} "{kept.text}" in {store.path(decision.dimension).name} (seen {kept.seen}, {pin}){note}'
 
 
 def remember_text(vault: Path, config: Config, text: str, dimension: Dimension | None = None,
                   pin: bool | None = None, today: dt.date | None = None) -> str:
     """`remember` whole, as the command line and the MCP server call it: the one line it prints."""
-    decision = decide(text, dimension, pin, config)
-    _, line = remember(open_store(vault, config), decision, today or clock.today(config.timezone),
+    store = open_store(vault, config)
+    decision = decide(text, dimension, pin, config, memory=store.read_all())
+    _, line = remember(store, decision, today or clock.today(config.timezone),
                        config.similarity_threshold, config.lock_timeout)
     return line

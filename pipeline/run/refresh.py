@@ -22,7 +22,7 @@ from .collect import Collected, Reread, plan
 from .extraction import extract_all
 from .hints import layout_hints
 from .progress import RunProgress, Silent
-from .summary import Deleted, RunSummary, SourceCounts, file_reports, total_counts, trust_lists
+from .summary import Deleted, RunSummary, SourceCounts, change_counts, file_reports, total_counts, trust_lists
 from .window import Window
 
 
@@ -107,7 +107,7 @@ def _run(
                            counts=summary.counts, usage=summary.usage, extractor=extractor.name),
                 # A run that wrote nothing is no change to take back: `history` lists what changed files.
                 change=ChangeRecord(command="refresh", detail=f"run {run_id} ({window.mode}, {today})",
-                                    counts=_nonzero(summary.counts.model_dump()), provenance=rows,
+                                    counts=change_counts(updates), provenance=rows,
                                     aliases=aliases, run_id=run_id) if written else None,
             )
             commit(store, journal, ledger)
@@ -158,10 +158,6 @@ def _summary(
         usage=extraction.usage,
         files=reports,
     )
-
-
-def _nonzero(counts: dict[str, int]) -> dict[str, int]:
-    return {k: v for k, v in counts.items() if v}
 
 
 def diff(updates: list[FileUpdate], store: MemoryStore) -> str:

@@ -116,6 +116,11 @@ def total_counts(reports: list[FileReport]) -> Counts:
     return counts
 
 
+def change_counts(updates: list[FileUpdate]) -> dict[str, int]:
+    """The counts a change records in the history: those that are not zero."""
+    return {k: v for k, v in total_counts(file_reports(updates)).model_dump().items() if v}
+
+
 def trust_lists(reports: list[FileReport]) -> dict[str, list[object]]:
     """Rule H's and the tombstones' lists of a summary (SPEC §4.8), file by file."""
     return {
