@@ -38,7 +38,9 @@ def _log_to_stderr() -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter(f"{PROG}: mcp: %(levelname)s: %(name)s: %(message)s"))
     # Set before the SDK's server is made, so its own logging setup (a root handler of its choosing) does nothing.
-    logging.basicConfig(level=logging.INFO, handlers=[handler])
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])  # not a line per HTTP request to the LLM
+    for name in ("mcp", "uvicorn"):  # but each failed tool call, and where an HTTP server listens
+        logging.getLogger(name).setLevel(logging.INFO)
     logging.getLogger("hylo_memory").propagate = False  # it has its own `hylo-memory: …` handler already
 
 
