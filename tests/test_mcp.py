@@ -19,6 +19,7 @@ import anyio
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 from mcp_helpers import McpServer, SwitchableModel, failed, ok, text
 from proc_helpers import Lines, cli_env, copy_example_vault, memory_texts, run
 from vault_helpers import short
@@ -28,7 +29,7 @@ from hylo_memory.pipeline.state.locking import MEMORY_LOCK, RUN_LOCK, is_held
 
 TODAY = "2026-12-02"
 YESTERDAY = "2026-12-01"
-READ_ONLY = {"status"}
+READ_ONLY = {"status", "recall", "context"}
 WRITERS = {"remember", "refresh"}
 TOOLS = READ_ONLY | WRITERS
 FILE_URIS = [f"memory://{d.value}" for d in Dimension]
@@ -108,6 +109,11 @@ def test_the_tools_are_listed_with_typed_bounded_arguments_and_hints(server: Mcp
     refresh = tools["refresh"].input_schema["properties"]
     assert refresh["dry_run"]["type"] == "boolean" and refresh["dry_run"]["default"] is False
     assert tools["status"].input_schema["properties"] == {}
+    recall = tools["recall"].input_schema
+    assert recall["required"] == ["query"]
+    assert (recall["properties"]["limit"]["minimum"], recall["properties"]["limit"]["maximum"]) == (1, 100)
+    budget = tools["context"].input_schema["properties"]["budget"]
+    assert (budget["default"], budget["minimum"]) == (1500, 100)
 
     assert server.initialized is not None
     assert server.initialized.server_info.name == "hylo-memory"
@@ -116,7 +122,7 @@ def test_the_tools_are_listed_with_typed_bounded_arguments_and_hints(server: Mcp
 
 def test_the_six_memory_files_are_resources_read_as_they_are_on_disk(server: McpServer, vault: Path) -> None:
     resources = server.resources()
-    assert [uri for uri in resources if uri in FILE_URIS] == FILE_URIS
+    assert list(resources) == [*FILE_URIS, "memory://context"]
     for dimension, uri in zip(Dimension, FILE_URIS, strict=True):
         assert resources[uri].mime_type == "text/markdown"
         read = server.read(uri)
@@ -195,6 +201,35 @@ def test_a_dry_run_refresh_shows_the_changes_and_writes_nothing(server: McpServe
     assert memory(vault) == before
 
 
+def test_recall_ranks_the_items_as_the_command_line_does_and_writes_nothing(
+        server: McpServer, vault: Path, env: dict[str, str]) -> None:
+    ok(server.call("remember", {"text": "I play the bandoneon on Sundays", "dimension": "preferences", "pin": True}))
+    before = memory(vault)
+    result = server.call("recall", {"query": "bandoneon", "limit": 3})
+    found = ok(result)
+    assert found.startswith("1. ") and "bandoneon" in found.splitlines()[0]
+    data = result.structured_content
+    assert data is not None and data["query"] == "bandoneon" and data["limit"] == 3 and len(data["items"]) <= 3
+    code, out, err = cli(["recall", "bandoneon", "--limit", "3", "--json"], vault, env)
+    assert code == 0, err
+    assert json.loads(out) == data
+    assert memory(vault) == before
+
+
+def test_context_is_the_command_lines_block_and_the_context_resource(server: McpServer, vault: Path,
+                                                                      env: dict[str, str]) -> None:
+    before = memory(vault)
+    result = server.call("context", {"budget": 400, "query": "running"})
+    block = ok(result)
+    code, out, err = cli(["context", "--budget", "400", "--query", "running"], vault, env)
+    assert code == 0, err
+    assert block == out
+    code, out, err = cli(["context", "--budget", "400", "--query", "running", "--json"], vault, env)
+    assert json.loads(out) == result.structured_content
+    assert server.read("memory://context").text == ok(server.call("context"))
+    assert memory(vault) == before
+
+
 # --- Failures: one line each, and the server keeps answering ---
 
 BAD_CALLS = [
@@ -210,6 +245,12 @@ BAD_CALLS = [
     ("refresh", {"dry_run": "yes please"}, "hylo-memory: refresh: dry_run: Input should be a valid boolean"),
     ("refresh", {"intro": "x" * 4001}, "hylo-memory: refresh: intro: String should have at most 4000 characters"),
     ("memorise", {"text": "I like tea"}, "hylo-memory: no tool 'memorise' (tools: "),
+    ("recall", {"query": "  "}, "hylo-memory: the query is blank: give the words to look for"),
+    ("recall", {"query": "tea", "limit": 0}, "hylo-memory: recall: limit: Input should be greater than or equal to 1"),
+    ("recall", {"query": "tea", "limit": 101}, "hylo-memory: recall: limit: Input should be less than or equal to 100"),
+    ("recall", {"query": "q" * 1001}, "hylo-memory: recall: query: String should have at most 1000 characters"),
+    ("context", {"budget": 99}, "hylo-memory: context: budget: Input should be greater than or equal to 100"),
+    ("context", {"budget": "lots"}, "hylo-memory: context: budget: Input should be a valid integer"),
 ]
 
 
@@ -251,6 +292,11 @@ def test_a_hand_broken_file_is_refused_by_path_and_line_and_the_server_keeps_ans
         broken = [f for f in status.structured_content["files"] if f["file"] == Dimension.beliefs.filename]
         assert broken[0]["error"]
         assert server.read("memory://beliefs").text == BROKEN  # the file as it is: the person's to mend
+        # Every tool that reads the file says the same line; so does the context resource, as a read error.
+        assert failed(server.call("context")) == line
+        assert failed(server.call("recall", {"query": "teams"})) == line
+        with pytest.raises(MCPError, match=re.escape(line)):
+            server.read("memory://context")
         assert path.read_text(encoding="utf-8") == BROKEN  # never overwritten
     finally:
         if original is None:

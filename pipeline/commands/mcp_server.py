@@ -30,6 +30,7 @@ from .. import clock
 from ..config import Config
 from ..state.writing import open_store
 from . import mcp_text
+from .context import build_context
 from .options import PROG, reason
 
 LOG = logging.getLogger(__name__)
@@ -123,6 +124,9 @@ def build_server(memory: Memory) -> HyloServer:
             _file_reader(memory, dimension), uri=f"memory://{dimension.value}", name=dimension.value,
             title=f"{dimension.value} ({dimension.filename})", mime_type="text/markdown",
             description=mcp_text.RESOURCE_FILE.format(dimension=dimension.value)))
+    server.add_resource(FunctionResource.from_function(
+        _context_reader(memory), uri="memory://context", name="context", title="the memory as context",
+        mime_type="text/markdown", description=mcp_text.RESOURCE_CONTEXT))
     return server
 
 
@@ -137,6 +141,15 @@ def _file_reader(memory: Memory, dimension: Dimension) -> Callable[[], str]:
             raise ResourceError(f"{PROG}: {path}: cannot read: {exc}") from exc
     read.__name__ = f"read_{dimension.value}"
     return read
+
+
+def _context_reader(memory: Memory) -> Callable[[], str]:
+    def read_context() -> str:
+        try:
+            return build_context(memory.vault, memory.config, memory.today()).to_text()
+        except (HyloMemoryError, OSError) as exc:  # a hand-broken file, say: the read fails with its line
+            raise ResourceError(str(failure(exc))) from exc
+    return read_context
 
 
 def serve(memory: Memory, http: tuple[str, int] | None = None) -> None:

@@ -12,6 +12,7 @@ from pydantic import BeforeValidator, Field
 
 from hylo_memory.decay import Dimension
 from hylo_memory.decay.model import DIMENSION_NAMES
+from hylo_memory.decay.ranking import MAX_BUDGET, MIN_BUDGET
 from hylo_memory.extractors.choice import make_extractor
 
 from ..run.refresh import diff
@@ -19,15 +20,19 @@ from ..run.refresh import refresh as run_refresh
 from ..run.summary import RunSummary
 from ..state.writing import open_store
 from . import mcp_text
+from .context import DEFAULT_BUDGET, build_context
 from .mcp_server import Memory, blocking, result
 from .options import PROG
+from .recall import MAX_QUERY_CHARS
+from .recall import recall as ranked
 from .remember import remember_text
 from .status import gather
 
 LOG = logging.getLogger(__name__)
 
-MAX_TEXT = 2_000  # characters of a statement or a query: a fact is one line, a request around it a little more
+MAX_TEXT = 2_000  # characters of a statement: a fact is one line, a request around it a little more
 MAX_INTRO = 4_000
+MAX_RECALLED = 100  # items a recall returns: more would crowd the assistant's own context
 
 
 def _dimension(value: Any) -> Any:
@@ -36,6 +41,7 @@ def _dimension(value: Any) -> Any:
 
 
 Text = Annotated[str, Field(max_length=MAX_TEXT)]
+Query = Annotated[str, Field(max_length=MAX_QUERY_CHARS)]
 DimensionArgument = Annotated[Dimension | None, BeforeValidator(_dimension), Field(
     description=f"one of {DIMENSION_NAMES}; leave it out to let the memory choose")]
 
@@ -131,3 +137,21 @@ def register(server: MCPServer[Any], memory: Memory) -> None:
     async def status() -> CallToolResult:
         report = await blocking(lambda: gather(vault, config, memory.fixed_today))
         return result(report.to_text(), report.model_dump_json())
+
+    @server.tool(description=mcp_text.RECALL, annotations=_annotations("Recall from memory", read_only=True))
+    async def recall(
+        query: Annotated[Query, Field(description="what to look for, e.g. \"sister\", \"diet\", \"running\"")],
+        limit: Annotated[int, Field(ge=1, le=MAX_RECALLED, description="the most items returned")] = 10,
+    ) -> CallToolResult:
+        found = await blocking(lambda: ranked(vault, config, query, limit, memory.fixed_today))
+        return result(found.to_text(), found.to_json())
+
+    @server.tool(description=mcp_text.CONTEXT, annotations=_annotations("Memory as context", read_only=True))
+    async def context(
+        budget: Annotated[int, Field(ge=MIN_BUDGET, le=MAX_BUDGET,
+                                     description="the most tokens the block may take; the lowest-scored items "
+                                                 "are left out first")] = DEFAULT_BUDGET,
+        query: Annotated[Query | None, Field(description="put the items about this first (optional)")] = None,
+    ) -> CallToolResult:
+        block = await blocking(lambda: build_context(vault, config, memory.today(), budget, query))
+        return result(block.to_text(), block.to_json())
