@@ -78,6 +78,7 @@ class _Slot:
     was_fading: bool  # Fading when the run began: the only items rule E may delete
     sources: set[str] | None = None  # the distinct sources supporting it in this run
     newest: dt.date | None = None
+    supported: dt.date | None = None  # the newest evidence in this run for it, a source read again included (H)
     deleted: bool = False
     original: Item | None = None  # the entry it was read from (None: new in this run), reused if unchanged
     note: str = ""
@@ -269,6 +270,7 @@ def _apply_evidence(
         # (sources come oldest first). Rewording it later could make it a near-duplicate of
         # another item that the next run would merge: the rules would not be idempotent.
         slot = pool.slots[target]
+        slot.supported = max(slot.supported or seen_on, seen_on)
         if known and slot.original is not None and (ev.source, normalise(slot.text)) in known:
             continue  # a note read again (another extractor, an edit) already supports it: not a new sighting
         if slot.sources is None:
@@ -300,8 +302,8 @@ def _supersede(pool: _Pool, landed: list[tuple[Evidence, _Slot, dt.date]], chang
         old, new = pool.slots[found].live(), slot.live()
         if old is new:
             continue  # the evidence is the very item it would replace
-        if old.newest is not None and old.newest >= seen_on:
-            continue  # seen again in this run, on or after the replacing fact: still current
+        if old.supported is not None and old.supported >= seen_on:
+            continue  # supported in this run, on or after the replacing fact: still current
         if old.pinned:
             conflict = Conflict(pinned=old.text, evidence=ev.text, source=ev.source)
             if conflict not in changes.conflicts:

@@ -185,3 +185,14 @@ def test_known_pairs_reach_only_their_own_dimension_through_plan_updates(today: 
                                                       known={Dimension.preferences: {(NOTE, normalise(LOVES))}})}
     assert section_of(updates[Dimension.preferences].after, LOVES)[1].seen == 3
     assert section_of(updates[Dimension.beliefs].after, LOVES)[1].seen == 4
+
+
+def test_a_source_read_again_that_supports_an_item_after_the_fact_replacing_it_keeps_it_active(today: dt.date) -> None:
+    # Rule H does nothing when evidence in the same run dated on or after the replacing fact
+    # supports the item, even when that evidence is no new sighting.
+    text = memory_text(active=[item_line(LOVES, ago(today, 5), seen=3)])
+    evidence = [ev(DISLIKES, source=NOTE, date=ago(today, 10)).model_copy(update={"supersedes": LOVES}),
+                ev(LOVES, source=OTHER_NOTE, date=ago(today, 5))]
+    after, changes = run(text, evidence, today, known={(OTHER_NOTE, normalise(LOVES))})
+    assert section_of(after, LOVES) == (ACTIVE, Item(text=LOVES, last=ago(today, 5), seen=3))
+    assert changes.superseded == []
