@@ -1,9 +1,11 @@
-"""Properties of the format and of rules A–G over generated memory files and evidence.
+"""Properties of the format and of rules A–H over generated memory files, evidence and tombstones.
 
 The clock is frozen for the whole module; each test reads `today` from it. Item texts are
 drawn from a small vocabulary, and about one in eight is a rewording of an earlier one
 (case, punctuation, a plural, a dropped or swapped letter), so merging (rule F) happens
-in some examples while most texts stay distinct.
+in some examples while most texts stay distinct. About one piece of evidence in four
+supersedes an item of the file (rule H), and about one file in three comes with tombstones
+(SPEC §8), most naming a text of the evidence or a rewording of one.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from unittest import mock
 
 import pytest
@@ -20,11 +22,13 @@ from freezegun import freeze_time
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hylo_memory.decay import Dimension, Evidence, Item, MemoryFile, parse, render
+from hylo_memory.decay import Dimension, Evidence, Item, MemoryFile, Tombstone, apply_rules, parse, render
 from hylo_memory.decay import format as memory_format
 from hylo_memory.decay import lines as memory_lines
 from hylo_memory.decay.lines import item_line as written_line
+from hylo_memory.decay.match import TextIndex
 from hylo_memory.decay.model import ACTIVE, FADING, RawLine, Section
+from hylo_memory.decay.rules import DEFAULT_THRESHOLD, FileChanges
 
 WINDOWS = [1, 7, 30, 90, 365]
 SOURCES = ["_shorts/a.md", "_shorts/b.md", "_knowledge/c.md", "remember"]
@@ -85,7 +89,9 @@ class Spec:
     window: int
     items: list[tuple[str, str, int, int, bool]]  # section, text, age, seen, pinned
     last_updated_age: int | None
-    evidence: list[tuple[str, str, int | None, str | None, bool]]  # text, source, age, matches, pinned
+    evidence: list[tuple[str, str, int | None, str | None, bool, str | None]]  # text, source, age, matches, pinned,
+    # supersedes
+    tombstones: list[tuple[str, Dimension]] = field(default_factory=list)
 
     def text(self, today: dt.date) -> str:
         lines = {ACTIVE: [], FADING: []}
@@ -99,8 +105,11 @@ class Spec:
 
     def facts(self, today: dt.date) -> list[Evidence]:
         return [ev(text, source=source, date=None if days is None else today - dt.timedelta(days=days),
-                   matches=matches, pinned=pinned)
-                for text, source, days, matches, pinned in self.evidence]
+                   matches=matches, pinned=pinned).model_copy(update={"supersedes": supersedes})
+                for text, source, days, matches, pinned, supersedes in self.evidence]
+
+    def stones(self, today: dt.date) -> list[Tombstone]:
+        return [Tombstone(dimension=dimension, text=text, forgotten_on=today) for text, dimension in self.tombstones]
 
 
 @st.composite
@@ -124,14 +133,49 @@ def specs(draw: st.DrawFn, evidence: str = "some") -> Spec:
         else:
             days = draw(st.none() | age(window, 2 * window + 3))
         matches = draw(st.sampled_from(texts)) if texts and draw(st.integers(0, 5)) == 0 else None
-        facts.append((text, draw(st.sampled_from(SOURCES)), days, matches, draw(st.integers(0, 5)) == 0))
+        # Rule H: about one in four names an item of the file (or, with none, an earlier text).
+        replaced = [item[1] for item in items] or texts
+        supersedes = draw(st.sampled_from(replaced)) if replaced and draw(st.integers(0, 3)) == 0 else None
+        facts.append((text, draw(st.sampled_from(SOURCES)), days, matches, draw(st.integers(0, 5)) == 0, supersedes))
         texts.append(text)
-    return Spec(window, items, last_updated_age, facts)
+    tombstones = []
+    if draw(st.integers(0, 2)) == 0 if facts else draw(st.integers(0, 5)) == 0:
+        named = [f[0] for f in facts] or texts
+        for _ in range(draw(st.integers(1, 2))):
+            kind = draw(st.sampled_from(["same", "reworded", "other"])) if named else "other"
+            if kind == "other":
+                text = draw(fact_text([]))
+            else:
+                text = draw(st.sampled_from(named))
+                text = draw(rewording(text)) if kind == "reworded" else text
+            dimension = Dimension.state if draw(st.integers(0, 4)) == 0 else Dimension.preferences
+            tombstones.append((text, dimension))
+    return Spec(window, items, last_updated_age, facts, tombstones)
+
+
+def rules(spec: Spec, today: dt.date, evidence: list[Evidence] | None = None,
+          forgotten: list[Tombstone] | None = None) -> tuple[MemoryFile, FileChanges]:
+    """Rules A–H once over the spec's file, with its evidence and tombstones unless others are given."""
+    return apply_rules(spec.memory(today), spec.facts(today) if evidence is None else evidence, today,
+                       forgotten=spec.stones(today) if forgotten is None else forgotten)
+
+
+def forgotten(evidence: Evidence, stones: list[Tombstone]) -> bool:
+    """Whether a tombstone of the evidence's dimension matches it by §3's matching, one tombstone at a time."""
+    for stone in stones:
+        if stone.dimension != evidence.dimension:
+            continue
+        index = TextIndex(DEFAULT_THRESHOLD)
+        index.add(0, stone.text)
+        if index.find(evidence.text) is not None or (evidence.matches and index.find(evidence.matches) is not None):
+            return True
+    return False
 
 
 def applied(spec: Spec, today: dt.date) -> list[Evidence]:
-    """The evidence that is not expired (a source dated after today counts as today)."""
-    return [e for e in spec.facts(today) if (today - min(e.date or today, today)).days <= 2 * spec.window]
+    """The evidence that is neither expired (a source dated after today counts as today) nor forgotten."""
+    return [e for e in spec.facts(today) if (today - min(e.date or today, today)).days <= 2 * spec.window
+            and not forgotten(e, spec.stones(today))]
 
 
 # The format
@@ -187,14 +231,15 @@ def test_canonical_lines_read_the_same_with_or_without_the_fast_path(memory: Mem
 @given(specs())
 def test_a_second_run_the_same_day_changes_nothing_but_overdue_items_the_first_faded(spec: Spec) -> None:
     today = dt.date.today()
-    first, first_changes = run(spec.text(today), spec.facts(today), today)
+    first, first_changes = rules(spec, today)
     second, changes = rerun(first, today)
 
     overdue = {i.text for i in first.fading if not i.pinned and (today - i.last).days > 2 * spec.window}
     assert sorted(changes.deleted) == sorted(overdue)
-    assert overdue <= set(first_changes.faded)
+    assert overdue <= set(first_changes.faded) | {s.text for s in first_changes.superseded}
     assert (changes.added, changes.refreshed, changes.faded, changes.merged, changes.adopted, changes.expired) == (
         [], [], [], [], [], 0)
+    assert (changes.superseded, changes.conflicts, changes.forgotten, changes.applied) == ([], [], [], [])
     expected = parse(render(first), Dimension.preferences)
     fading = expected.section(FADING)
     fading.entries = [e for e in fading.entries if not (isinstance(e, Item) and e.text in overdue)]
@@ -203,12 +248,14 @@ def test_a_second_run_the_same_day_changes_nothing_but_overdue_items_the_first_f
 
 @SETTINGS
 @given(specs())
-def test_pinned_items_are_never_faded_nor_deleted(spec: Spec) -> None:
+def test_pinned_items_are_never_faded_superseded_nor_deleted(spec: Spec) -> None:
     today = dt.date.today()
     before = spec.memory(today)
-    after, changes = run(before, spec.facts(today), today)
+    after, changes = rules(spec, today)
     after_items = {i.text: i for i in after.items}
     assert not any(after_items[text].pinned for text in changes.faded)
+    assert not any(after_items[s.text].pinned for s in changes.superseded)
+    assert all(after_items[c.pinned].pinned for c in changes.conflicts)
     assert not any(i.pinned for i in before.items if i.text in changes.deleted)
     for item in before.items:
         if item.pinned and item.text not in {m.dropped for m in changes.merged}:
@@ -222,11 +269,12 @@ def test_pinned_items_are_never_faded_nor_deleted(spec: Spec) -> None:
 def test_an_item_disappears_only_by_rule_e_or_by_a_merge(spec: Spec) -> None:
     today = dt.date.today()
     before = spec.memory(today)
-    after, changes = run(before, spec.facts(today), today)
+    after, changes = rules(spec, today)
     remaining = {i.text for i in after.items}
     assert {i.text for i in before.items} - remaining <= set(changes.deleted) | {m.dropped for m in changes.merged}
     assert remaining.isdisjoint(changes.deleted)
     assert set(changes.deleted) <= {i.text for i in before.fading}  # E only takes what was already Fading
+    assert {s.text for s in changes.superseded} <= {i.text for i in after.fading}  # H fades, never deletes
 
 
 @SETTINGS
@@ -234,7 +282,7 @@ def test_an_item_disappears_only_by_rule_e_or_by_a_merge(spec: Spec) -> None:
 def test_seen_never_decreases(spec: Spec) -> None:
     today = dt.date.today()
     before = spec.memory(today)
-    after, _ = run(before, spec.facts(today), today)
+    after, _ = rules(spec, today)
     seen_after = {i.text: i.seen for i in after.items}
     for item in before.items:
         if item.text in seen_after:
@@ -258,21 +306,68 @@ def test_evidence_adds_one_per_distinct_source_and_item_to_the_total_seen(spec: 
     today = dt.date.today()
     before = spec.memory(today)
     evidence = applied(spec, today)
-    after, changes = run(before, spec.facts(today), today)
+    after, changes = rules(spec, today)
     if not changes.deleted:
         added = sum(i.seen for i in after.items) - sum(i.seen for i in before.items)
         assert len({e.source for e in evidence}) <= added <= len(evidence)
+    assert len(changes.applied) == len(evidence)
 
 
 @SETTINGS
 @given(specs(evidence="expired"))
 def test_expired_evidence_changes_nothing_and_is_counted(spec: Spec) -> None:
     today = dt.date.today()
-    with_expired, changes = run(spec.text(today), spec.facts(today), today)
-    without, baseline = run(spec.text(today), [], today)
+    with_expired, changes = rules(spec, today)
+    without, baseline = rules(spec, today, evidence=[])
     assert render(with_expired) == render(without)
-    assert changes.expired == len(spec.evidence)
-    assert changes.model_dump(exclude={"expired"}) == baseline.model_dump(exclude={"expired"})
+    assert changes.expired + len(changes.forgotten) == len(spec.evidence)  # a tombstone keeps evidence out first
+    assert changes.model_dump(exclude={"expired", "forgotten"}) == baseline.model_dump(exclude={"expired", "forgotten"})
+
+
+def _places(memory: MemoryFile) -> dict[str, tuple[str, dt.date | None, int, bool]]:
+    return {i.text: (heading, i.last, i.seen, i.pinned)
+            for heading, items in ((ACTIVE, memory.active), (FADING, memory.fading)) for i in items}
+
+
+@SETTINGS
+@given(specs())
+def test_rule_h_only_moves_the_active_items_it_names_to_fading_and_changes_nothing_else(spec: Spec) -> None:
+    today = dt.date.today()
+    evidence = spec.facts(today)
+    with_h, changes = rules(spec, today)
+    without_h, baseline = rules(spec, today, evidence=[e.model_copy(update={"supersedes": None}) for e in evidence])
+    superseded = {s.text for s in changes.superseded}
+    places, baseline_places = _places(with_h), _places(without_h)
+    assert places.keys() == baseline_places.keys()  # H deletes nothing and adds nothing
+    for text, (heading, last, seen, pinned) in places.items():
+        if text in superseded:
+            # Active but for H (or faded by D in its stead), with `last` and `seen` as they would be.
+            assert (heading, not pinned) == (FADING, True)
+            assert baseline_places[text][0] == ACTIVE or text in baseline.faded
+            assert baseline_places[text][1:] == (last, seen, pinned)
+        else:
+            assert baseline_places[text] == (heading, last, seen, pinned)
+    assert changes.faded == [t for t in baseline.faded if t not in superseded]
+    assert {s.by for s in changes.superseded} <= places.keys()
+    assert len(superseded) == len(changes.superseded)  # each item is named once
+    assert changes.model_dump(exclude={"superseded", "conflicts", "faded"}) == baseline.model_dump(
+        exclude={"superseded", "conflicts", "faded"})
+    assert baseline.superseded == baseline.conflicts == []
+
+
+@SETTINGS
+@given(specs())
+def test_evidence_matching_a_tombstone_is_never_applied(spec: Spec) -> None:
+    today = dt.date.today()
+    stones, evidence = spec.stones(today), spec.facts(today)
+    blocked = [e for e in evidence if forgotten(e, stones)]
+    after, changes = rules(spec, today)
+    baseline_after, baseline = rules(spec, today, evidence=[e for e in evidence if e not in blocked], forgotten=[])
+    assert changes.forgotten == [e.text for e in blocked]
+    # No item a tombstone matches is added, and the run is the run without that evidence.
+    assert not any(forgotten(ev(text), stones) for text in changes.added)
+    assert render(after) == render(baseline_after)
+    assert changes.model_dump(exclude={"forgotten"}) == baseline.model_dump(exclude={"forgotten"})
 
 
 # Fidelity: the person's own style
