@@ -7,6 +7,11 @@ from .offline import OfflineExtractor
 from .settings import LLMSettings
 
 
+def extractor_name(llm: LLMSettings | None) -> str:
+    """The name a run records for the sources these settings' extractor reads, without building it."""
+    return "offline" if llm is None else f"openai ({llm.model})"
+
+
 def make_extractor(llm: LLMSettings | None) -> Extractor:
     """The LLM extractor for these settings, or the offline one when there are none."""
     if llm is not None:

@@ -35,8 +35,8 @@ def apply_evidence(
         changed: dict[Dimension, str | None] = {u.dimension: render(u.after) for u in updates if u.write}
         if changed:
             rows, aliases = record_updates(updates)
-            change = ChangeRecord(command="apply", detail=detail, counts=change_counts(updates), provenance=rows,
-                                  aliases=aliases)
+            change = ChangeRecord(command="apply", today=today, detail=detail, counts=change_counts(updates),
+                                  provenance=rows, aliases=aliases)
             # Several files change together or not at all, even if the process dies midway.
             commit(store, Journal(files=changed, change=change), ledger)
     return updates

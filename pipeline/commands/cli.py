@@ -25,7 +25,7 @@ from . import assist_cli, mcp_cli, trust_cli
 from .apply import apply_evidence
 from .evidence_file import read_evidence
 from .init import run_init
-from .options import PROG, DimensionType, fail, json_failures, options, reason, setup
+from .options import PROG, DateType, DimensionType, fail, json_failures, options, reason, setup
 from .progress_bar import progress_bar
 from .remember import remember_text
 from .schedule import run_schedule
@@ -107,14 +107,20 @@ def cli(ctx: click.Context, config: Path | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="print the summary as one JSON object")
 @click.option("--intro", help="a self-introduction: name, role, projects")
 @click.option("--quiet", is_flag=True, help="no progress bar on a terminal")
+@click.option("--reextract", is_flag=True, help="read again the window's sources that another extractor read")
+@click.option("--since", type=DateType(), help="with --reextract: reach back to this date (YYYY-MM-DD)")
 @click.pass_context
 @json_failures
 def refresh_command(ctx: click.Context, vault: Path | None, config_file: Path | None, today: dt.date | None,
-                    extractor: str | None, dry_run: bool, as_json: bool, intro: str | None, quiet: bool) -> int:
+                    extractor: str | None, dry_run: bool, as_json: bool, intro: str | None, quiet: bool,
+                    reextract: bool, since: dt.date | None) -> int:
+    if since is not None and not reextract:
+        raise click.UsageError("--since goes with --reextract", ctx)
     config, vault = setup(ctx, config_file, vault, extractor)
     day = today or clock.today(config.timezone)
     with progress_bar(quiet) as progress:
-        summary, updates = refresh(vault, config, make_extractor(config.llm()), day, dry_run, intro, progress)
+        summary, updates = refresh(vault, config, make_extractor(config.llm()), day, dry_run, intro, progress,
+                                   reextract=reextract, since=since)
     if as_json:
         click.echo(summary.to_json())
     else:

@@ -40,6 +40,6 @@ def build_context(vault: Path, config: Config, today: dt.date, budget: int | Non
         raise InputError(f"the budget must be {MIN_BUDGET:,} to {MAX_BUDGET:,} tokens, not {budget:,}")
     query = check_query(query) if query is not None and query.strip() else None
     files = open_store(vault, config).read_all()
-    name = build_profile(files[Dimension.identity], files[Dimension.goals], None).name
+    name = build_profile(files[Dimension.identity], None, None).name  # a name is an identity fact
     block = build_block(files, today, budget, estimate_tokens, name, query)
     return ContextResult(**dict(block))

@@ -67,13 +67,13 @@ async def blocking(function: Callable[[], T]) -> T:
         raise failure(exc) from exc
 
 
-def result(text: str, data: str | None = None, error: bool = False) -> CallToolResult:
+def result(text: str, data: str | None = None, error: bool = False, key: str = "items") -> CallToolResult:
     """A tool's result: the text the command prints, and its `--json` as structured content."""
     structured: Any = None
     if data is not None:
         structured = json.loads(data)
         if not isinstance(structured, dict):  # before protocol 2026-07-28, structured content is an object
-            structured = {"items": structured}
+            structured = {key: structured}
     return CallToolResult(content=[TextContent(text=text)], structured_content=structured, is_error=error)
 
 

@@ -21,18 +21,22 @@ from ..run.summary import RunSummary
 from ..state.writing import open_store
 from . import mcp_text
 from .context import DEFAULT_BUDGET, build_context
+from .forget import forget as forget_item
+from .history import history as changes
 from .mcp_server import Memory, blocking, result
 from .options import PROG
 from .recall import MAX_QUERY_CHARS
 from .recall import recall as ranked
 from .remember import remember_text
 from .status import gather
+from .why import explain
 
 LOG = logging.getLogger(__name__)
 
 MAX_TEXT = 2_000  # characters of a statement: a fact is one line, a request around it a little more
 MAX_INTRO = 4_000
 MAX_RECALLED = 100  # items a recall returns: more would crowd the assistant's own context
+MAX_CHANGES = 100  # changes a history lists: as many as are surely kept (SPEC §8)
 
 
 def _dimension(value: Any) -> Any:
@@ -44,6 +48,9 @@ Text = Annotated[str, Field(max_length=MAX_TEXT)]
 Query = Annotated[str, Field(max_length=MAX_QUERY_CHARS)]
 DimensionArgument = Annotated[Dimension | None, BeforeValidator(_dimension), Field(
     description=f"one of {DIMENSION_NAMES}; leave it out to let the memory choose")]
+Narrowing = Annotated[Dimension | None, BeforeValidator(_dimension), Field(
+    description=f"look in this file only: one of {DIMENSION_NAMES}")]
+ItemText = Annotated[str, Field(max_length=MAX_TEXT, description="the item's wording, or close to it")]
 
 
 def _annotations(title: str, read_only: bool, destructive: bool = False, idempotent: bool = False) -> ToolAnnotations:
@@ -107,6 +114,24 @@ def register(server: MCPServer[Any], memory: Memory) -> None:
         line = await blocking(lambda: remember_text(vault, config, text, dimension, pin, memory.fixed_today))
         return result(line)
 
+    @server.tool(description=mcp_text.RECALL, annotations=_annotations("Recall from memory", read_only=True))
+    async def recall(
+        query: Annotated[Query, Field(description="what to look for, e.g. \"sister\", \"diet\", \"running\"")],
+        limit: Annotated[int, Field(ge=1, le=MAX_RECALLED, description="the most items returned")] = 10,
+    ) -> CallToolResult:
+        found = await blocking(lambda: ranked(vault, config, query, limit, memory.fixed_today))
+        return result(found.to_text(), found.to_json())
+
+    @server.tool(description=mcp_text.CONTEXT, annotations=_annotations("Memory as context", read_only=True))
+    async def context(
+        budget: Annotated[int, Field(ge=MIN_BUDGET, le=MAX_BUDGET,
+                                     description="the most tokens the block may take; the lowest-scored items "
+                                                 "are left out first")] = DEFAULT_BUDGET,
+        query: Annotated[Query | None, Field(description="put the items about this first (optional)")] = None,
+    ) -> CallToolResult:
+        block = await blocking(lambda: build_context(vault, config, memory.today(), budget, query))
+        return result(block.to_text(), block.to_json())
+
     @server.tool(description=mcp_text.REFRESH, annotations=_annotations("Refresh the memory from notes",
                                                                         read_only=False))
     async def refresh(
@@ -138,20 +163,20 @@ def register(server: MCPServer[Any], memory: Memory) -> None:
         report = await blocking(lambda: gather(vault, config, memory.fixed_today))
         return result(report.to_text(), report.model_dump_json())
 
-    @server.tool(description=mcp_text.RECALL, annotations=_annotations("Recall from memory", read_only=True))
-    async def recall(
-        query: Annotated[Query, Field(description="what to look for, e.g. \"sister\", \"diet\", \"running\"")],
-        limit: Annotated[int, Field(ge=1, le=MAX_RECALLED, description="the most items returned")] = 10,
-    ) -> CallToolResult:
-        found = await blocking(lambda: ranked(vault, config, query, limit, memory.fixed_today))
-        return result(found.to_text(), found.to_json())
+    @server.tool(description=mcp_text.WHY, annotations=_annotations("Why is this in memory", read_only=True))
+    async def why(text: ItemText, dimension: Narrowing = None) -> CallToolResult:
+        explanation = await blocking(lambda: explain(vault, config, text, dimension))
+        return result(explanation.to_text(), explanation.to_json())
 
-    @server.tool(description=mcp_text.CONTEXT, annotations=_annotations("Memory as context", read_only=True))
-    async def context(
-        budget: Annotated[int, Field(ge=MIN_BUDGET, le=MAX_BUDGET,
-                                     description="the most tokens the block may take; the lowest-scored items "
-                                                 "are left out first")] = DEFAULT_BUDGET,
-        query: Annotated[Query | None, Field(description="put the items about this first (optional)")] = None,
+    @server.tool(description=mcp_text.FORGET, annotations=_annotations("Forget an item", read_only=False,
+                                                                      destructive=True, idempotent=True))
+    async def forget(text: ItemText, dimension: Narrowing = None) -> CallToolResult:
+        report = await blocking(lambda: forget_item(vault, config, text, dimension, memory.fixed_today))
+        return result(report.to_text(), report.to_json())
+
+    @server.tool(description=mcp_text.HISTORY, annotations=_annotations("Memory history", read_only=True))
+    async def history(
+        limit: Annotated[int, Field(ge=1, le=MAX_CHANGES, description="how many changes, newest first")] = 20,
     ) -> CallToolResult:
-        block = await blocking(lambda: build_context(vault, config, memory.today(), budget, query))
-        return result(block.to_text(), block.to_json())
+        listed = await blocking(lambda: changes(vault, config, limit))
+        return result(listed.to_text(), listed.to_json(), key="changes")

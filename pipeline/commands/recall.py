@@ -95,7 +95,7 @@ def recall(vault: Path, config: Config, query: str, limit: int = 10, today: dt.d
                for dimension, memory in store.read_all().items() if memory is not None
                for fading, items in ((False, memory.active), (True, memory.fading)) for item in items]
     texts = [clean_text(e.item.text) for e in entries]
-    index = BM25(texts)
+    index = _index(texts)
     cosines, fallback = None, None
     if config.embedding_model and entries:
         cosines, fallback = _similarities(store.folder, config, query, texts)
@@ -107,6 +107,21 @@ def recall(vault: Path, config: Config, query: str, limit: int = 10, today: dt.d
              for n, h in enumerate(hits, start=1)]
     return RecallResult(query=query, limit=limit, ranking="bm25" if cosines is None else "bm25+embeddings",
                         fallback=fallback, items=items)
+
+
+_last_index: tuple[tuple[str, ...], BM25] | None = None
+
+
+def _index(texts: list[str]) -> BM25:
+    """The BM25 index of `texts`: the last one built when the texts are the same (a server's next recall)."""
+    global _last_index
+    key = tuple(texts)
+    last = _last_index  # read once: another thread may replace it, never change it
+    if last is not None and last[0] == key:
+        return last[1]
+    index = BM25(key)
+    _last_index = (key, index)
+    return index
 
 
 def _similarities(memory_dir: Path, config: Config, query: str,

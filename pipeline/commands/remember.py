@@ -80,8 +80,8 @@ def remember(
         update = FileUpdate(dimension=decision.dimension, before=before, after=after, changes=changes)
         if update.write:
             rows, aliases = record_updates([update])
-            change = ChangeRecord(command="remember", detail=decision.text, provenance=rows, aliases=aliases,
-                                  counts=change_counts([update]))
+            change = ChangeRecord(command="remember", today=today, detail=decision.text, provenance=rows,
+                                  aliases=aliases, counts=change_counts([update]))
             commit(store, Journal(files={decision.dimension: render(after)}, change=change), ledger)
     kept = next(i for i in after.items if i.text in changes.added + changes.refreshed)
     verb = "Kept" if changes.added else "Refreshed"

@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from hylo_memory.decay import Dimension, MemoryFile, apply_rules
 from hylo_memory.decay.store import MemoryStore
 from hylo_memory.errors import HyloMemoryError, LedgerError
+from hylo_memory.extractors.choice import extractor_name
 from hylo_memory.templates import render
 
 from .. import clock
@@ -84,6 +85,8 @@ class Status(BaseModel):
     schedule: Schedule
     files: list[FileLine]
     waiting: Waiting | None
+    extractor: str = ""  # the configured one
+    read_by_others: int | None = None  # sources another extractor read: `refresh --reextract` reads them again
     problems: list[str] = []
 
     def to_text(self) -> str:
@@ -108,15 +111,17 @@ def gather(vault: Path, config: Config, today: dt.date | None = None, now: dt.da
             runs = _runs(ledger.recent_runs(RECENT_RUNS), running, config)
             last = ledger.last_success_at()
             waiting = _waiting(vault, config, ledger, parsed, today)
+            others: int | None = ledger.read_by_others(extractor_name(config.llm()))
     except LedgerError as exc:
         problems.append(f"the ledger cannot be read now ({exc}); a run may be writing it")
-        runs, last, waiting = [], None, None
+        runs, last, waiting, others = [], None, None, None
     if trigger is not None:
         schedule.overdue = should_catch_up(trigger, last, now)  # what `schedule` would do if started now
     return Status(
         vault=str(vault), memory_dir=str(store.folder), today=today, refresh_running=running,
         interrupted_writes=journal_path(store).exists(), last_success=_local(last, config),
         runs=runs, schedule=schedule, files=files, waiting=waiting, problems=problems,
+        extractor=extractor_name(config.llm()), read_by_others=others,
     )
 
 

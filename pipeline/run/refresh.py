@@ -106,7 +106,7 @@ def _run(
                 run=RunEnd(run_id=run_id, today=today, status=summary.status, waiting=summary.waiting,
                            counts=summary.counts, usage=summary.usage, extractor=extractor.name),
                 # A run that wrote nothing is no change to take back: `history` lists what changed files.
-                change=ChangeRecord(command="refresh", detail=f"run {run_id} ({window.mode}, {today})",
+                change=ChangeRecord(command="refresh", today=today, detail=f"run {run_id}, {window.mode}",
                                     counts=change_counts(updates), provenance=rows,
                                     aliases=aliases, run_id=run_id) if written else None,
             )

@@ -45,6 +45,7 @@ class ChangeRecord(BaseModel):
 
     token: str = Field(default_factory=lambda: uuid.uuid4().hex)  # makes a replayed record land once
     command: Command
+    today: dt.date | None = None  # the command's date (`--today`), which a back-fill sets apart from `at`
     detail: str = ""  # the fact remembered, the evidence file, the item forgotten, the change undone
     counts: dict[str, int] = {}
     before: dict[Dimension, str | None] = {}

@@ -112,6 +112,7 @@ def _m005_changes(db: sqlite3.Connection) -> None:
             id INTEGER PRIMARY KEY,
             token TEXT NOT NULL UNIQUE,
             at TEXT NOT NULL,
+            today TEXT,
             command TEXT NOT NULL,
             detail TEXT NOT NULL DEFAULT '',
             counts TEXT NOT NULL DEFAULT '{}',

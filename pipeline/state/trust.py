@@ -24,6 +24,7 @@ class ChangeInfo(BaseModel):
 
     id: int
     at: str
+    today: dt.date | None
     command: str
     detail: str
     counts: dict[str, int]
@@ -37,7 +38,7 @@ class Support(BaseModel):
     """One recorded piece of provenance of an item, with the change that applied it."""
 
     change_id: int
-    at: str
+    day: dt.date  # the date of the change that recorded it
     command: str
     detail: str
     row: Provenance
@@ -52,14 +53,14 @@ def has_change(ledger: Ledger, token: str) -> bool:
 def record_change(ledger: Ledger, change: ChangeRecord, after: dict[Dimension, str | None]) -> int:
     """Record a change (call inside the command's transaction); an undo also takes back what it reverts."""
     db = ledger.db
-    files = sorted(d.value for d in after)
+    files = [d.value for d in Dimension if d in after]
     stones = {"buried": [t.model_dump(mode="json") for t in change.buried],
               "raised": [t.model_dump(mode="json") for t in change.raised]}
     cursor = db.execute(
-        "INSERT INTO changes (token, at, command, detail, counts, files, tombstones, run_id, undoes) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (change.token, _stamp(), change.command, change.detail, json.dumps(change.counts), json.dumps(files),
-         json.dumps(stones), change.run_id, change.undoes))
+        "INSERT INTO changes (token, at, today, command, detail, counts, files, tombstones, run_id, undoes) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (change.token, _stamp(), change.today.isoformat() if change.today else None, change.command, change.detail,
+         json.dumps(change.counts), json.dumps(files), json.dumps(stones), change.run_id, change.undoes))
     change_id = cursor.lastrowid
     assert change_id is not None
     db.executemany("INSERT INTO change_files VALUES (?, ?, ?, ?)",
@@ -107,10 +108,14 @@ def _take_back(ledger: Ledger, change_id: int, undo_id: int) -> None:
         db.execute("UPDATE runs SET status = 'undone' WHERE id = ?", (row["run_id"],))
 
 
+def _date(text: str | None) -> dt.date | None:
+    return dt.date.fromisoformat(text) if text else None
+
+
 def _info(row: sqlite3.Row) -> ChangeInfo:
-    return ChangeInfo(id=row["id"], at=row["at"], command=row["command"], detail=row["detail"],
-                      counts=json.loads(row["counts"]), files=json.loads(row["files"]), run_id=row["run_id"],
-                      undoes=row["undoes"], undone_by=row["undone_by"])
+    return ChangeInfo(id=row["id"], at=row["at"], today=_date(row["today"]), command=row["command"],
+                      detail=row["detail"], counts=json.loads(row["counts"]), files=json.loads(row["files"]),
+                      run_id=row["run_id"], undoes=row["undoes"], undone_by=row["undone_by"])
 
 
 @_guarded
@@ -166,10 +171,12 @@ def support(ledger: Ledger, dimension: Dimension, item: str) -> list[Support]:
     names = sorted(_names(ledger, dimension, item))
     marks = ",".join("?" * len(names))
     rows = ledger.db.execute(
-        f"SELECT p.*, c.at, c.command, c.detail FROM provenance p JOIN changes c ON c.id = p.change_id "  # noqa: S608 - marks only
+        "SELECT p.*, coalesce(c.today, substr(c.at, 1, 10)) AS day, c.command, c.detail "
+        "FROM provenance p JOIN changes c ON c.id = p.change_id "
         f"WHERE p.dimension = ? AND p.item IN ({marks}) ORDER BY p.change_id, p.rowid",
         (dimension.value, *names))
-    return [Support(change_id=r["change_id"], at=r["at"], command=r["command"], detail=r["detail"],
+    return [Support(change_id=r["change_id"], day=dt.date.fromisoformat(r["day"]), command=r["command"],
+                    detail=r["detail"],
                     row=Provenance(dimension=dimension, item=r["item"], wording=r["wording"], source=r["source"],
                                    source_date=dt.date.fromisoformat(r["source_date"]) if r["source_date"] else None,
                                    content_hash=r["content_hash"], kind=r["kind"]))

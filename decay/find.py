@@ -1,0 +1,61 @@
+"""Finding the item a person names ("why is X here?", "forget X"), and a file without it. Pure."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pydantic import BaseModel
+from rapidfuzz import fuzz, process
+
+from .match import TextIndex, normalise
+from .model import ACTIVE, FADING, Dimension, Item, MemoryFile
+
+CLOSEST = 3
+
+
+class Found(BaseModel):
+    """An item of a memory file, with where it is."""
+
+    dimension: Dimension
+    section: str  # Active or Fading
+    item: Item
+
+
+def items_of(files: Mapping[Dimension, MemoryFile | None], dimension: Dimension | None = None) -> list[Found]:
+    """Every Active and Fading item, file by file in the order of `Dimension`."""
+    return [Found(dimension=d, section=heading, item=item)
+            for d in Dimension if (dimension is None or d == dimension) and (memory := files.get(d)) is not None
+            for heading, items in ((ACTIVE, memory.active), (FADING, memory.fading)) for item in items]
+
+
+def find_items(text: str, files: Mapping[Dimension, MemoryFile | None], threshold: float,
+               dimension: Dimension | None = None) -> list[Found]:
+    """The items `text` names by §3's matching: every exact (normalised) match, else the nearest duplicate per file."""
+    candidates = items_of(files, dimension)
+    exact = [f for f in candidates if normalise(f.item.text) == normalise(text)]
+    if exact:
+        return exact
+    found = []
+    for d in Dimension:
+        index, mine = TextIndex(threshold), [f for f in candidates if f.dimension == d]
+        for number, f in enumerate(mine):
+            index.add(number, f.item.text)
+        if (hit := index.find(text)) is not None:
+            found.append(mine[hit])
+    return found
+
+
+def closest(text: str, files: Mapping[Dimension, MemoryFile | None], dimension: Dimension | None = None,
+            limit: int = CLOSEST) -> list[Found]:
+    """The items whose wording is nearest `text`, for a "did you mean" line."""
+    candidates = items_of(files, dimension)
+    scored = process.extract(normalise(text), [normalise(f.item.text) for f in candidates],
+                             scorer=fuzz.WRatio, limit=limit)
+    return [candidates[index] for _, _, index in scored]
+
+
+def without(memory: MemoryFile, item: Item) -> MemoryFile:
+    """The file with `item` (and its nested lines, which were written about it) taken out; the rest as written."""
+    sections = [s.model_copy(update={"entries": [e for e in s.entries if e is not item]})
+                if s.heading in (ACTIVE, FADING) else s for s in memory.sections]
+    return memory.model_copy(update={"sections": sections})

@@ -1,0 +1,109 @@
+"""`forget`, `unforget`, `forget --list` (SPEC §8): remove an item for good, and keep it from coming back."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from hylo_memory.decay import Dimension, Tombstone, render
+from hylo_memory.decay.find import without
+from hylo_memory.decay.match import TextIndex
+from hylo_memory.decay.model import MAX_ITEM_TEXT
+from hylo_memory.errors import InputError
+
+from .. import clock
+from ..config import Config
+from ..state.changes import ChangeRecord
+from ..state.journal import Journal, commit
+from ..state.ledger import Ledger
+from ..state.trust import tombstones
+from ..state.writing import open_store, writing
+from .trust_common import the_item
+
+
+class ForgetReport(BaseModel):
+    """What `forget` or `unforget` did, in one line."""
+
+    command: str
+    file: str
+    dimension: Dimension
+    text: str
+    section: str | None = None  # where the forgotten item was
+
+    def to_text(self) -> str:
+        if self.command == "forget":
+            return (f'Forgot "{self.text}" ({self.file}, {self.section}): removed, and evidence of it will not be '
+                    f'kept again (`hylo-memory unforget "{self.text}"` to allow it)\n')
+        return f'Unforgot "{self.text}" ({self.dimension.value}): evidence of it may be kept again\n'
+
+    def to_json(self) -> str:
+        return json.dumps(self.model_dump(mode="json"), ensure_ascii=False)
+
+
+class Tombstones(BaseModel):
+    """`forget --list`: every forgotten fact."""
+
+    tombstones: list[Tombstone]
+
+    def to_text(self) -> str:
+        if not self.tombstones:
+            return "Nothing forgotten.\n"
+        return "".join(f"{t.forgotten_on}  {t.dimension.value}: {t.text}\n" for t in self.tombstones)
+
+    def to_json(self) -> str:
+        return json.dumps(self.model_dump(mode="json"), ensure_ascii=False)
+
+
+def forget(vault: Path, config: Config, text: str, dimension: Dimension | None = None,
+           today: dt.date | None = None) -> ForgetReport:
+    """Remove the item `text` names from its file (Active or Fading, pinned or not) and keep a tombstone."""
+    day = today or clock.today(config.timezone)
+    store = open_store(vault, config)
+    with writing(store, config.lock_timeout), Ledger.for_memory_dir(store.folder) as ledger:
+        files = store.read_all()
+        found = the_item("forget", text, files, config.similarity_threshold, dimension)
+        memory = files[found.dimension]
+        assert memory is not None  # the item was found in it
+        after = without(memory, found.item)
+        after.last_updated = day
+        stone = Tombstone(dimension=found.dimension, text=found.item.text, forgotten_on=day)
+        change = ChangeRecord(command="forget", today=day, detail=found.item.text, counts={"forgotten": 1},
+                              buried=[stone])
+        commit(store, Journal(files={found.dimension: render(after)}, change=change), ledger)
+    return ForgetReport(command="forget", file=found.dimension.filename, dimension=found.dimension,
+                        text=found.item.text, section=found.section)
+
+
+def unforget(vault: Path, config: Config, text: str, dimension: Dimension | None = None) -> ForgetReport:
+    """Remove the tombstone `text` names: evidence of that fact may be kept again."""
+    store = open_store(vault, config)
+    with writing(store, config.lock_timeout), Ledger.for_memory_dir(store.folder) as ledger:
+        stone = _the_tombstone(text, tombstones(ledger), config.similarity_threshold, dimension)
+        change = ChangeRecord(command="unforget", detail=stone.text, raised=[stone])
+        commit(store, Journal(change=change), ledger)
+    return ForgetReport(command="unforget", file=stone.dimension.filename, dimension=stone.dimension, text=stone.text)
+
+
+def forgotten(vault: Path, config: Config) -> Tombstones:
+    """Every tombstone, oldest first."""
+    with Ledger.for_memory_dir(open_store(vault, config).folder, readonly=True) as ledger:
+        return Tombstones(tombstones=tombstones(ledger))
+
+
+def _the_tombstone(text: str, stones: list[Tombstone], threshold: float, dimension: Dimension | None) -> Tombstone:
+    text = " ".join(text.split())
+    if not text or len(text) > MAX_ITEM_TEXT:
+        raise InputError(f"unforget: name the forgotten fact (at most {MAX_ITEM_TEXT} characters)")
+    mine = [t for t in stones if dimension is None or t.dimension == dimension]
+    index = TextIndex(threshold)
+    for number, stone in enumerate(mine):
+        index.add(number, stone.text)
+    hit = index.find(text)
+    if hit is None:
+        listed = ", ".join(f'"{t.text}" ({t.dimension.value})' for t in mine[:5])
+        raise InputError(f"unforget: nothing forgotten matches {text!r}"
+                         + (f"; forgotten: {listed}" if listed else "; nothing is forgotten"))
+    return mine[hit]

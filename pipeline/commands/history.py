@@ -1,0 +1,118 @@
+"""`history` and `undo` (SPEC §8): every change to the memory files, and taking one back."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from hylo_memory.decay import Dimension
+from hylo_memory.decay.store import MemoryStore
+from hylo_memory.errors import InputError
+
+from ..config import Config
+from ..state.changes import ChangeRecord
+from ..state.journal import Journal, commit
+from ..state.ledger import Ledger
+from ..state.trust import KEEP_CHANGES, ChangeInfo, change, change_files, changes, latest_undoable
+from ..state.writing import open_store, writing
+
+
+class History(BaseModel):
+    """The changes, newest first."""
+
+    changes: list[ChangeInfo]
+
+    def to_json(self) -> str:
+        return json.dumps(self.model_dump(mode="json")["changes"], ensure_ascii=False)
+
+    def to_text(self) -> str:
+        if not self.changes:
+            return "No changes yet.\n"
+        return "".join(describe(c) + "\n" for c in self.changes)
+
+
+def describe(info: ChangeInfo) -> str:
+    """One change on one line: number, time, command, what, files, counts, whether it was undone."""
+    counts = ", ".join(f"{k} {v}" for k, v in info.counts.items())
+    files = ", ".join(Dimension(f).filename for f in info.files) or "no file"
+    undone = f"  [undone by #{info.undone_by}]" if info.undone_by else ""
+    detail = f"  {info.detail}" if info.detail else ""
+    what = f"{files}; {counts}" if counts else files
+    return f"#{info.id}  {info.at.replace('T', ' ')[:16]}  {info.command}{detail}  ({what}){undone}"
+
+
+def history(vault: Path, config: Config, limit: int = 20) -> History:
+    with Ledger.for_memory_dir(open_store(vault, config).folder, readonly=True) as ledger:
+        return History(changes=changes(ledger, limit))
+
+
+class UndoReport(BaseModel):
+    """What `undo` reverted (or, with --dry-run, would)."""
+
+    undone: ChangeInfo
+    dry_run: bool
+    diff: str
+
+    def to_text(self) -> str:
+        verb = "Would undo" if self.dry_run else "Undid"
+        return f"{verb} {describe(self.undone)}\n" + (self.diff if self.dry_run else "")
+
+    def to_json(self) -> str:
+        return json.dumps(self.model_dump(mode="json"), ensure_ascii=False)
+
+
+def undo(vault: Path, config: Config, number: int | None = None, dry_run: bool = False) -> UndoReport:
+    """Revert change `number` (default: the latest not yet undone) if its files still hold what it wrote."""
+    store = open_store(vault, config)
+    if dry_run:  # like `refresh --dry-run`, it writes nothing, not even a lock
+        with Ledger.for_memory_dir(store.folder, readonly=True) as ledger:
+            target, files = _target(store, ledger, number)
+            return UndoReport(undone=target, dry_run=True, diff=_diff(store, files))
+    with writing(store, config.lock_timeout), Ledger.for_memory_dir(store.folder) as ledger:
+        target, files = _target(store, ledger, number)
+        record = ChangeRecord(command="undo", detail=f"#{target.id} {target.command}", undoes=target.id,
+                              counts={"files": len(files)})
+        commit(store, Journal(files={d: before for d, (before, _) in files.items()}, change=record), ledger)
+        return UndoReport(undone=target, dry_run=False, diff=_diff(store, files))
+
+
+def _target(store: MemoryStore, ledger: Ledger, number: int | None) -> tuple[ChangeInfo, Files]:
+    target = latest_undoable(ledger) if number is None else change(ledger, number)
+    if target is None:
+        raise InputError("undo: nothing to undo" if number is None else f"undo: there is no change #{number}")
+    return target, _revertible(store, ledger, target)
+
+
+Files = dict[Dimension, tuple[str | None, str | None]]  # each file a change wrote: (before, after)
+
+
+def _revertible(store: MemoryStore, ledger: Ledger, target: ChangeInfo) -> Files:
+    """The change's files, when every one still holds exactly what it wrote; else a one-line refusal."""
+    if target.command == "undo":
+        raise InputError(f"undo: change #{target.id} is itself an undo; run the command it undid again instead")
+    if target.undone_by is not None:
+        raise InputError(f"undo: change #{target.id} was already undone by #{target.undone_by}")
+    files = change_files(ledger, target.id)
+    if len(files) != len(target.files):
+        raise InputError(f"undo: change #{target.id} is too old to undo (the files of the last {KEEP_CHANGES} "
+                         "changes are kept)")
+    for dimension, (_, after) in files.items():
+        now = store.read_bytes(dimension)
+        if now != (None if after is None else after.encode("utf-8")):
+            raise InputError(f"undo: {store.path(dimension)} changed since change #{target.id}; nothing was undone "
+                             "(undo the later changes first)")
+    return files
+
+
+def _diff(store: MemoryStore, files: Files) -> str:
+    """The unified diff from what the change wrote back to what was there before it."""
+    out: list[str] = []
+    for dimension, (before, after) in sorted(files.items(), key=lambda f: list(Dimension).index(f[0])):
+        name = str(store.path(dimension))
+        out += difflib.unified_diff((after or "").splitlines(keepends=True), (before or "").splitlines(keepends=True),
+                                    fromfile=name if after is not None else "/dev/null",
+                                    tofile=name if before is not None else "/dev/null")
+    return "".join(out)

@@ -1,0 +1,28 @@
+"""What the trust commands share: naming one item the person means, in one line when they cannot."""
+
+from __future__ import annotations
+
+from hylo_memory.decay import Dimension, MemoryFile
+from hylo_memory.decay.find import Found, closest, find_items
+from hylo_memory.decay.model import MAX_ITEM_TEXT
+from hylo_memory.errors import InputError
+
+
+def the_item(command: str, text: str, files: dict[Dimension, MemoryFile | None], threshold: float,
+             dimension: Dimension | None) -> Found:
+    """The one item `text` names, or an `InputError` naming the closest items or the files to choose from."""
+    text = " ".join(text.split())
+    if not text:
+        raise InputError(f"{command}: name the item (its text, as in the memory file)")
+    if len(text) > MAX_ITEM_TEXT:
+        raise InputError(f"{command}: an item is at most {MAX_ITEM_TEXT} characters; this text has {len(text)}")
+    found = find_items(text, files, threshold, dimension)
+    if len(found) == 1:
+        return found[0]
+    if found:
+        where = ", ".join(f'"{f.item.text}" ({f.dimension.value})' for f in found)
+        raise InputError(f"{command}: {text!r} names items in several files: {where}; add --dimension")
+    near = closest(text, files, dimension)
+    hint = ("; closest: " + ", ".join(f'"{f.item.text}" ({f.dimension.value})' for f in near)) if near else \
+        "; the memory has no items yet"
+    raise InputError(f"{command}: no item matches {text!r}{hint}")

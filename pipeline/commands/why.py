@@ -1,0 +1,94 @@
+"""`hylo-memory why TEXT`: the item, how it was first added, and every source that supports it (SPEC §8)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from hylo_memory.decay import Dimension
+from hylo_memory.decay.lines import item_line
+
+from ..config import Config
+from ..state.ledger import Ledger
+from ..state.trust import Support, support
+from ..state.writing import open_store
+from .trust_common import the_item
+
+NO_SOURCES = "no recorded sources (kept before hylo-memory recorded provenance)"
+
+
+class Sighting(BaseModel):
+    """One source that supports the item."""
+
+    date: dt.date
+    source: str
+    wording: str
+    command: str  # refresh, remember, apply
+    detail: str
+
+
+class Explanation(BaseModel):
+    """Why an item is in the memory."""
+
+    file: str
+    dimension: Dimension
+    section: str
+    line: str
+    text: str
+    first: str  # when and how it was first added, in words
+    adopted: bool  # written by hand, then adopted by a run
+    superseded_by: list[str] = []
+    sources: list[Sighting] = []  # newest first
+
+    def to_json(self) -> str:
+        return json.dumps(self.model_dump(mode="json"), ensure_ascii=False)
+
+    def to_text(self) -> str:
+        lines = [f"{self.file} ({self.section}): {self.line}", f"First: {self.first}"]
+        lines += [f"Superseded by: {by}" for by in self.superseded_by]
+        if self.sources:
+            lines.append("Sources, newest first:")
+            lines += [f"  {s.date}  {s.source}  \"{s.wording}\"" + (f"  (via {s.command} {s.detail})"
+                                                                   if s.command == "apply" else "")
+                      for s in self.sources]
+        elif not self.adopted:
+            lines.append(f"Sources: {NO_SOURCES}")
+        return "\n".join(lines) + "\n"
+
+
+def explain(vault: Path, config: Config, text: str, dimension: Dimension | None = None) -> Explanation:
+    """The item `text` names and its provenance; an `InputError` naming the closest items when none."""
+    store = open_store(vault, config)
+    found = the_item("why", text, store.read_all(), config.similarity_threshold, dimension)
+    with Ledger.for_memory_dir(store.folder, readonly=True) as ledger:
+        records = support(ledger, found.dimension, found.item.text)
+    return Explanation(
+        file=found.dimension.filename, dimension=found.dimension, section=found.section,
+        line=item_line(found.item), text=found.item.text, first=_first(records),
+        adopted=any(r.row.kind == "adopted" for r in records),
+        superseded_by=[r.row.wording for r in records if r.row.kind == "superseded"],
+        sources=[_sighting(r) for r in sorted((r for r in records if r.row.kind in ("added", "refreshed")),
+                                              key=lambda r: (r.row.source_date or r.day, r.change_id), reverse=True)],
+    )
+
+
+def _sighting(record: Support) -> Sighting:
+    row = record.row
+    return Sighting(date=row.source_date or record.day, source=row.source, wording=row.wording,
+                    command=record.command, detail=record.detail)
+
+
+def _first(records: list[Support]) -> str:
+    for record in records:  # oldest first
+        row = record.row
+        if row.kind == "adopted":
+            return f"written by hand, adopted on {record.day} by {record.command}"
+        if row.kind == "added":
+            how = {"refresh": f"by refresh ({record.detail}) from {row.source}",
+                   "remember": f'by remember ("{record.detail}")',
+                   "apply": f"by apply {record.detail} from {row.source}"}.get(record.command, record.command)
+            return f"added on {record.day} {how}"
+    return NO_SOURCES if not records else "added before hylo-memory recorded provenance"
