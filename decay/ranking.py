@@ -61,12 +61,15 @@ class Block(BaseModel):
     text: str
 
 
+_PLACE = {d: i for i, d in enumerate(SECTIONS)}
+
+
 def _priority(chosen: Chosen, position: int) -> tuple[float, int, float, int, int, int, int]:
     # Relevant to the query first (most relevant first), then pinned, then the score; then more seen,
     # more recent, the block's order of dimensions and the file's own order, so ties never depend on luck.
     last = chosen.last.toordinal() if chosen.last else 0
     return (-(chosen.relevance or 0.0), -chosen.pinned, -chosen.score, -chosen.seen, -last,
-            SECTIONS.index(chosen.dimension), position)
+            _PLACE[chosen.dimension], position)
 
 
 def heading(name: str | None) -> str:

@@ -11,7 +11,6 @@ import operator
 import re
 import threading
 import unicodedata
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -35,8 +34,8 @@ _CJK_CLASS = (
     "\u31a0-\u31bf\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\uff66-\uffdc"
     "\U00020000-\U0003134f"
 )
-_WORD = re.compile(r"[^\W_]+")
-_SPLIT = re.compile(f"([{_CJK_CLASS}]+)")
+# A run of CJK letters (group 1), or a word of any other letters and digits.
+_RUN = re.compile(f"([{_CJK_CLASS}]+)|[^\\W_{_CJK_CLASS}]+")
 
 K1, B = 1.2, 0.75  # BM25's usual constants: term frequency saturation, length normalisation
 RRF_K = 60  # reciprocal rank fusion's constant, as in Cormack et al. (2009)
@@ -47,16 +46,14 @@ _stem_lock = threading.Lock()  # one stemmer, shared: a server may rank from sev
 
 
 @functools.lru_cache(maxsize=100_000)
-def _stem(word: str) -> str:
-    with _stem_lock:
-        return str(_stemmer.stemWord(word))
-
-
-@functools.lru_cache(maxsize=100_000)
-def _fold(word: str) -> str:
-    """A word without its accents when that leaves it plain ASCII (café → cafe); other scripts as they are."""
+def _word(word: str) -> tuple[str, str]:
+    """A word folded (without its accents when that leaves it plain ASCII: café → cafe), and its term."""
     bare = "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
-    return bare if bare.isascii() else word
+    folded = bare if bare.isascii() else word
+    if folded.isdigit():
+        return folded, folded
+    with _stem_lock:
+        return folded, str(_stemmer.stemWord(folded))
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,21 +71,17 @@ def analyse(text: str, stop_words: frozenset[str] = frozenset()) -> Terms:
     """
     terms: list[str] = []
     unigrams: list[str] = []
-    for word in _WORD.findall(unicodedata.normalize("NFKC", text).casefold()):
-        for part in _SPLIT.split(word):
-            if not part:
-                continue
-            if _SPLIT.fullmatch(part):
-                if len(part) == 1:
-                    terms.append(part)
-                else:
-                    terms += [part[i:i + 2] for i in range(len(part) - 1)]
-                    unigrams += list(part)  # so a query of one character finds the runs that hold it
-                continue
-            folded = _fold(part)
-            if folded in stop_words:
-                continue
-            terms.append(folded if folded.isdigit() else _stem(folded))
+    for match in _RUN.finditer(unicodedata.normalize("NFKC", text).casefold()):
+        run = match[1]
+        if run is None:
+            folded, term = _word(match[0])
+            if folded not in stop_words:
+                terms.append(term)
+        elif len(run) == 1:
+            terms.append(run)
+        else:
+            terms += [run[i:i + 2] for i in range(len(run) - 1)]
+            unigrams += run  # so a query of one character finds the runs that hold it
     return Terms(tuple(terms), tuple(unigrams))
 
 
@@ -105,14 +98,20 @@ class BM25:
         self.size = len(texts)
         self.lengths: list[int] = []
         self.postings: dict[str, list[tuple[int, int]]] = {}
+        postings = self.postings
         for index, text in enumerate(texts):
             found = analyse(text)
             self.lengths.append(len(found.terms))  # the unigrams of longer runs are extra keys, not length
-            counts = Counter(found.terms)
-            for char in set(found.unigrams):
-                counts[char] = max(counts[char], 1)
+            counts: dict[str, int] = {}
+            for term in found.terms:
+                counts[term] = counts.get(term, 0) + 1
+            for char in found.unigrams:
+                counts.setdefault(char, 1)
             for term, count in counts.items():
-                self.postings.setdefault(term, []).append((index, count))
+                if (posting := postings.get(term)) is None:
+                    postings[term] = [(index, count)]
+                else:
+                    posting.append((index, count))
         self.average = sum(self.lengths) / self.size if self.size else 0.0
 
     def scores(self, query: str) -> dict[int, float]:
