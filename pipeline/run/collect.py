@@ -67,16 +67,15 @@ def collect(vault: Vault, window: Window, ledger: Ledger, profile: AuthorProfile
     for found in vault.sources(window):
         if isinstance(found, Skipped):
             result.skipped.append(found)
-        elif ledger.is_extracted(found.path, found.content_hash):
-            if reread is not None and ledger.extracted_by(found.path) not in (reread.extractor, None):
-                result.reextracted += 1
-                fresh.append(found.model_copy(update={"perspective": judge_perspective(found, profile)}))
-            else:
+            continue
+        if ledger.is_extracted(found.path, found.content_hash):
+            if reread is None or ledger.extracted_by(found.path) in (reread.extractor, None):
                 result.already_extracted += 1
-        else:
-            fresh.append(found.model_copy(update={"perspective": judge_perspective(found, profile)}))
-            if found.undated and len(result.undated) < MAX_UNDATED:
-                result.undated.append(found.path)
+                continue
+            result.reextracted += 1
+        fresh.append(found.model_copy(update={"perspective": judge_perspective(found, profile)}))
+        if found.undated and len(result.undated) < MAX_UNDATED:
+            result.undated.append(found.path)
     # Oldest first, so a backlog drains in the order it was written.
     fresh.sort(key=lambda s: (s.date, s.path))
     if cap is not None and len(fresh) > cap:

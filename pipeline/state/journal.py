@@ -1,7 +1,7 @@
 """Crash safety: a run's writes are planned in a journal before any is made.
 
 Commit order: (1) the journal — every changed memory file's new text, the sources to
-mark extracted, the run's end — is written atomically; (2) the memory files are
+mark extracted, the run's end, the change `history` and `undo` will know — is written atomically; (2) the memory files are
 written; (3) the ledger records sources and run in one transaction; (4) the journal
 is removed. A process killed before (1) changed nothing, and its sources are extracted
 again by the next run. Killed after (1), the next process to take the memory lock
