@@ -124,7 +124,7 @@ def test_a_rejected_key_is_never_repeated(vault: Path, fake_openai: FakeOpenAI) 
 def test_what_came_before_a_failure_is_kept_for_the_next_call(vault: Path, fake_openai: FakeOpenAI) -> None:
     fake_openai.enqueue_embeddings(delay(0), error(503, "busy"))  # the first batch answered, the second not
     first = recall(vault, settings(fake_openai, embedding_batch=2), "tea")
-    assert first.fallback == "HTTP 503: busy"
+    assert first.fallback == "HTTP 503: busy; 1 new item(s) embedded and kept, 4 to go next time"
     fake_openai.reset()
     again = recall(vault, settings(fake_openai, embedding_batch=2), "tea")
     assert again.ranking == "bm25+embeddings"

@@ -146,7 +146,9 @@ def _similarities(memory_dir: Path, config: Config, query: str,
     except (sqlite3.Error, OSError) as exc:
         log.warning("%s: the embedding cache cannot be written (%s)", cache.path, exc)
     if got.failure:
-        return None, got.failure
+        left = sum(1 for t in missing if t not in new)
+        progress = f"; {len(new):,} new item(s) embedded and kept, {left:,} to go next time" if new and left else ""
+        return None, got.failure + progress
     vectors = kept | new
     if query not in fresh or any(t not in vectors for t in texts):
         return None, "the embedding server left texts without a vector"
