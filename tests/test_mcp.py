@@ -29,9 +29,9 @@ from hylo_memory.pipeline.state.locking import MEMORY_LOCK, RUN_LOCK, is_held
 
 TODAY = "2026-12-02"
 YESTERDAY = "2026-12-01"
-READ_ONLY = {"status", "recall", "context"}
+READ_ONLY = {"status", "recall", "context", "why", "history"}
 WRITERS = {"remember", "refresh"}
-TOOLS = READ_ONLY | WRITERS
+TOOLS = READ_ONLY | WRITERS | {"forget"}
 FILE_URIS = [f"memory://{d.value}" for d in Dimension]
 
 
@@ -80,8 +80,8 @@ def memory(vault: Path) -> dict[str, str | None]:
     return memory_texts(vault / "_memory")
 
 
-def cli(args: list[str], vault: Path, env: dict[str, str]) -> tuple[int, str, str]:
-    done = run([*args, "--vault", str(vault), "--today", TODAY], env)
+def cli(args: list[str], vault: Path, env: dict[str, str], today: bool = True) -> tuple[int, str, str]:
+    done = run([*args, "--vault", str(vault), *(["--today", TODAY] if today else [])], env)
     return done.returncode, done.stdout, done.stderr
 
 
@@ -98,6 +98,8 @@ def test_the_tools_are_listed_with_typed_bounded_arguments_and_hints(server: Mcp
         assert hints.read_only_hint is (name in READ_ONLY), name
         if name in WRITERS:
             assert hints.destructive_hint is False, name
+    forget = tools["forget"].annotations
+    assert forget is not None and forget.destructive_hint is True
 
     remember = tools["remember"]
     assert "something lasting about themselves" in (remember.description or "")
@@ -114,6 +116,11 @@ def test_the_tools_are_listed_with_typed_bounded_arguments_and_hints(server: Mcp
     assert (recall["properties"]["limit"]["minimum"], recall["properties"]["limit"]["maximum"]) == (1, 100)
     budget = tools["context"].input_schema["properties"]["budget"]
     assert (budget["default"], budget["minimum"]) == (1500, 100)
+    for name in ("why", "forget"):
+        assert tools[name].input_schema["required"] == ["text"]
+        assert set(tools[name].input_schema["properties"]) == {"text", "dimension"}
+    limit = tools["history"].input_schema["properties"]["limit"]
+    assert (limit["default"], limit["minimum"], limit["maximum"]) == (20, 1, 100)
 
     assert server.initialized is not None
     assert server.initialized.server_info.name == "hylo-memory"
@@ -230,6 +237,66 @@ def test_context_is_the_command_lines_block_and_the_context_resource(server: Mcp
     assert memory(vault) == before
 
 
+def test_why_tells_where_an_item_came_from_as_the_command_line_does(server: McpServer, vault: Path,
+                                                                     env: dict[str, str]) -> None:
+    ok(server.call("remember", {"text": "I collect vintage fountain pens", "dimension": "preferences", "pin": True}))
+    before = memory(vault)
+    result = server.call("why", {"text": "collect vintage fountain pens", "dimension": "preferences"})
+    told = ok(result)
+    assert told.startswith("_preferences.md (Active): ") and f"added on {TODAY} by remember" in told
+    code, out, err = cli(["why", "collect vintage fountain pens", "--dimension", "preferences", "--json"], vault, env,
+                         today=False)
+    assert code == 0, err
+    assert json.loads(out) == result.structured_content
+    code, _, err = cli(["why", "a fact never kept about submarines"], vault, env, today=False)
+    assert code == 1
+    assert failed(server.call("why", {"text": "a fact never kept about submarines"})) == err.strip()
+    assert memory(vault) == before
+
+
+def test_forget_removes_the_item_for_good_as_the_command_line_does(server: McpServer, vault: Path,
+                                                                    env: dict[str, str], tmp_path: Path) -> None:
+    ok(server.call("remember", {"text": "I enjoy karaoke nights", "dimension": "preferences", "pin": True}))
+    kept = [t for t in items(vault, Dimension.preferences) if "karaoke" in t]
+    assert len(kept) == 1
+    twin = tmp_path / "twin"
+    shutil.copytree(vault, twin)
+
+    result = server.call("forget", {"text": kept[0]})
+    line = ok(result)
+    assert line.startswith(f'Forgot "{kept[0]}" (_preferences.md, Active)')
+    assert result.structured_content is not None and result.structured_content["command"] == "forget"
+    assert not any("karaoke" in t for t in items(vault, Dimension.preferences))
+    code, out, err = cli(["forget", kept[0]], twin, env)
+    assert code == 0, err
+    assert out == line
+    assert memory(vault) == memory(twin)
+
+    # Gone for good: remembering it again is refused, and it cannot be forgotten twice.
+    refused = failed(server.call("remember", {"text": "I enjoy karaoke nights", "dimension": "preferences", "pin": True}))
+    assert refused.startswith('hylo-memory: remember: "I enjoy karaoke nights" is a fact you asked to forget')
+    assert not any("karaoke" in t for t in items(vault, Dimension.preferences))
+    code, _, err = cli(["forget", kept[0]], twin, env)
+    assert code == 1
+    assert failed(server.call("forget", {"text": kept[0]})) == err.strip().replace(str(twin), str(vault))
+
+
+def test_history_lists_the_changes_newest_first_as_the_command_line_does(server: McpServer, vault: Path,
+                                                                          env: dict[str, str]) -> None:
+    ok(server.call("remember", {"text": "I keep bees on the roof", "dimension": "preferences", "pin": True}))
+    before = memory(vault)
+    result = server.call("history", {"limit": 3})
+    listed = ok(result)
+    assert len(listed.splitlines()) == 3
+    assert "remember" in listed.splitlines()[0] and "_preferences.md" in listed.splitlines()[0]
+    data = result.structured_content
+    assert data is not None and len(data["changes"]) == 3 and data["changes"][0]["command"] == "remember"
+    code, out, err = cli(["history", "--limit", "3", "--json"], vault, env, today=False)
+    assert code == 0, err
+    assert json.loads(out) == data["changes"]
+    assert memory(vault) == before
+
+
 # --- Failures: one line each, and the server keeps answering ---
 
 BAD_CALLS = [
@@ -251,6 +318,12 @@ BAD_CALLS = [
     ("recall", {"query": "q" * 1001}, "hylo-memory: recall: query: String should have at most 1000 characters"),
     ("context", {"budget": 99}, "hylo-memory: context: budget: Input should be greater than or equal to 100"),
     ("context", {"budget": "lots"}, "hylo-memory: context: budget: Input should be a valid integer"),
+    ("why", {"text": "tea", "dimension": "hobbies"}, "hylo-memory: why: unknown dimension 'hobbies' (one of "),
+    ("why", {"text": "t" * 2001}, "hylo-memory: why: text: String should have at most 2000 characters"),
+    ("forget", {}, "hylo-memory: forget: missing argument 'text'"),
+    ("forget", {"text": "tea", "dimension": "moods"}, "hylo-memory: forget: unknown dimension 'moods' (one of "),
+    ("history", {"limit": 0}, "hylo-memory: history: limit: Input should be greater than or equal to 1"),
+    ("history", {"limit": 101}, "hylo-memory: history: limit: Input should be less than or equal to 100"),
 ]
 
 
