@@ -426,10 +426,26 @@ def test_remember_through_mcp_while_a_command_line_refresh_runs_keeps_both(
     assert "Always answer in English" in line
     assert "Always answer in English" in items(vault, Dimension.preferences)  # written at once
     assert refreshing.poll() is None
+
+    # A refresh asked for meanwhile waits for that one, and says so.
+    waiting = threading.Event()
+
+    def progress(done: float, total: float | None, message: str | None) -> None:
+        if message == "waiting for the refresh already running to finish":
+            waiting.set()
+
+    second = server.call_soon("refresh", {}, progress=progress)
+    assert waiting.wait(30)
+    assert not second.done() and refreshing.poll() is None
+
     paused_model.release.set()
     out, err = refreshing.communicate(timeout=60)
     assert refreshing.returncode == 0, err
     assert json.loads(out)["status"] == "ok"
+    after = second.result(60)
+    ok(after)
+    assert after.structured_content is not None
+    assert after.structured_content["sources"]["shorts"] == 0  # the first read the new note; no source twice
     kept = items(vault, Dimension.preferences)
     assert "Always answer in English" in kept and "Loves brewing kombucha" in kept
 

@@ -18,6 +18,8 @@ from hylo_memory.extractors.choice import make_extractor
 from ..run.refresh import diff
 from ..run.refresh import refresh as run_refresh
 from ..run.summary import RunSummary
+from ..state.ledger import STATE_DIR
+from ..state.locking import RUN_LOCK, is_held
 from ..state.writing import open_store
 from . import mcp_text
 from .context import DEFAULT_BUDGET, build_context
@@ -64,7 +66,8 @@ def _annotations(title: str, read_only: bool, destructive: bool = False, idempot
 class ProgressNotices:
     """A refresh's progress as MCP progress notifications, sent from the worker thread the run is on.
 
-    One step for reading the notes, then one a source: the progress only ever grows, as MCP asks.
+    Steps: waiting for a refresh already running (when one is), reading the notes, then one a source;
+    the progress only ever grows, as MCP asks.
     """
 
     def __init__(self, context: Context[Any, Any]):
@@ -78,25 +81,29 @@ class ProgressNotices:
         except Exception as exc:  # noqa: BLE001 - a notice lost (the client gone) must never stop a run mid-way
             LOG.debug("progress notice not sent: %s", exc)
 
+    def waiting(self) -> None:
+        """Another refresh holds the vault (the nightly run, say): this one starts when it ends."""
+        self._send(0, None, "waiting for the refresh already running to finish")
+
     def reading(self) -> None:
-        self._send(0, None, "reading the vault's notes")
+        self._send(1, None, "reading the vault's notes")
 
     def extracting(self, sources: int) -> None:
         self.sources = sources
-        self._send(1, sources + 1, f"extracting {sources} source(s)")
+        self._send(2, sources + 2, f"extracting {sources} source(s)")
 
     def extracted(self, sources: int) -> None:
         if sources <= 0:
             return
         self.done += sources
-        total = max(self.sources, self.done) + 1
-        self._send(1 + self.done, total, f"extracted {self.done} of {self.sources} source(s)")
+        total = max(self.sources, self.done) + 2
+        self._send(2 + self.done, total, f"extracted {self.done} of {self.sources} source(s)")
 
     def finished(self) -> None:
         """The run is over: the last notice shows it whole (an offline run tells of no source on the way)."""
         if self.done < self.sources:
             self.done = self.sources
-            self._send(1 + self.done, 1 + self.done, "done")
+            self._send(2 + self.done, 2 + self.done, "done")
 
 
 def register(server: MCPServer[Any], memory: Memory) -> None:
@@ -144,6 +151,8 @@ def register(server: MCPServer[Any], memory: Memory) -> None:
         day = memory.today()
 
         def run() -> tuple[RunSummary, str]:
+            if is_held(open_store(vault, config).folder / STATE_DIR, RUN_LOCK):  # a notice only: the lock decides
+                progress.waiting()
             summary, updates = run_refresh(vault, config, make_extractor(config.llm()), day, dry_run, intro, progress)
             text = summary.to_text()
             if dry_run:  # after the summary, as the command line prints it
