@@ -180,8 +180,13 @@ def test_a_journal_holding_fields_far_longer_than_a_vaults_is_set_aside_before_a
 
 def test_a_journal_whose_replay_fails_is_set_aside_and_the_command_goes_on(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def overflow(*args: object) -> None:
-        raise OverflowError("Python int too large to convert to SQLite INTEGER")
+    real_apply, calls = journal_module._apply, []
+
+    def overflow(*args: object) -> None:  # the replay fails; the command's own commit, after it, does not
+        calls.append(args)
+        if len(calls) == 1:
+            raise OverflowError("Python int too large to convert to SQLite INTEGER")
+        real_apply(*args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(journal_module, "_apply", overflow)
     path = garbage_journal(a_vault(tmp_path), json.dumps({"files": {}}).encode())
