@@ -41,6 +41,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/engine.py
 	$(BIN)/python bench/scan.py
 	$(BIN)/python bench/llm.py
+	$(BIN)/python bench/recall.py
 
 clean:
 	rm -rf $(VENV) .check build *.egg-info
