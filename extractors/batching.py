@@ -8,15 +8,13 @@ from the network at first use — this pipeline must run where nothing can be fe
 from __future__ import annotations
 
 import math
-import re
-from collections import Counter
 
 from pydantic import BaseModel
 
+from hylo_memory.decay.recall import analyse
+
 from .base import Candidate, Source
 from .words import STOP_WORDS
-
-_WORD = re.compile(r"\w{3,}")
 
 
 def estimate_tokens(text: str) -> int:
@@ -108,12 +106,21 @@ def _slices(text: str, limit: int) -> list[str]:
 
 
 def relevant(existing: list[Candidate], text: str, limit: int) -> list[Candidate]:
-    """The existing items that share the most words with the batch, at most `limit`."""
-    words = Counter(w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS)
+    """The existing items that share the most terms with the batch, at most `limit`.
+
+    Terms as recall reads them: stemmed words ("runs" meets "Loves to run"), and pairs of
+    characters for Chinese, Japanese and Korean, which write no spaces between words.
+    """
+    words = set(_terms(text))
     scored = []
     for index, candidate in enumerate(existing):
-        overlap = sum(1 for w in set(_WORD.findall(candidate.text.lower())) if w in words)
+        overlap = sum(1 for w in set(_terms(candidate.text)) if w in words)
         if overlap:
             scored.append((-overlap, index, candidate))
     scored.sort(key=lambda t: (t[0], t[1]))
     return [c for _, _, c in scored[:limit]]
+
+
+def _terms(text: str) -> list[str]:
+    # Words of one or two letters ("I", "to") and the note words carry no signal.
+    return [t for t in analyse(text, STOP_WORDS).terms if len(t) >= 3 or not t.isascii()]

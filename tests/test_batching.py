@@ -9,9 +9,10 @@ import datetime as dt
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from hylo_memory.extractors.base import Source, SourceKind
+from hylo_memory.decay import Dimension
+from hylo_memory.extractors.base import Candidate, Source, SourceKind
 from hylo_memory.extractors.batching import _PER_SOURCE as HEADER  # a source's header line in the prompt, in tokens
-from hylo_memory.extractors.batching import Batch, Part, estimate_tokens, pack
+from hylo_memory.extractors.batching import Batch, Part, estimate_tokens, pack, relevant
 
 BUDGET = 140  # tokens a request's sources may take: 100 after one header, 400 characters of English
 
@@ -153,3 +154,17 @@ def test_a_paragraph_longer_than_a_piece_is_cut_inside_it() -> None:
 def test_pieces_of_a_note_in_another_script_also_fit() -> None:
     pieces = pieces_of("\n\n".join(["今日は川沿いを長く走った。" * 10] * 6))
     assert [cost(p.text) for p in pieces if cost(p.text) > BUDGET] == []
+
+
+def _candidate(text: str) -> Candidate:
+    return Candidate(dimension=Dimension.preferences, text=text)
+
+
+def test_a_chinese_note_is_shown_the_chinese_item_it_may_replace() -> None:
+    shown = relevant([_candidate("喜欢喝茶"), _candidate("Loves cold brew")], "我不喜欢喝茶了", limit=5)
+    assert [c.text for c in shown] == ["喜欢喝茶"]
+
+
+def test_an_inflected_word_meets_the_item_it_names() -> None:
+    shown = relevant([_candidate("Loves to run"), _candidate("Drinks tea")], "Went running by the river", limit=5)
+    assert [c.text for c in shown] == ["Loves to run"]
