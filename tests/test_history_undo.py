@@ -478,3 +478,14 @@ def test_the_last_hundred_changes_can_be_undone(tmp_path: Path) -> None:
     ok(undo(tmp_path, "1"))
     assert texts(tmp_path, Dimension.identity) == set()
     assert len(history_json(tmp_path, "--limit", "200")) == 102
+
+
+def test_the_refresh_after_an_undone_one_reads_an_edited_note_again(tmp_path: Path) -> None:
+    note = short(tmp_path, ago(3), "I love long walks.")
+    ok(refresh(tmp_path, today=ago(2)))
+    note.write_text("I love long walks. I want to run a half marathon.\n", encoding="utf-8")
+    summary = refresh_json(tmp_path)
+    result = memory(tmp_path)
+    ok(undo(tmp_path))
+    assert refresh_json(tmp_path) == summary
+    assert memory(tmp_path) == result

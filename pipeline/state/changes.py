@@ -40,6 +40,16 @@ class Alias(BaseModel):
     kept: str
 
 
+class SourceRow(BaseModel):
+    """A source as the ledger recorded it before a run read it again: what undoing that run restores."""
+
+    path: str
+    hash: str
+    run_id: int
+    extracted_on: str
+    extractor: str | None = None
+
+
 class ChangeRecord(BaseModel):
     """A change as the journal carries it; `before` is filled in by `commit` from the files on disk."""
 
@@ -55,6 +65,9 @@ class ChangeRecord(BaseModel):
     raised: list[Tombstone] = []  # tombstones this change removes
     run_id: int | None = None
     undoes: int | None = None
+    # A refresh's sources that earlier runs had recorded (read again: `--reextract`, an edit), as they
+    # were; filled in when the run's sources are recorded, so undoing the run puts them back.
+    replaced_sources: list[SourceRow] = []
 
 
 def key(text: str) -> str:

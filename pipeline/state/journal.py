@@ -1,13 +1,14 @@
 """Crash safety: a run's writes are planned in a journal before any is made.
 
 Commit order: (1) the journal — every changed memory file's new text, the sources to
-mark extracted, the run's end, the change `history` and `undo` will know — is written atomically; (2) the memory files are
-written; (3) the ledger records sources and run in one transaction; (4) the journal
-is removed. A process killed before (1) changed nothing, and its sources are extracted
-again by the next run. Killed after (1), the next process to take the memory lock
-replays the journal — rewriting files and committing the ledger are both idempotent —
-so the run ends exactly as if it had not been interrupted. Every writer holds the memory
-lock and calls `recover` first, so nothing is written between a crash and its replay.
+mark extracted, the run's end, the change `history` and `undo` will know — is written
+atomically; (2) the memory files are written; (3) the ledger records sources, run and
+change in one transaction; (4) the journal is removed. A process killed before (1)
+changed nothing, and its sources are extracted again by the next run. Killed after (1),
+the next process to take the memory lock replays the journal — rewriting files and
+committing the ledger are both idempotent — so the run ends exactly as if it had not been
+interrupted. Every writer holds the memory lock and calls `recover` first, so nothing is
+written between a crash and its replay.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from hylo_memory.extractors.base import PoolUnit, Usage
 
 from .changes import ChangeRecord
 from .ledger import STATE_DIR, Counts, Ledger, RunStatus
-from .trust import has_change, record_change
+from .trust import has_change, record_change, recorded_sources
 
 LOG = logging.getLogger(__name__)
 JOURNAL_FILE = "journal.json"
@@ -190,6 +191,9 @@ def _apply(store: MemoryStore, ledger: Ledger | None, journal: Journal) -> None:
     run, change = journal.run, journal.change
     with ledger.transaction():
         if run is not None and ledger.run_status(run.run_id) == "running":
+            if change is not None:  # in this transaction, so a replay finds them recorded or not at all
+                change = change.model_copy(update={"replaced_sources": recorded_sources(
+                    ledger, [path for path, _ in journal.sources])})
             ledger.record_sources(run.run_id, run.today, journal.sources, run.extractor)
             ledger.record_pool(journal.pool)
             ledger.finish_run(run.run_id, run.status, run.waiting, run.counts.model_dump(), run.usage)

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from hylo_memory.decay import Dimension, Tombstone
 
-from .changes import ChangeRecord, Provenance, key
+from .changes import ChangeRecord, Provenance, SourceRow, key
 from .ledger import Ledger, _guarded, _stamp
 
 KEEP_CHANGES = 200  # changes whose files' content is kept for `undo` (SPEC: at least the last 100)
@@ -54,8 +54,11 @@ def record_change(ledger: Ledger, change: ChangeRecord, after: dict[Dimension, s
     """Record a change (call inside the command's transaction); an undo also takes back what it reverts."""
     db = ledger.db
     files = [d.value for d in Dimension if d in after]
+    # What undoing the change reverses in the ledger beyond its own rows: its tombstones, and the
+    # earlier records of the sources it read again.
     stones = {"buried": [t.model_dump(mode="json") for t in change.buried],
-              "raised": [t.model_dump(mode="json") for t in change.raised]}
+              "raised": [t.model_dump(mode="json") for t in change.raised],
+              "sources": [r.model_dump(mode="json") for r in change.replaced_sources]}
     cursor = db.execute(
         "INSERT INTO changes (token, at, today, command, detail, counts, files, tombstones, run_id, undoes) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -106,6 +109,12 @@ def _take_back(ledger: Ledger, change_id: int, undo_id: int) -> None:
     if row and row["run_id"] is not None:
         db.execute("DELETE FROM sources WHERE run_id = ?", (row["run_id"],))
         db.execute("UPDATE runs SET status = 'undone' WHERE id = ?", (row["run_id"],))
+        # A source an earlier run had read (another extractor's reading, an older version) is as
+        # that run left it: the next refresh reads it again only if it would have without this one.
+        earlier = [SourceRow.model_validate(r) for r in stones.get("sources", [])]
+        db.executemany("INSERT INTO sources SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE id = ? AND "
+                       "status != 'undone') ON CONFLICT(path) DO NOTHING",
+                       [(r.path, r.hash, r.run_id, r.extracted_on, r.extractor, r.run_id) for r in earlier])
 
 
 def _date(text: str | None) -> dt.date | None:
@@ -181,6 +190,14 @@ def support(ledger: Ledger, dimension: Dimension, item: str) -> list[Support]:
                                    source_date=dt.date.fromisoformat(r["source_date"]) if r["source_date"] else None,
                                    content_hash=r["content_hash"], kind=r["kind"]))
             for r in rows]
+
+
+@_guarded
+def recorded_sources(ledger: Ledger, paths: Iterable[str]) -> list[SourceRow]:
+    """The ledger's records of these sources, as they are now (before a run records them again)."""
+    rows = (ledger.db.execute("SELECT * FROM sources WHERE path = ?", (path,)).fetchone() for path in set(paths))
+    return [SourceRow(path=r["path"], hash=r["hash"], run_id=r["run_id"], extracted_on=r["extracted_on"],
+                      extractor=r["extractor"]) for r in rows if r is not None]
 
 
 @_guarded
