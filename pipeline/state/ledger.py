@@ -20,6 +20,8 @@ from hylo_memory.decay import Evidence
 from hylo_memory.errors import LedgerError
 from hylo_memory.extractors.base import PoolUnit, Usage
 
+from .migrations import MIGRATIONS
+
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -42,129 +44,6 @@ class Counts(BaseModel):
     adopted: int = 0
     superseded: int = 0
     forgotten: int = 0
-
-
-def _m001_initial(db: sqlite3.Connection) -> None:
-    db.execute(
-        """CREATE TABLE sources (
-            path TEXT PRIMARY KEY,
-            hash TEXT NOT NULL,
-            run_id INTEGER NOT NULL,
-            extracted_on TEXT NOT NULL
-        )"""
-    )
-    db.execute(
-        """CREATE TABLE runs (
-            id INTEGER PRIMARY KEY,
-            started_at TEXT NOT NULL,
-            ended_at TEXT,
-            today TEXT NOT NULL,
-            mode TEXT NOT NULL,
-            window_start TEXT NOT NULL,
-            window_days INTEGER NOT NULL,
-            status TEXT NOT NULL,
-            waiting INTEGER NOT NULL DEFAULT 0,
-            counts TEXT NOT NULL DEFAULT '{}',
-            requests INTEGER NOT NULL DEFAULT 0,
-            prompt_tokens INTEGER NOT NULL DEFAULT 0,
-            completion_tokens INTEGER NOT NULL DEFAULT 0
-        )"""
-    )
-
-
-def _m002_hash_index(db: sqlite3.Connection) -> None:
-    # A note moved or renamed keeps its content: it is found by hash, not counted again.
-    db.execute("CREATE INDEX sources_hash ON sources (hash)")
-
-
-def _m003_external_pool(db: sqlite3.Connection) -> None:
-    # External units read on different nights must still meet in one theme.
-    db.execute(
-        """CREATE TABLE pool_units (
-            path TEXT PRIMARY KEY,
-            title TEXT NOT NULL,
-            tags TEXT NOT NULL,
-            date TEXT NOT NULL,
-            trait TEXT
-        )"""
-    )
-
-
-def _m004_kept_evidence(db: sqlite3.Connection) -> None:
-    # A batch's evidence is kept the moment it arrives: a run interrupted after paying for it
-    # does not pay again. Deleted when the run that applies it records its sources.
-    db.execute(
-        """CREATE TABLE kept_evidence (
-            path TEXT NOT NULL,
-            hash TEXT NOT NULL,
-            evidence TEXT NOT NULL,
-            kept_at TEXT NOT NULL,
-            PRIMARY KEY (path, hash)
-        )"""
-    )
-
-
-def _m005_changes(db: sqlite3.Connection) -> None:
-    # SPEC §8: every change with its files before and after, the evidence it applied, the
-    # merges it made (so an item's sources follow it), and the tombstones of forgotten facts.
-    db.execute(
-        """CREATE TABLE changes (
-            id INTEGER PRIMARY KEY,
-            token TEXT NOT NULL UNIQUE,
-            at TEXT NOT NULL,
-            today TEXT,
-            command TEXT NOT NULL,
-            detail TEXT NOT NULL DEFAULT '',
-            counts TEXT NOT NULL DEFAULT '{}',
-            files TEXT NOT NULL DEFAULT '[]',
-            tombstones TEXT NOT NULL DEFAULT '{}',
-            run_id INTEGER,
-            undoes INTEGER,
-            undone_by INTEGER
-        )"""
-    )
-    db.execute(
-        """CREATE TABLE change_files (
-            change_id INTEGER NOT NULL,
-            dimension TEXT NOT NULL,
-            before TEXT,
-            after TEXT,
-            PRIMARY KEY (change_id, dimension)
-        )"""
-    )
-    db.execute(
-        """CREATE TABLE provenance (
-            change_id INTEGER NOT NULL,
-            dimension TEXT NOT NULL,
-            item TEXT NOT NULL,
-            wording TEXT NOT NULL,
-            source TEXT NOT NULL,
-            source_date TEXT,
-            content_hash TEXT,
-            kind TEXT NOT NULL
-        )"""
-    )
-    db.execute("CREATE INDEX provenance_item ON provenance (dimension, item)")
-    db.execute("CREATE INDEX provenance_source ON provenance (source)")
-    db.execute("CREATE TABLE aliases (change_id INTEGER NOT NULL, dimension TEXT NOT NULL, dropped TEXT NOT NULL, "
-               "kept TEXT NOT NULL)")
-    db.execute("CREATE TABLE tombstones (dimension TEXT NOT NULL, text TEXT NOT NULL, forgotten_on TEXT NOT NULL, "
-               "change_id INTEGER, PRIMARY KEY (dimension, text))")
-
-
-def _m006_source_extractor(db: sqlite3.Connection) -> None:
-    # Which extractor (and model) read each source: a better one configured later reads them again.
-    db.execute("ALTER TABLE sources ADD COLUMN extractor TEXT")
-
-
-MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
-    ("m001_initial", _m001_initial),
-    ("m002_hash_index", _m002_hash_index),
-    ("m003_external_pool", _m003_external_pool),
-    ("m004_kept_evidence", _m004_kept_evidence),
-    ("m005_changes", _m005_changes),
-    ("m006_source_extractor", _m006_source_extractor),
-]
 
 
 def ledger_error(path: Path | None, exc: sqlite3.Error) -> LedgerError:
