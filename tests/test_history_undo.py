@@ -489,3 +489,16 @@ def test_the_refresh_after_an_undone_one_reads_an_edited_note_again(tmp_path: Pa
     ok(undo(tmp_path))
     assert refresh_json(tmp_path) == summary
     assert memory(tmp_path) == result
+
+
+def test_an_undone_refresh_leaves_no_unit_in_the_external_pool_for_later_themes(tmp_path: Path) -> None:
+    read = unit(tmp_path, "sourdough-a", "Someone else's work.", ago(3), title="Sourdough A", tags=["baking", "bread"],
+                perspective="external")
+    short(tmp_path, ago(3), "I love long walks.")
+    ok(refresh(tmp_path, today=ago(2)))
+    ok(undo(tmp_path))
+    read.unlink()  # the unit only the undone run read is gone: no theme of two units is left
+    unit(tmp_path, "sourdough-b", "Someone else's work.", ago(1), title="Sourdough B", tags=["baking", "bread"],
+         perspective="external")
+    ok(refresh(tmp_path))
+    assert texts(tmp_path, Dimension.preferences) == {"Loves long walks"}

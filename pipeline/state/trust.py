@@ -107,11 +107,14 @@ def _take_back(ledger: Ledger, change_id: int, undo_id: int) -> None:
     _raise(db, [Tombstone.model_validate(t) for t in stones.get("buried", [])])
     _bury(db, [Tombstone.model_validate(t) for t in stones.get("raised", [])], None)
     if row and row["run_id"] is not None:
+        earlier = [SourceRow.model_validate(r) for r in stones.get("sources", [])]
+        # The external units only this run read leave the pool: no later theme counts them.
+        read = [r["path"] for r in db.execute("SELECT path FROM sources WHERE run_id = ?", (row["run_id"],))]
+        db.executemany("DELETE FROM pool_units WHERE path = ?", [(p,) for p in set(read) - {r.path for r in earlier}])
         db.execute("DELETE FROM sources WHERE run_id = ?", (row["run_id"],))
         db.execute("UPDATE runs SET status = 'undone' WHERE id = ?", (row["run_id"],))
         # A source an earlier run had read (another extractor's reading, an older version) is as
         # that run left it: the next refresh reads it again only if it would have without this one.
-        earlier = [SourceRow.model_validate(r) for r in stones.get("sources", [])]
         db.executemany("INSERT INTO sources SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE id = ? AND "
                        "status != 'undone') ON CONFLICT(path) DO NOTHING",
                        [(r.path, r.hash, r.run_id, r.extracted_on, r.extractor, r.run_id) for r in earlier])
