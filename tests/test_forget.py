@@ -283,3 +283,29 @@ def test_forget_with_both_text_and_list_is_a_usage_error(tmp_path: Path) -> None
     assert result.exit_code == 2
     one_line(result.stderr)
     assert LISBON in texts(tmp_path, Dimension.identity)
+
+
+def test_unforget_of_text_forgotten_in_two_files_without_dimension_asks_for_it(tmp_path: Path) -> None:
+    ok(apply(tmp_path, fact("preferences", "Running"), fact("goals", "Running"), fact("goals", "Ship the beta")))
+    ok(forget(tmp_path, "Running", "--dimension", "goals"))
+    ok(forget(tmp_path, "Running"))
+    result = unforget(tmp_path, "running")
+    assert result.exit_code == 1
+    line = one_line(result.stderr)
+    assert "--dimension" in line and "(goals)" in line and "(preferences)" in line
+    assert len(json.loads(ok(listing(tmp_path, "--json")).stdout)["tombstones"]) == 2
+
+
+def test_unforget_with_dimension_lets_back_that_files_fact_only(tmp_path: Path) -> None:
+    ok(apply(tmp_path, fact("preferences", "Running"), fact("goals", "Running"), fact("goals", "Ship the beta")))
+    ok(forget(tmp_path, "Running", "--dimension", "goals"))
+    ok(forget(tmp_path, "Running"))
+    ok(unforget(tmp_path, "Running", "--dimension", "goals"))
+    assert ok(listing(tmp_path)).stdout == f"{TODAY}  preferences: Running\n"
+
+
+def test_forget_with_dimension_of_a_file_without_items_says_that_file_has_none(tmp_path: Path) -> None:
+    lisbon(tmp_path)
+    result = forget(tmp_path, LISBON, "--dimension", "beliefs")
+    assert result.exit_code == 1
+    assert one_line(result.stderr).endswith("no item matches 'Lives in Lisbon'; _beliefs.md has no items\n")

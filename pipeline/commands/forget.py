@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from hylo_memory.decay import Dimension, Tombstone, render
 from hylo_memory.decay.find import without
-from hylo_memory.decay.match import TextIndex
+from hylo_memory.decay.match import TextIndex, normalise
 from hylo_memory.decay.model import MAX_ITEM_TEXT
 from hylo_memory.errors import InputError
 
@@ -98,12 +98,19 @@ def _the_tombstone(text: str, stones: list[Tombstone], threshold: float, dimensi
     if not text or len(text) > MAX_ITEM_TEXT:
         raise InputError(f"unforget: name the forgotten fact (at most {MAX_ITEM_TEXT} characters)")
     mine = [t for t in stones if dimension is None or t.dimension == dimension]
-    index = TextIndex(threshold)
-    for number, stone in enumerate(mine):
-        index.add(number, stone.text)
-    hit = index.find(text)
-    if hit is None:
+    found = [t for t in mine if normalise(t.text) == normalise(text)]
+    if not found:  # the nearest in each dimension, as `forget` finds items
+        for d in Dimension:
+            index, of_d = TextIndex(threshold), [t for t in mine if t.dimension == d]
+            for number, stone in enumerate(of_d):
+                index.add(number, stone.text)
+            if (hit := index.find(text)) is not None:
+                found.append(of_d[hit])
+    if len(found) > 1:
+        where = ", ".join(f'"{t.text}" ({t.dimension.value})' for t in found)
+        raise InputError(f"unforget: {text!r} names forgotten facts in several files: {where}; add --dimension")
+    if not found:
         listed = ", ".join(f'"{t.text}" ({t.dimension.value})' for t in mine[:5])
         raise InputError(f"unforget: nothing forgotten matches {text!r}"
                          + (f"; forgotten: {listed}" if listed else "; nothing is forgotten"))
-    return mine[hit]
+    return found[0]

@@ -23,6 +23,6 @@ def the_item(command: str, text: str, files: dict[Dimension, MemoryFile | None],
         where = ", ".join(f'"{f.item.text}" ({f.dimension.value})' for f in found)
         raise InputError(f"{command}: {text!r} names items in several files: {where}; add --dimension")
     near = closest(text, files, dimension)
-    hint = ("; closest: " + ", ".join(f'"{f.item.text}" ({f.dimension.value})' for f in near)) if near else \
-        "; the memory has no items yet"
+    empty = "; the memory has no items yet" if dimension is None else f"; {dimension.filename} has no items"
+    hint = ("; closest: " + ", ".join(f'"{f.item.text}" ({f.dimension.value})' for f in near)) if near else empty
     raise InputError(f"{command}: no item matches {text!r}{hint}")
