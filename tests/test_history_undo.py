@@ -481,9 +481,9 @@ def test_the_last_hundred_changes_can_be_undone(tmp_path: Path) -> None:
 
 
 def test_the_refresh_after_an_undone_one_reads_an_edited_note_again(tmp_path: Path) -> None:
-    note = short(tmp_path, ago(3), "I love long walks.")
+    note = short(tmp_path, ago(2), "I love long walks.")
     ok(refresh(tmp_path, today=ago(2)))
-    note.write_text("I love long walks. I want to run a half marathon.\n", encoding="utf-8")
+    note.write_text("I love long walks. I live in Porto.\n", encoding="utf-8")
     summary = refresh_json(tmp_path)
     result = memory(tmp_path)
     ok(undo(tmp_path))

@@ -97,13 +97,19 @@ def test_ledger_records_each_extracted_source_with_its_content_hash(tmp_path: Pa
         assert ledger.extracted_hash("_shorts/2026-11-29-note.md") is not None
 
 
+def test_a_vault_that_yields_no_identity_fact_is_not_read_as_new_every_night(tmp_path: Path) -> None:
+    short(tmp_path, "2026-10-01", "Weather was grey.")
+    run(tmp_path, TODAY)
+    assert run(tmp_path, TODAY + dt.timedelta(days=1)).mode == "incremental"
+
+
 def test_ledger_records_every_run(tmp_path: Path) -> None:
     run(tmp_path, TODAY)
     run(tmp_path, TODAY + dt.timedelta(days=1))
     with Ledger(ledger_path(tmp_path)) as ledger:
         runs = ledger.recent_runs()
     assert [(r.today, r.mode, r.status) for r in runs] == [
-        (TODAY + dt.timedelta(days=1), "first", "ok"), (TODAY, "first", "ok"),
+        (TODAY + dt.timedelta(days=1), "incremental", "ok"), (TODAY, "first", "ok"),
     ]
 
 

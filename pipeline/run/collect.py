@@ -42,7 +42,10 @@ class Plan(BaseModel):
 def plan(vault: Path, config: Config, ledger: Ledger, files: dict[Dimension, MemoryFile | None], today: dt.date,
          intro: str | None = None, cap: int | None = None, reread: Reread | None = None) -> Plan:
     """The window, profile and sources of a run over `vault` (refresh runs it; status previews it)."""
-    window = choose_window(today, files.get(Dimension.identity) is None, ledger.reach_back(), config)
+    # First: no identity file and no complete run (a vault whose notes never yield an identity fact
+    # is not read as new every night, SPEC §4.1).
+    first = files.get(Dimension.identity) is None and ledger.last_complete() is None
+    window = choose_window(today, first, ledger.reach_back(), config)
     if reread is not None and reread.since is not None:
         window = window.model_copy(update={"start": min(window.start, reread.since)})
     profile = build_profile(files.get(Dimension.identity), files.get(Dimension.goals), intro,
