@@ -89,7 +89,7 @@ def test_history_lists_changes_newest_first(tmp_path: Path) -> None:
     three_changes(tmp_path)
     lines = ok(history(tmp_path)).stdout.splitlines()
     assert [line.split()[0] for line in lines] == ["#3", "#2", "#1"]
-    assert [line.split()[3] for line in lines] == ["forget", "remember", "apply"]
+    assert [line.split()[4] for line in lines] == ["forget", "remember", "apply"]
 
 
 def test_a_history_line_names_the_files_and_the_counts(tmp_path: Path) -> None:

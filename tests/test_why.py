@@ -103,14 +103,14 @@ def test_why_of_a_superseded_item_says_what_superseded_it(tmp_path: Path) -> Non
     superseded(tmp_path)
     out = ok(why(tmp_path, "Loves cold brew")).stdout
     assert out.splitlines()[0].startswith("_preferences.md (Fading): - Loves cold brew ")
-    assert "Superseded by: Dislikes cold brew now\n" in out
+    assert f"Superseded on {TODAY} by: Dislikes cold brew now\n" in out
 
 
 def test_a_superseded_item_keeps_its_own_sources(tmp_path: Path) -> None:
     superseded(tmp_path)
     report = why_json(tmp_path, "Loves cold brew")
     assert (report["superseded_by"], [s["source"] for s in report["sources"]]) == (
-        ["Dislikes cold brew now"], ["_shorts/a.md"])
+        [{"by": "Dislikes cold brew now", "on": TODAY.isoformat()}], ["_shorts/a.md"])
 
 
 def test_the_superseding_item_has_its_own_sources_and_is_superseded_by_nothing(tmp_path: Path) -> None:

@@ -41,7 +41,7 @@ def describe(info: ChangeInfo) -> str:
     undone = f"  [undone by #{info.undone_by}]" if info.undone_by else ""
     detail = f"  {info.detail}" if info.detail else ""
     what = f"{files}; {counts}" if counts else files
-    return f"#{info.id}  {info.at.replace('T', ' ')[:16]}  {info.command}{detail}  ({what}){undone}"
+    return f"#{info.id}  {info.at.replace('T', ' ')[:16]} UTC  {info.command}{detail}  ({what}){undone}"
 
 
 def history(vault: Path, config: Config, limit: int = 20) -> History:

@@ -52,7 +52,7 @@ def why_command(ctx: click.Context, text: str, vault: Path | None, config_file: 
 @options(today=False)
 @click.option("--limit", type=click.IntRange(1, MAX_HISTORY), default=20, show_default=True,
               help="how many changes")
-@_JSON
+@click.option("--json", "as_json", is_flag=True, help="print the changes as a JSON array, one object each")
 @click.pass_context
 @json_failures
 def history_command(ctx: click.Context, vault: Path | None, config_file: Path | None, limit: int,

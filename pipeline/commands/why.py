@@ -30,6 +30,13 @@ class Sighting(BaseModel):
     detail: str
 
 
+class Replacement(BaseModel):
+    """Rule H faded the item: what replaced it, and when."""
+
+    by: str
+    on: dt.date
+
+
 class Explanation(BaseModel):
     """Why an item is in the memory."""
 
@@ -40,7 +47,7 @@ class Explanation(BaseModel):
     text: str
     first: str  # when and how it was first added, in words
     adopted: bool  # written by hand, then adopted by a run
-    superseded_by: list[str] = []
+    superseded_by: list[Replacement] = []
     sources: list[Sighting] = []  # newest first
 
     def to_json(self) -> str:
@@ -48,7 +55,7 @@ class Explanation(BaseModel):
 
     def to_text(self) -> str:
         lines = [f"{self.file} ({self.section}): {self.line}", f"First: {self.first}"]
-        lines += [f"Superseded by: {by}" for by in self.superseded_by]
+        lines += [f"Superseded on {r.on} by: {r.by}" for r in self.superseded_by]
         if self.sources:
             lines.append("Sources, newest first:")
             lines += [f"  {s.date}  {s.source}  \"{s.wording}\"" + (f"  (via {s.command} {s.detail})"
@@ -69,7 +76,7 @@ def explain(vault: Path, config: Config, text: str, dimension: Dimension | None 
         file=found.dimension.filename, dimension=found.dimension, section=found.section,
         line=item_line(found.item), text=found.item.text, first=_first(records),
         adopted=any(r.row.kind == "adopted" for r in records),
-        superseded_by=[r.row.wording for r in records if r.row.kind == "superseded"],
+        superseded_by=[Replacement(by=r.row.wording, on=r.day) for r in records if r.row.kind == "superseded"],
         sources=[_sighting(r) for r in sorted((r for r in records if r.row.kind in ("added", "refreshed")),
                                               key=lambda r: (r.row.source_date or r.day, r.change_id), reverse=True)],
     )
