@@ -1,4 +1,5 @@
-"""`make demo`: a first run on a copy of examples/vault, then an incremental run days later.
+"""`make demo`: a first run on a copy of examples/vault, an incremental run days later, then the trust and
+assistant commands on the result (why, history, context).
 
 The sample vault stays untouched; the copy lives in a temporary folder that is
 printed so you can open its `_memory/` afterwards. No API key is needed.
@@ -6,6 +7,7 @@ printed so you can open its `_memory/` afterwards. No API key is needed.
 
 from __future__ import annotations
 
+import shlex
 import shutil
 import sys
 import tempfile
@@ -17,7 +19,7 @@ SAMPLE = Path(__file__).resolve().parent / "vault"
 
 
 def step(title: str, argv: list[str]) -> None:
-    print(f"\n$ hylo-memory {' '.join(argv)}\n")
+    print(f"\n$ hylo-memory {shlex.join(argv)}\n")
     print(f"# {title}")
     code = main(argv)
     if code != 0:
@@ -36,6 +38,12 @@ def run() -> None:
     step("Recording one stated fact (pinned: a standing preference).",
          ["remember", "Always answer in English", "--vault", str(vault), "--dimension", "preferences",
           "--today", "2026-12-03"])
+    step("Why is an item there? Every source that supports it, newest first.",
+         ["why", "Ines — sister", "--vault", str(vault)])
+    step("Every change to the memory files, newest first (each can be undone with `undo`).",
+         ["history", "--vault", str(vault)])
+    step("The memory as a block for an assistant's instructions (here within 300 tokens).",
+         ["context", "--vault", str(vault), "--budget", "300", "--today", "2026-12-03"])
     print(f"\nThe memory files are in {vault / '_memory'}:")
     for path in sorted((vault / "_memory").glob("_*.md")):
         print(f"\n--- {path.name}\n{path.read_text(encoding='utf-8')}", end="")

@@ -54,3 +54,16 @@ def test_demo_leaves_the_sample_vault_untouched(demo: subprocess.CompletedProces
 
 def test_demo_prints_the_memory_files(demo: subprocess.CompletedProcess[str]) -> None:
     assert all(f"--- _{d}.md" in demo.stdout for d in ("identity", "preferences", "goals", "beliefs", "people", "state"))
+
+
+def test_demo_explains_an_item_with_its_sources(demo: subprocess.CompletedProcess[str]) -> None:
+    assert "First: added on 2026-11-28 by refresh (run 1, first)" in demo.stdout
+
+
+def test_demo_shows_the_history_newest_first(demo: subprocess.CompletedProcess[str]) -> None:
+    changes = [line.split()[0] for line in demo.stdout.splitlines() if line.startswith("#") and " UTC  " in line]
+    assert changes == ["#3", "#2", "#1"]
+
+
+def test_demo_prints_a_context_block_within_its_budget(demo: subprocess.CompletedProcess[str]) -> None:
+    assert "# About Maya Okafor" in demo.stdout and "to fit the budget of 300 tokens" in demo.stdout
