@@ -33,8 +33,11 @@ def find_items(text: str, files: Mapping[Dimension, MemoryFile | None], threshol
     """The items `text` names by §3's matching: every exact (normalised) match, else the nearest duplicate per file."""
     candidates = items_of(files, dimension)
     exact = [f for f in candidates if normalise(f.item.text) == normalise(text)]
-    if exact:
-        return exact
+    if exact:  # the first in each file: the same line twice in a file is one fact (rule F merges them)
+        first: dict[Dimension, Found] = {}
+        for f in exact:
+            first.setdefault(f.dimension, f)
+        return list(first.values())
     found = []
     for d in Dimension:
         index, mine = TextIndex(threshold), [f for f in candidates if f.dimension == d]

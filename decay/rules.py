@@ -304,6 +304,8 @@ def _supersede(pool: _Pool, landed: list[tuple[Evidence, _Slot, dt.date]], chang
             continue  # the evidence is the very item it would replace
         if old.supported is not None and old.supported >= seen_on:
             continue  # supported in this run, on or after the replacing fact: still current
+        if old.last > seen_on:
+            continue  # seen after the "replacing" fact was written (an old note read late): not a newer fact
         if old.pinned:
             conflict = Conflict(pinned=old.text, evidence=ev.text, source=ev.source)
             if conflict not in changes.conflicts:

@@ -238,3 +238,14 @@ def test_applied_records_every_piece_of_evidence_on_a_new_item_under_its_first_w
     _, changes = run(MemoryFile.new(Dimension.preferences), evidence, today)
     assert [(a.item, a.wording, a.source, a.kind) for a in changes.applied] == [
         ("Vegetarian", "Vegetarian", "a.md", "added"), ("Vegetarian", "Vegetarians", "b.md", "added")]
+
+
+def test_an_older_note_read_late_does_not_supersede_an_item_seen_after_it(today: dt.date) -> None:
+    # "A newer fact": a note from before the item's last sighting (a re-read, a new scan path) replaces nothing.
+    after, changes = run(loves(today, days=10), [replacing(LOVES, date=ago(today, 30))], today)
+    assert section_of(after, LOVES)[0] == ACTIVE and changes.superseded == []
+
+
+def test_a_fact_dated_the_day_the_item_was_last_seen_still_supersedes_it(today: dt.date) -> None:
+    after, _ = run(loves(today, days=10), [replacing(LOVES, date=ago(today, 10))], today)
+    assert section_of(after, LOVES)[0] == FADING

@@ -16,7 +16,7 @@ from ..config import Config
 from ..state.changes import ChangeRecord
 from ..state.journal import Journal, commit
 from ..state.ledger import Ledger
-from ..state.trust import KEEP_CHANGES, ChangeInfo, change, change_files, changes, latest_undoable
+from ..state.trust import KEEP_CHANGES, ChangeInfo, change, change_files, changes, latest_undoable, take_back
 from ..state.writing import open_store, writing
 
 
@@ -37,7 +37,8 @@ class History(BaseModel):
 def describe(info: ChangeInfo) -> str:
     """One change on one line: number, time, command, what, files, counts, whether it was undone."""
     counts = ", ".join(f"{k} {v}" for k, v in info.counts.items())
-    files = ", ".join(Dimension(f).filename for f in info.files) or "no file"
+    names = {d.value: d.filename for d in Dimension}  # a name this version does not know is shown as it is
+    files = ", ".join(names.get(f, f) for f in info.files) or "no file"
     undone = f"  [undone by #{info.undone_by}]" if info.undone_by else ""
     detail = f"  {info.detail}" if info.detail else ""
     what = f"{files}; {counts}" if counts else files
@@ -95,6 +96,7 @@ def _revertible(store: MemoryStore, ledger: Ledger, target: ChangeInfo) -> Files
         raise InputError(f"undo: change #{target.id} is itself an undo; run the command it undid again instead")
     if target.undone_by is not None:
         raise InputError(f"undo: change #{target.id} was already undone by #{target.undone_by}")
+    take_back(ledger, target.id)  # a record this version cannot read refuses here, before anything is written
     files = change_files(ledger, target.id)
     if len(files) != len(target.files):
         raise InputError(f"undo: change #{target.id} is too old to undo (the files of the last {KEEP_CHANGES} "

@@ -285,7 +285,15 @@ class Ledger:
             ((complete or dt.date.min).isoformat(),),
         ).fetchone()
         waiting_since = dt.date.fromisoformat(row["start"]) if row and row["start"] else None
-        return min((d for d in (complete, waiting_since) if d is not None), default=None)
+        # An undone run's sources are unread again: reach back to its window until a complete run
+        # started after the undo has covered it (it may be older than the last complete run).
+        row = self.db.execute(
+            "SELECT min(r.window_start) AS start FROM runs r JOIN changes c ON c.run_id = r.id "
+            "JOIN changes u ON u.id = c.undone_by WHERE r.status = 'undone' AND NOT EXISTS ("
+            "SELECT 1 FROM runs k WHERE k.status = 'ok' AND k.waiting = 0 AND k.window_start <= r.window_start "
+            "AND k.started_at >= u.at)").fetchone()
+        undone_since = dt.date.fromisoformat(row["start"]) if row and row["start"] else None
+        return min((d for d in (complete, waiting_since, undone_since) if d is not None), default=None)
 
     @_guarded
     def last_success_at(self) -> dt.datetime | None:

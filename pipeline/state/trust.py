@@ -44,6 +44,14 @@ class Support(BaseModel):
     row: Provenance
 
 
+class TakeBack(BaseModel):
+    """What undoing a change reverses in the ledger beyond its own rows (the `tombstones` column)."""
+
+    buried: list[Tombstone] = []
+    raised: list[Tombstone] = []
+    sources: list[SourceRow] = []  # the earlier records of the sources a refresh read again
+
+
 @_guarded
 def has_change(ledger: Ledger, token: str) -> bool:
     return ledger.db.execute("SELECT 1 FROM changes WHERE token = ?", (token,)).fetchone() is not None
@@ -54,16 +62,12 @@ def record_change(ledger: Ledger, change: ChangeRecord, after: dict[Dimension, s
     """Record a change (call inside the command's transaction); an undo also takes back what it reverts."""
     db = ledger.db
     files = [d.value for d in Dimension if d in after]
-    # What undoing the change reverses in the ledger beyond its own rows: its tombstones, and the
-    # earlier records of the sources it read again.
-    stones = {"buried": [t.model_dump(mode="json") for t in change.buried],
-              "raised": [t.model_dump(mode="json") for t in change.raised],
-              "sources": [r.model_dump(mode="json") for r in change.replaced_sources]}
+    stones = TakeBack(buried=change.buried, raised=change.raised, sources=change.replaced_sources)
     cursor = db.execute(
         "INSERT INTO changes (token, at, today, command, detail, counts, files, tombstones, run_id, undoes) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (change.token, _stamp(), change.today.isoformat() if change.today else None, change.command, change.detail,
-         json.dumps(change.counts), json.dumps(files), json.dumps(stones), change.run_id, change.undoes))
+         json.dumps(change.counts), json.dumps(files), stones.model_dump_json(), change.run_id, change.undoes))
     change_id = cursor.lastrowid
     assert change_id is not None
     db.executemany("INSERT INTO change_files VALUES (?, ?, ?, ?)",
@@ -95,19 +99,29 @@ def _raise(db: sqlite3.Connection, stones: Iterable[Tombstone]) -> None:
                    [(t.dimension.value, t.text) for t in stones])
 
 
+@_guarded
+def take_back(ledger: Ledger, change_id: int) -> TakeBack:
+    """The change's take-back record; a record this version cannot read is one `LedgerError` line.
+
+    `undo` reads it before it writes anything, so a bad record refuses the undo instead of
+    failing in the middle of it."""
+    row = ledger.db.execute("SELECT tombstones FROM changes WHERE id = ?", (change_id,)).fetchone()
+    return TakeBack.model_validate_json(row["tombstones"]) if row else TakeBack()
+
+
 def _take_back(ledger: Ledger, change_id: int, undo_id: int) -> None:
     """What undoing `change_id` means in the ledger: its provenance and merges gone, its tombstones
     reversed, and for a refresh its sources unextracted and its run no longer counted."""
     db = ledger.db
-    row = db.execute("SELECT run_id, tombstones FROM changes WHERE id = ?", (change_id,)).fetchone()
+    record = take_back(ledger, change_id)
+    row = db.execute("SELECT run_id FROM changes WHERE id = ?", (change_id,)).fetchone()
     db.execute("UPDATE changes SET undone_by = ? WHERE id = ?", (undo_id, change_id))
     db.execute("DELETE FROM provenance WHERE change_id = ?", (change_id,))
     db.execute("DELETE FROM aliases WHERE change_id = ?", (change_id,))
-    stones = json.loads(row["tombstones"]) if row else {}
-    _raise(db, [Tombstone.model_validate(t) for t in stones.get("buried", [])])
-    _bury(db, [Tombstone.model_validate(t) for t in stones.get("raised", [])], None)
+    _raise(db, record.buried)
+    _bury(db, record.raised, None)
     if row and row["run_id"] is not None:
-        earlier = [SourceRow.model_validate(r) for r in stones.get("sources", [])]
+        earlier = record.sources
         # The external units only this run read leave the pool: no later theme counts them.
         read = [r["path"] for r in db.execute("SELECT path FROM sources WHERE run_id = ?", (row["run_id"],))]
         db.executemany("DELETE FROM pool_units WHERE path = ?", [(p,) for p in set(read) - {r.path for r in earlier}])
