@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import openai
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
-from .llm_client import _describe  # the chat client's wording of a failure, for the same failures
+from .llm_client import describe_failure  # the chat client's wording of a failure, for the same failures
 
 MAX_INPUT_CHARS = 2000  # an item is one line; a hand-written one longer than this is embedded by its start
 MAX_DIMENSIONS = 16_384  # the largest embedding models give 4,096; more is not an embedding
@@ -78,7 +78,7 @@ def embed(settings: EmbeddingSettings, texts: Sequence[str]) -> Embedded:
                 with lock:
                     done.update(zip(batch, vectors, strict=True))
         except openai.APIError as exc:
-            failure.append(_describe(exc))
+            failure.append(describe_failure(exc))
         except (ValidationError, ValueError) as exc:
             failure.append(f"the embedding server's answer is not valid ({str(exc).splitlines()[0][:200]})")
         except Exception as exc:  # noqa: BLE001 - whatever stops the thread must reach the caller, not vanish

@@ -79,10 +79,10 @@ class ChatClient:
                 if mode is not Mode.text and rejectable and _about_response_format(exc):
                     self._fall_back(mode)  # the server's limitation, not a failed attempt
                     continue
-                raise RequestFailed(self._redact(_describe(exc)), attempts=attempts,
+                raise RequestFailed(self._redact(describe_failure(exc)), attempts=attempts,
                                     usage=self.usage.model_copy()) from None
             except openai.APIError as exc:  # timeouts and connection errors, after the SDK's retries
-                raise RequestFailed(self._redact(_describe(exc)), attempts=self._count_attempts(exc),
+                raise RequestFailed(self._redact(describe_failure(exc)), attempts=self._count_attempts(exc),
                                     usage=self.usage.model_copy()) from None
             except ValueError:  # a 200 whose body is not JSON: worth the repair attempt, like a bad reply
                 raise InvalidReply("the server's answer was not JSON", attempts=1,
@@ -167,7 +167,7 @@ def _about_response_format(exc: openai.APIStatusError) -> bool:
     return any(word in text for word in ("response_format", "json_schema", "structured output", "json_object"))
 
 
-def _describe(exc: Exception) -> str:
+def describe_failure(exc: Exception) -> str:
     if isinstance(exc, openai.APITimeoutError):
         return "the server did not answer in time"
     if isinstance(exc, openai.APIConnectionError):

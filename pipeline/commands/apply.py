@@ -8,8 +8,7 @@ from hylo_memory.decay import Dimension, Evidence, FileUpdate, plan_updates, ren
 from hylo_memory.decay.store import MemoryStore
 
 from ..config import Config
-from ..run.summary import change_counts
-from ..state.changes import ChangeRecord, record_updates
+from ..state.changes import change_of
 from ..state.journal import Journal, commit
 from ..state.ledger import Ledger
 from ..state.trust import tombstones
@@ -34,9 +33,7 @@ def apply_evidence(
         updates = plan_updates(files, evidence, today, config.similarity_threshold, forgotten=tombstones(ledger))
         changed: dict[Dimension, str | None] = {u.dimension: render(u.after) for u in updates if u.write}
         if changed:
-            rows, aliases = record_updates(updates)
-            change = ChangeRecord(command="apply", today=today, detail=detail, counts=change_counts(updates),
-                                  provenance=rows, aliases=aliases)
+            change = change_of("apply", updates, today, detail)
             # Several files change together or not at all, even if the process dies midway.
             commit(store, Journal(files=changed, change=change), ledger)
     return updates

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 from pathlib import Path
-
-from pydantic import BaseModel
 
 from hylo_memory.decay import Dimension, Tombstone, render
 from hylo_memory.decay.find import without
@@ -21,10 +18,10 @@ from ..state.journal import Journal, commit
 from ..state.ledger import Ledger
 from ..state.trust import tombstones
 from ..state.writing import open_store, writing
-from .trust_common import the_item
+from .trust_common import Report, the_item
 
 
-class ForgetReport(BaseModel):
+class ForgetReport(Report):
     """What `forget` or `unforget` did, in one line."""
 
     command: str
@@ -39,11 +36,8 @@ class ForgetReport(BaseModel):
                     f'kept again (`hylo-memory unforget "{self.text}"` to allow it)\n')
         return f'Unforgot "{self.text}" ({self.dimension.value}): evidence of it may be kept again\n'
 
-    def to_json(self) -> str:
-        return json.dumps(self.model_dump(mode="json"), ensure_ascii=False)
 
-
-class Tombstones(BaseModel):
+class Tombstones(Report):
     """`forget --list`: every forgotten fact."""
 
     tombstones: list[Tombstone]
@@ -52,9 +46,6 @@ class Tombstones(BaseModel):
         if not self.tombstones:
             return "Nothing forgotten.\n"
         return "".join(f"{t.forgotten_on}  {t.dimension.value}: {t.text}\n" for t in self.tombstones)
-
-    def to_json(self) -> str:
-        return json.dumps(self.model_dump(mode="json"), ensure_ascii=False)
 
 
 def forget(vault: Path, config: Config, text: str, dimension: Dimension | None = None,
@@ -82,7 +73,8 @@ def unforget(vault: Path, config: Config, text: str, dimension: Dimension | None
     store = open_store(vault, config)
     with writing(store, config.lock_timeout), Ledger.for_memory_dir(store.folder) as ledger:
         stone = _the_tombstone(text, tombstones(ledger), config.similarity_threshold, dimension)
-        change = ChangeRecord(command="unforget", detail=stone.text, raised=[stone])
+        change = ChangeRecord(command="unforget", today=clock.today(config.timezone), detail=stone.text,
+                              raised=[stone])
         commit(store, Journal(change=change), ledger)
     return ForgetReport(command="unforget", file=stone.dimension.filename, dimension=stone.dimension, text=stone.text)
 

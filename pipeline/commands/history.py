@@ -6,21 +6,21 @@ import difflib
 import json
 from pathlib import Path
 
-from pydantic import BaseModel
-
 from hylo_memory.decay import Dimension
 from hylo_memory.decay.store import MemoryStore
 from hylo_memory.errors import InputError
 
+from .. import clock
 from ..config import Config
 from ..state.changes import ChangeRecord
 from ..state.journal import Journal, commit
 from ..state.ledger import Ledger
 from ..state.trust import KEEP_CHANGES, ChangeInfo, change, change_files, changes, latest_undoable, take_back
 from ..state.writing import open_store, writing
+from .trust_common import Report
 
 
-class History(BaseModel):
+class History(Report):
     """The changes, newest first."""
 
     changes: list[ChangeInfo]
@@ -50,7 +50,7 @@ def history(vault: Path, config: Config, limit: int = 20) -> History:
         return History(changes=changes(ledger, limit))
 
 
-class UndoReport(BaseModel):
+class UndoReport(Report):
     """What `undo` reverted (or, with --dry-run, would)."""
 
     undone: ChangeInfo
@@ -60,9 +60,6 @@ class UndoReport(BaseModel):
     def to_text(self) -> str:
         verb = "Would undo" if self.dry_run else "Undid"
         return f"{verb} {describe(self.undone)}\n" + (self.diff if self.dry_run else "")
-
-    def to_json(self) -> str:
-        return json.dumps(self.model_dump(mode="json"), ensure_ascii=False)
 
 
 def undo(vault: Path, config: Config, number: int | None = None, dry_run: bool = False) -> UndoReport:
@@ -74,8 +71,8 @@ def undo(vault: Path, config: Config, number: int | None = None, dry_run: bool =
             return UndoReport(undone=target, dry_run=True, diff=_diff(store, files))
     with writing(store, config.lock_timeout), Ledger.for_memory_dir(store.folder) as ledger:
         target, files = _target(store, ledger, number)
-        record = ChangeRecord(command="undo", detail=f"#{target.id} {target.command}", undoes=target.id,
-                              counts={"files": len(files)})
+        record = ChangeRecord(command="undo", today=clock.today(config.timezone),
+                              detail=f"#{target.id} {target.command}", undoes=target.id, counts={"files": len(files)})
         commit(store, Journal(files={d: before for d, (before, _) in files.items()}, change=record), ledger)
         return UndoReport(undone=target, dry_run=False, diff=_diff(store, files))
 

@@ -15,8 +15,7 @@ from hylo_memory.extractors.choice import make_extractor
 
 from .. import clock
 from ..config import Config
-from ..run.summary import change_counts
-from ..state.changes import ChangeRecord, record_updates
+from ..state.changes import change_of
 from ..state.journal import Journal, commit
 from ..state.ledger import Ledger
 from ..state.locking import DEFAULT_TIMEOUT
@@ -79,9 +78,7 @@ def remember(
                              f'`hylo-memory unforget "{decision.text}"` lets it be kept again')
         update = FileUpdate(dimension=decision.dimension, before=before, after=after, changes=changes)
         if update.write:
-            rows, aliases = record_updates([update])
-            change = ChangeRecord(command="remember", today=today, detail=decision.text, provenance=rows,
-                                  aliases=aliases, counts=change_counts([update]))
+            change = change_of("remember", [update], today, decision.text)
             commit(store, Journal(files={decision.dimension: render(after)}, change=change), ledger)
     kept = next(i for i in after.items if i.text in changes.added + changes.refreshed)
     verb = "Kept" if changes.added else "Refreshed"

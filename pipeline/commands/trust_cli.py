@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Protocol
 
 import click
 
@@ -15,15 +14,11 @@ from ..state.trust import MAX_HISTORY
 from .forget import forget, forgotten, unforget
 from .history import history, undo
 from .options import DimensionType, json_failures, options, setup
+from .trust_common import Report
 from .why import explain
 
 
-class _Printable(Protocol):
-    def to_text(self) -> str: ...
-    def to_json(self) -> str: ...
-
-
-def _print(report: _Printable, as_json: bool) -> int:
+def _print(report: Report, as_json: bool) -> int:
     if as_json:
         click.echo(report.to_json())
     else:

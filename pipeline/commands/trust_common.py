@@ -2,10 +2,24 @@
 
 from __future__ import annotations
 
+import json
+
+from pydantic import BaseModel
+
 from hylo_memory.decay import Dimension, MemoryFile
 from hylo_memory.decay.find import Found, closest, find_items
 from hylo_memory.decay.model import MAX_ITEM_TEXT
 from hylo_memory.errors import InputError
+
+
+class Report(BaseModel):
+    """A trust command's result: `to_text()` is what it prints, `to_json()` what `--json` prints."""
+
+    def to_text(self) -> str:
+        raise NotImplementedError
+
+    def to_json(self) -> str:
+        return json.dumps(self.model_dump(mode="json"), ensure_ascii=False)  # a person's words, not escapes
 
 
 def the_item(command: str, text: str, files: dict[Dimension, MemoryFile | None], threshold: float,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -15,7 +14,7 @@ from ..config import Config
 from ..state.ledger import Ledger
 from ..state.trust import Support, support
 from ..state.writing import open_store
-from .trust_common import the_item
+from .trust_common import Report, the_item
 
 NO_SOURCES = "no recorded sources (kept before hylo-memory recorded provenance)"
 
@@ -37,7 +36,7 @@ class Replacement(BaseModel):
     on: dt.date
 
 
-class Explanation(BaseModel):
+class Explanation(Report):
     """Why an item is in the memory."""
 
     file: str
@@ -49,9 +48,6 @@ class Explanation(BaseModel):
     adopted: bool  # written by hand, then adopted by a run
     superseded_by: list[Replacement] = []
     sources: list[Sighting] = []  # newest first
-
-    def to_json(self) -> str:
-        return json.dumps(self.model_dump(mode="json"), ensure_ascii=False)
 
     def to_text(self) -> str:
         lines = [f"{self.file} ({self.section}): {self.line}", f"First: {self.first}"]

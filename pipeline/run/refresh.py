@@ -12,7 +12,7 @@ from hylo_memory.decay.store import MemoryStore, atomic_write
 from hylo_memory.extractors.base import Extraction, Extractor, Source
 
 from ..config import Config
-from ..state.changes import ChangeRecord, record_updates
+from ..state.changes import change_of
 from ..state.journal import RUNS_DIR, Journal, RunEnd, commit
 from ..state.ledger import STATE_DIR, Ledger
 from ..state.locking import RUN_LOCK, hold
@@ -22,7 +22,7 @@ from .collect import Collected, Reread, plan
 from .extraction import extract_all
 from .hints import layout_hints
 from .progress import RunProgress, Silent
-from .summary import Deleted, RunSummary, SourceCounts, change_counts, file_reports, total_counts, trust_lists
+from .summary import Deleted, RunSummary, SourceCounts, file_reports, total_counts, trust_lists
 from .window import Window
 
 
@@ -98,7 +98,6 @@ def _run(
         summary.hints = layout_hints(vault, config)
         if not dry_run:
             written = {u.dimension: render(u.after) for u in updates if u.write}
-            rows, aliases = record_updates(updates, hashes)
             journal = Journal(
                 files=written,
                 sources=[(s.path, s.content_hash) for s in extracted],
@@ -106,9 +105,8 @@ def _run(
                 run=RunEnd(run_id=run_id, today=today, status=summary.status, waiting=summary.waiting,
                            counts=summary.counts, usage=summary.usage, extractor=extractor.name),
                 # A run that wrote nothing is no change to take back: `history` lists what changed files.
-                change=ChangeRecord(command="refresh", today=today, detail=f"run {run_id}, {window.mode}",
-                                    counts=change_counts(updates), provenance=rows,
-                                    aliases=aliases, run_id=run_id) if written else None,
+                change=change_of("refresh", updates, today, f"run {run_id}, {window.mode}", hashes,
+                                 run_id) if written else None,
             )
             commit(store, journal, ledger)
     if not dry_run:

@@ -101,24 +101,7 @@ def file_reports(updates: list[FileUpdate]) -> list[FileReport]:
 
 
 def total_counts(reports: list[FileReport]) -> Counts:
-    counts = Counts()
-    for r in reports:
-        c = r.changes
-        counts.added += len(c.added)
-        counts.refreshed += len(c.refreshed)
-        counts.faded += len(c.faded)
-        counts.deleted += len(c.deleted)
-        counts.expired += c.expired
-        counts.merged += len(c.merged)
-        counts.adopted += len(c.adopted)
-        counts.superseded += len(c.superseded)
-        counts.forgotten += len(c.forgotten)
-    return counts
-
-
-def change_counts(updates: list[FileUpdate]) -> dict[str, int]:
-    """The counts a change records in the history: those that are not zero."""
-    return {k: v for k, v in total_counts(file_reports(updates)).model_dump().items() if v}
+    return Counts.of(r.changes for r in reports)
 
 
 def trust_lists(reports: list[FileReport]) -> dict[str, list[object]]:

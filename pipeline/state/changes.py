@@ -16,6 +16,8 @@ from pydantic import BaseModel, Field
 from hylo_memory.decay import Dimension, FileUpdate, Tombstone
 from hylo_memory.decay.match import normalise
 
+from .ledger import Counts
+
 Command = Literal["refresh", "remember", "apply", "forget", "unforget", "undo"]
 ProvenanceKind = Literal["added", "refreshed", "adopted", "superseded"]
 
@@ -73,6 +75,14 @@ class ChangeRecord(BaseModel):
 def key(text: str) -> str:
     """How provenance names an item: its normalised text, so a change of case or a full stop loses nothing."""
     return normalise(text)
+
+
+def change_of(command: Command, updates: list[FileUpdate], today: dt.date, detail: str = "",
+              hashes: Mapping[str, str] | None = None, run_id: int | None = None) -> ChangeRecord:
+    """The change a command that applied the rules records: the evidence it applied, its merges, its counts."""
+    rows, aliases = record_updates(updates, hashes)
+    return ChangeRecord(command=command, today=today, detail=detail, provenance=rows, aliases=aliases,
+                        counts=Counts.of(u.changes for u in updates).nonzero(), run_id=run_id)
 
 
 def record_updates(updates: Iterable[FileUpdate], hashes: Mapping[str, str] | None = None) -> tuple[

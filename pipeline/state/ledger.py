@@ -16,7 +16,7 @@ from typing import Any, Literal, ParamSpec, TypeVar
 
 from pydantic import BaseModel, TypeAdapter
 
-from hylo_memory.decay import Evidence
+from hylo_memory.decay import Evidence, FileChanges
 from hylo_memory.errors import LedgerError
 from hylo_memory.extractors.base import PoolUnit, Usage
 
@@ -45,6 +45,26 @@ class Counts(BaseModel):
     superseded: int = 0
     forgotten: int = 0
 
+    @classmethod
+    def of(cls, changes: Iterable[FileChanges]) -> Counts:
+        """The counts of what the rules did to these files."""
+        counts = cls()
+        for c in changes:
+            counts.added += len(c.added)
+            counts.refreshed += len(c.refreshed)
+            counts.faded += len(c.faded)
+            counts.deleted += len(c.deleted)
+            counts.expired += c.expired
+            counts.merged += len(c.merged)
+            counts.adopted += len(c.adopted)
+            counts.superseded += len(c.superseded)
+            counts.forgotten += len(c.forgotten)
+        return counts
+
+    def nonzero(self) -> dict[str, int]:
+        """Those that are not zero: what a change records in the history."""
+        return {k: v for k, v in self.model_dump().items() if v}
+
 
 def ledger_error(path: Path | None, exc: sqlite3.Error) -> LedgerError:
     """A SQLite failure as one line naming the ledger; a full disk says so, and nothing advises losing data."""
@@ -57,7 +77,7 @@ def ledger_error(path: Path | None, exc: sqlite3.Error) -> LedgerError:
     return LedgerError(f"{where}: the ledger failed: {exc}")
 
 
-def _guarded(method: Callable[P, R]) -> Callable[P, R]:
+def guarded(method: Callable[P, R]) -> Callable[P, R]:
     """A ledger method whose SQLite errors become one `LedgerError` line naming the file."""
 
     @functools.wraps(method)
@@ -144,39 +164,39 @@ class Ledger:
                 continue
             with self.transaction():
                 migrate(self.db)
-                self.db.execute("INSERT INTO migrations VALUES (?, ?)", (name, _stamp()))
+                self.db.execute("INSERT INTO migrations VALUES (?, ?)", (name, stamp()))
 
     def transaction(self) -> _Transaction:
         return _Transaction(self.db, self.path)
 
     # Sources
 
-    @_guarded
+    @guarded
     def extracted_hash(self, path: str) -> str | None:
         row = self.db.execute("SELECT hash FROM sources WHERE path = ?", (path,)).fetchone()
         return row["hash"] if row else None
 
-    @_guarded
+    @guarded
     def extracted_by(self, path: str) -> str | None:
         """The extractor that read the source at `path` ("" when the ledger predates the record)."""
         row = self.db.execute("SELECT extractor FROM sources WHERE path = ?", (path,)).fetchone()
         return None if row is None else row["extractor"] or ""
 
-    @_guarded
+    @guarded
     def read_by_others(self, extractor: str) -> int:
         """How many sources were read by another extractor than `extractor` (or by one not recorded)."""
         row = self.db.execute("SELECT count(*) AS n FROM sources WHERE extractor IS NULL OR extractor != ?",
                               (extractor,)).fetchone()
         return int(row["n"])
 
-    @_guarded
+    @guarded
     def is_extracted(self, path: str, content_hash: str) -> bool:
         """Whether this very content was extracted before: here, or under a path it was moved from."""
         if self.extracted_hash(path) == content_hash:
             return True
         return self.db.execute("SELECT 1 FROM sources WHERE hash = ? LIMIT 1", (content_hash,)).fetchone() is not None
 
-    @_guarded
+    @guarded
     def record_sources(self, run_id: int, today: dt.date, sources: Iterable[tuple[str, str]],
                        extractor: str | None = None) -> None:
         """Mark sources extracted (and applied) by `extractor`: their kept evidence is spent."""
@@ -191,20 +211,20 @@ class Ledger:
 
     # Evidence kept from an unfinished run
 
-    @_guarded
+    @guarded
     def keep_evidence(self, sources: dict[str, str], evidence: list[Evidence]) -> None:
         """Keep, at once, the evidence of these sources (path → content hash) extracted whole."""
         with self.transaction():
             # Rows of notes deleted or moved since their run was interrupted would otherwise stay for ever.
-            self.db.execute("DELETE FROM kept_evidence WHERE kept_at < ?", (_stamp(ago=KEPT_DAYS),))
+            self.db.execute("DELETE FROM kept_evidence WHERE kept_at < ?", (stamp(ago=KEPT_DAYS),))
             self.db.executemany(
                 "INSERT INTO kept_evidence VALUES (?, ?, ?, ?) ON CONFLICT(path, hash) DO UPDATE SET "
                 "evidence = excluded.evidence, kept_at = excluded.kept_at",
-                [(path, h, _evidence_json([e for e in evidence if e.source == path]), _stamp())
+                [(path, h, _evidence_json([e for e in evidence if e.source == path]), stamp())
                  for path, h in sources.items()],
             )
 
-    @_guarded
+    @guarded
     def kept_evidence(self, sources: dict[str, str]) -> dict[str, list[Evidence]]:
         """The kept evidence of those of these sources (path → content hash) extracted, unchanged, before."""
         kept = {}
@@ -221,14 +241,14 @@ class Ledger:
 
     # The external pool
 
-    @_guarded
+    @guarded
     def pool(self, since: dt.date) -> list[PoolUnit]:
         """Units of the external pool dated `since` or later."""
         rows = self.db.execute("SELECT * FROM pool_units WHERE date >= ? ORDER BY path", (since.isoformat(),))
         return [PoolUnit(path=r["path"], title=r["title"], tags=json.loads(r["tags"]),
                          date=dt.date.fromisoformat(r["date"]), trait=r["trait"]) for r in rows]
 
-    @_guarded
+    @guarded
     def record_pool(self, units: Iterable[PoolUnit]) -> None:
         self.db.executemany(
             "INSERT INTO pool_units VALUES (?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET title = excluded.title, "
@@ -238,31 +258,31 @@ class Ledger:
 
     # Runs
 
-    @_guarded
+    @guarded
     def start_run(self, today: dt.date, mode: str, window_start: dt.date, window_days: int) -> int:
         cursor = self.db.execute(
             "INSERT INTO runs (started_at, today, mode, window_start, window_days, status) "
             "VALUES (?, ?, ?, ?, ?, 'running')",
-            (_stamp(), today.isoformat(), mode, window_start.isoformat(), window_days),
+            (stamp(), today.isoformat(), mode, window_start.isoformat(), window_days),
         )
         assert cursor.lastrowid is not None  # an INSERT always has one
         return cursor.lastrowid
 
-    @_guarded
+    @guarded
     def finish_run(self, run_id: int, status: str, waiting: int, counts: dict[str, int], usage: Usage) -> None:
         self.db.execute(
             "UPDATE runs SET ended_at = ?, status = ?, waiting = ?, counts = ?, requests = ?, "
             "prompt_tokens = ?, completion_tokens = ? WHERE id = ?",
-            (_stamp(), status, waiting, json.dumps(counts), usage.requests, usage.prompt_tokens,
+            (stamp(), status, waiting, json.dumps(counts), usage.requests, usage.prompt_tokens,
              usage.completion_tokens, run_id),
         )
 
-    @_guarded
+    @guarded
     def run_status(self, run_id: int) -> str | None:
         row = self.db.execute("SELECT status FROM runs WHERE id = ?", (run_id,)).fetchone()
         return row["status"] if row else None
 
-    @_guarded
+    @guarded
     def last_complete(self) -> dt.date | None:
         """The date of the last run that extracted everything in its window."""
         row = self.db.execute(
@@ -270,7 +290,7 @@ class Ledger:
         ).fetchone()
         return dt.date.fromisoformat(row["day"]) if row and row["day"] else None
 
-    @_guarded
+    @guarded
     def reach_back(self) -> dt.date | None:
         """How far back the next incremental window must reach, so no waiting source is lost.
 
@@ -295,7 +315,7 @@ class Ledger:
         undone_since = dt.date.fromisoformat(row["start"]) if row and row["start"] else None
         return min((d for d in (complete, waiting_since, undone_since) if d is not None), default=None)
 
-    @_guarded
+    @guarded
     def last_success_at(self) -> dt.datetime | None:
         """When the last run that did not fail ended (for the scheduler's catch-up)."""
         row = self.db.execute(
@@ -303,7 +323,7 @@ class Ledger:
         ).fetchone()
         return dt.datetime.fromisoformat(row["at"]) if row and row["at"] else None
 
-    @_guarded
+    @guarded
     def recent_runs(self, limit: int = 5) -> list[RunRecord]:
         rows = self.db.execute("SELECT * FROM runs ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
         return [RunRecord(**{**dict(row), "counts": json.loads(row["counts"])}) for row in rows]
@@ -341,6 +361,6 @@ def _evidence_json(evidence: list[Evidence]) -> str:
     return _EVIDENCE.dump_json(evidence).decode()
 
 
-def _stamp(ago: int = 0) -> str:
+def stamp(ago: int = 0) -> str:
     """Now (or `ago` days before), in UTC, as the ledger writes times."""
     return (dt.datetime.now(dt.UTC) - dt.timedelta(days=ago)).isoformat(timespec="seconds")

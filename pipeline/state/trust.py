@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from hylo_memory.decay import Dimension, Tombstone
 
 from .changes import ChangeRecord, Provenance, SourceRow, key
-from .ledger import Ledger, _guarded, _stamp
+from .ledger import Ledger, guarded, stamp
 
 KEEP_CHANGES = 200  # changes whose files' content is kept for `undo` (SPEC: at least the last 100)
 MAX_HISTORY = 10_000
@@ -52,12 +52,12 @@ class TakeBack(BaseModel):
     sources: list[SourceRow] = []  # the earlier records of the sources a refresh read again
 
 
-@_guarded
+@guarded
 def has_change(ledger: Ledger, token: str) -> bool:
     return ledger.db.execute("SELECT 1 FROM changes WHERE token = ?", (token,)).fetchone() is not None
 
 
-@_guarded
+@guarded
 def record_change(ledger: Ledger, change: ChangeRecord, after: dict[Dimension, str | None]) -> int:
     """Record a change (call inside the command's transaction); an undo also takes back what it reverts."""
     db = ledger.db
@@ -66,7 +66,7 @@ def record_change(ledger: Ledger, change: ChangeRecord, after: dict[Dimension, s
     cursor = db.execute(
         "INSERT INTO changes (token, at, today, command, detail, counts, files, tombstones, run_id, undoes) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (change.token, _stamp(), change.today.isoformat() if change.today else None, change.command, change.detail,
+        (change.token, stamp(), change.today.isoformat() if change.today else None, change.command, change.detail,
          json.dumps(change.counts), json.dumps(files), stones.model_dump_json(), change.run_id, change.undoes))
     change_id = cursor.lastrowid
     assert change_id is not None
@@ -99,7 +99,7 @@ def _raise(db: sqlite3.Connection, stones: Iterable[Tombstone]) -> None:
                    [(t.dimension.value, t.text) for t in stones])
 
 
-@_guarded
+@guarded
 def take_back(ledger: Ledger, change_id: int) -> TakeBack:
     """The change's take-back record; a record this version cannot read is one `LedgerError` line.
 
@@ -144,19 +144,19 @@ def _info(row: sqlite3.Row) -> ChangeInfo:
                       run_id=row["run_id"], undoes=row["undoes"], undone_by=row["undone_by"])
 
 
-@_guarded
+@guarded
 def changes(ledger: Ledger, limit: int = 20) -> list[ChangeInfo]:
     rows = ledger.db.execute("SELECT * FROM changes ORDER BY id DESC LIMIT ?", (min(limit, MAX_HISTORY),))
     return [_info(r) for r in rows]
 
 
-@_guarded
+@guarded
 def change(ledger: Ledger, change_id: int) -> ChangeInfo | None:
     row = ledger.db.execute("SELECT * FROM changes WHERE id = ?", (change_id,)).fetchone()
     return _info(row) if row else None
 
 
-@_guarded
+@guarded
 def latest_undoable(ledger: Ledger) -> ChangeInfo | None:
     """The latest change not yet undone that is not itself an undo."""
     row = ledger.db.execute("SELECT * FROM changes WHERE undone_by IS NULL AND command != 'undo' "
@@ -164,14 +164,14 @@ def latest_undoable(ledger: Ledger) -> ChangeInfo | None:
     return _info(row) if row else None
 
 
-@_guarded
+@guarded
 def change_files(ledger: Ledger, change_id: int) -> dict[Dimension, tuple[str | None, str | None]]:
     """Each file the change wrote: (before, after) text, None where the file did not exist."""
     rows = ledger.db.execute("SELECT * FROM change_files WHERE change_id = ?", (change_id,))
     return {Dimension(r["dimension"]): (r["before"], r["after"]) for r in rows}
 
 
-@_guarded
+@guarded
 def tombstones(ledger: Ledger) -> list[Tombstone]:
     rows = ledger.db.execute("SELECT * FROM tombstones ORDER BY forgotten_on, dimension, text")
     return [Tombstone(dimension=Dimension(r["dimension"]), text=r["text"],
@@ -191,7 +191,7 @@ def _names(ledger: Ledger, dimension: Dimension, item: str) -> set[str]:
     return names
 
 
-@_guarded
+@guarded
 def support(ledger: Ledger, dimension: Dimension, item: str) -> list[Support]:
     """Everything recorded of the item (and of items merged into it), oldest first."""
     names = sorted(_names(ledger, dimension, item))
@@ -209,7 +209,7 @@ def support(ledger: Ledger, dimension: Dimension, item: str) -> list[Support]:
             for r in rows]
 
 
-@_guarded
+@guarded
 def recorded_sources(ledger: Ledger, paths: Iterable[str]) -> list[SourceRow]:
     """The ledger's records of these sources, as they are now (before a run records them again)."""
     rows = (ledger.db.execute("SELECT * FROM sources WHERE path = ?", (path,)).fetchone() for path in set(paths))
@@ -217,7 +217,7 @@ def recorded_sources(ledger: Ledger, paths: Iterable[str]) -> list[SourceRow]:
                       extractor=r["extractor"]) for r in rows if r is not None]
 
 
-@_guarded
+@guarded
 def known(ledger: Ledger, paths: Iterable[str]) -> dict[Dimension, set[tuple[str, str]]]:
     """(source, item key) pairs the notes at `paths` already support, each item under its name now."""
     found: dict[Dimension, set[tuple[str, str]]] = defaultdict(set)
