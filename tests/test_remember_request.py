@@ -37,3 +37,16 @@ def test_asking_and_stating_keep_one_item(tmp_path: Path, asked: str, stated: st
     lines = [line for line in (tmp_path / "_memory" / "_preferences.md").read_text().splitlines()
              if line.startswith("- ")]
     assert len(lines) == 1 and "seen:2" in lines[0] and "emember" not in lines[0] and "记" not in lines[0]
+
+
+@pytest.mark.parametrize("said", ["remember that", "记住", "please remember:", "Remember this"])
+def test_a_request_with_no_fact_after_the_asking_is_refused_in_one_line(tmp_path: Path, said: str) -> None:
+    result = hylo("remember", said, "--vault", str(tmp_path))
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1 and "the fact is empty" in result.stderr
+    assert not (tmp_path / "_memory" / "_preferences.md").exists()
+
+
+@pytest.mark.parametrize("said", ["\x1b[2J\x1b[H", "\x1b[0m", "\x07\x1b[31m"])
+def test_a_fact_made_only_of_escape_sequences_is_refused_in_one_line(tmp_path: Path, said: str) -> None:
+    result = hylo("remember", said, "--vault", str(tmp_path))
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1 and "Traceback" not in result.output

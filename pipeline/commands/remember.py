@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from hylo_memory.decay import Dimension, Evidence, FileUpdate, apply_rules, render
-from hylo_memory.decay.model import MAX_ITEM_TEXT, MemoryFile
+from hylo_memory.decay.model import MAX_ITEM_TEXT, MemoryFile, clean_text
 from hylo_memory.decay.store import MemoryStore
 from hylo_memory.errors import InputError, MemoryFileError
 from hylo_memory.extractors.base import Decision
@@ -36,17 +36,18 @@ _REQUEST = re.compile(
 
 def the_fact(text: str) -> str:
     """The fact in a `remember` request, without the asking: "remember that I'm vegetarian" → "I'm vegetarian"."""
-    stripped = _REQUEST.sub("", text, count=1).strip()
-    return stripped or text
+    # A space after it, so a request with nothing after the asking ("remember that") is all asking.
+    return _REQUEST.sub("", text + " ", count=1).strip()
 
 
 def decide(text: str, dimension: Dimension | None, pin: bool | None, config: Config,
            memory: dict[Dimension, MemoryFile | None] | None = None) -> Decision:
     """Where the fact goes and whether it is pinned: as told, else as the extractor judges
     (shown `memory`, it may also name the item the fact replaces)."""
-    text = the_fact(" ".join(text.split()))
+    said = clean_text(text)  # as every item is kept: escape sequences and control characters out
+    text = the_fact(said)
     if not text:
-        raise InputError("remember: the fact is empty")
+        raise InputError("remember: the fact is empty" + (f" ({said!r} is only the asking)" if said else ""))
     if not any(ch.isalnum() for ch in text):
         raise InputError(f"remember: {text!r} is not a fact: it has no letters or digits")
     if len(text) > MAX_ITEM_TEXT:
