@@ -5,7 +5,7 @@ lowest-scored left out first under a token budget. Pure: today and the token est
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 from pydantic import BaseModel
 
@@ -85,10 +85,11 @@ def left_out_line(count: int, budget: int) -> str:
 
 
 def build_block(files: Mapping[Dimension, MemoryFile | None], today: dt.date, budget: int, estimate: Estimate,
-                name: str | None = None, query: str | None = None) -> Block:
+                name: str | None = None, query: str | None = None, notes: Sequence[str] = ()) -> Block:
     """The Active items of `files` as one markdown block whose estimated tokens stay within `budget`.
 
     Each line's estimate is added up, so the estimate of the whole (never more than their sum) is within it too.
+    `notes` end the block (a file that could not be read), within the budget like the rest.
     """
     if not MIN_BUDGET <= budget <= MAX_BUDGET:
         raise ValueError(f"the budget must be {MIN_BUDGET:,} to {MAX_BUDGET:,} tokens, not {budget:,}")
@@ -109,7 +110,7 @@ def build_block(files: Mapping[Dimension, MemoryFile | None], today: dt.date, bu
     order = sorted(range(len(candidates)), key=lambda i: _priority(candidates[i], i))
 
     top = heading(name)
-    used = estimate(top + "\n") + estimate("\n")
+    used = estimate(top + "\n") + estimate("\n") + sum(estimate(n + "\n") + estimate("\n") for n in notes)
     chosen: list[int] = []
     opened: set[Dimension] = set()
     for k, index in enumerate(order):
@@ -136,6 +137,7 @@ def build_block(files: Mapping[Dimension, MemoryFile | None], today: dt.date, bu
         parts.append(left_out_line(left_out, budget))
     elif not candidates:
         parts.append(NOTHING)
+    parts += notes
     text = "\n\n".join(parts) + "\n"
     return Block(name=name, query=query, budget=budget, tokens=estimate(text), left_out=left_out,
                  items=picked, text=text)

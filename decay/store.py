@@ -134,6 +134,19 @@ class MemoryStore:
         """Every dimension's file; refuses (raises) before anything is written if one is broken."""
         return {d: self.read(d) for d in Dimension}
 
+    def read_each(self) -> tuple[dict[Dimension, MemoryFile | None], list[MemoryFileError]]:
+        """Every file that can be read, and the refusal of each that cannot: for readers, whom one
+        hand-broken file should not leave with no memory at all (writers use `read_all`)."""
+        files: dict[Dimension, MemoryFile | None] = {}
+        refused: list[MemoryFileError] = []
+        for d in Dimension:
+            try:
+                files[d] = self.read(d)
+            except MemoryFileError as exc:
+                files[d] = None
+                refused.append(exc)
+        return files, refused
+
     def write(self, memory: MemoryFile) -> Path:
         """Write one memory file atomically, archiving the version it replaces."""
         return self.write_text(memory.dimension, render(memory))

@@ -15,14 +15,16 @@ from hylo_memory.extractors.batching import estimate_tokens
 
 from ..config import Config
 from ..run.profile import build_profile
-from ..state.writing import open_store
+from ..state.writing import open_store, settle
 from .recall import check_query
 
 DEFAULT_BUDGET = 1500
 
 
 class ContextResult(Block):
-    """The block, with the items chosen for it and their scores."""
+    """The block, with the items chosen for it and their scores, and the files that could not be read."""
+
+    refused: list[str] = []  # one line each: the block holds the other files' items
 
     def to_text(self) -> str:
         """The markdown block, as the command line prints it."""
@@ -39,7 +41,13 @@ def build_context(vault: Path, config: Config, today: dt.date, budget: int | Non
     if not MIN_BUDGET <= budget <= MAX_BUDGET:
         raise InputError(f"the budget must be {MIN_BUDGET:,} to {MAX_BUDGET:,} tokens, not {budget:,}")
     query = check_query(query) if query is not None and query.strip() else None
-    files = open_store(vault, config).read_all()
+    store = open_store(vault, config)
+    settle(store, config.lock_timeout)
+    files, refused = store.read_each()
+    # A file left out is named, so neither the assistant nor the person takes the rest for the whole memory.
+    notes = [f"_Left out, it cannot be read: {exc}. Fix it to bring its items back._" for exc in refused]
+    if sum(estimate_tokens(n) for n in notes) > budget // 2:  # long paths, a small budget: one short line
+        notes = [f"_Left out: {len(refused)} memory file(s) cannot be read; `hylo-memory status` names them._"]
     name = build_profile(files[Dimension.identity], None, None).name  # a name is an identity fact
-    block = build_block(files, today, budget, estimate_tokens, name, query)
-    return ContextResult(**dict(block))
+    block = build_block(files, today, budget, estimate_tokens, name, query, notes)
+    return ContextResult(**dict(block), refused=[str(e) for e in refused])

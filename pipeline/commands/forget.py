@@ -17,7 +17,7 @@ from ..state.changes import ChangeRecord
 from ..state.journal import Journal, commit
 from ..state.ledger import Ledger
 from ..state.trust import tombstones
-from ..state.writing import open_store, writing
+from ..state.writing import open_store, settle, writing
 from .trust_common import Report, the_item
 
 
@@ -81,7 +81,9 @@ def unforget(vault: Path, config: Config, text: str, dimension: Dimension | None
 
 def forgotten(vault: Path, config: Config) -> Tombstones:
     """Every tombstone, oldest first."""
-    with Ledger.for_memory_dir(open_store(vault, config).folder, readonly=True) as ledger:
+    store = open_store(vault, config)
+    settle(store, config.lock_timeout)
+    with Ledger.for_memory_dir(store.folder, readonly=True) as ledger:
         return Tombstones(tombstones=tombstones(ledger))
 
 

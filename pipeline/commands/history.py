@@ -16,7 +16,7 @@ from ..state.changes import ChangeRecord
 from ..state.journal import Journal, commit
 from ..state.ledger import Ledger
 from ..state.trust import KEEP_CHANGES, ChangeInfo, change, change_files, changes, latest_undoable, take_back
-from ..state.writing import open_store, writing
+from ..state.writing import open_store, settle, writing
 from .trust_common import Report
 
 
@@ -46,7 +46,9 @@ def describe(info: ChangeInfo) -> str:
 
 
 def history(vault: Path, config: Config, limit: int = 20) -> History:
-    with Ledger.for_memory_dir(open_store(vault, config).folder, readonly=True) as ledger:
+    store = open_store(vault, config)
+    settle(store, config.lock_timeout)  # a change a crash interrupted is finished, and listed
+    with Ledger.for_memory_dir(store.folder, readonly=True) as ledger:
         return History(changes=changes(ledger, limit))
 
 
@@ -65,7 +67,8 @@ class UndoReport(Report):
 def undo(vault: Path, config: Config, number: int | None = None, dry_run: bool = False) -> UndoReport:
     """Revert change `number` (default: the latest not yet undone) if its files still hold what it wrote."""
     store = open_store(vault, config)
-    if dry_run:  # like `refresh --dry-run`, it writes nothing, not even a lock
+    if dry_run:  # like `refresh --dry-run`, it writes nothing of its own
+        settle(store, config.lock_timeout)
         with Ledger.for_memory_dir(store.folder, readonly=True) as ledger:
             target, files = _target(store, ledger, number)
             return UndoReport(undone=target, dry_run=True, diff=_diff(store, files))

@@ -25,7 +25,7 @@ from hylo_memory.extractors.embeddings import EmbeddingSettings, embed
 from .. import clock
 from ..config import Config
 from ..state.embedding_cache import EmbeddingCache
-from ..state.writing import open_store
+from ..state.writing import open_store, settle
 
 MAX_QUERY_CHARS = 1000
 MAX_LIMIT = 1000
@@ -56,6 +56,7 @@ class RecallResult(BaseModel):
     ranking: Literal["bm25", "bm25+embeddings"]
     fallback: str | None = None  # why embeddings were configured but not used
     items: list[Found]
+    refused: list[str] = []  # memory files that could not be read, one line each: their items are not searched
 
     def to_text(self) -> str:
         """One line an item, best first; a line saying the ranking fell back, when it did."""
@@ -68,6 +69,7 @@ class RecallResult(BaseModel):
             lines.append(f"No item matches {self.query!r}.")
         if self.fallback:
             lines.append(f"Ranked by BM25 alone: embeddings unavailable ({self.fallback}).")
+        lines += [f"Not searched: {line}" for line in self.refused]
         return "\n".join(lines) + "\n"
 
     def to_json(self) -> str:
@@ -91,8 +93,10 @@ def recall(vault: Path, config: Config, query: str, limit: int = 10, today: dt.d
         raise InputError(f"the limit must be 1 to {MAX_LIMIT:,}, not {limit:,}")
     day = today or clock.today(config.timezone)
     store = open_store(vault, config)
+    settle(store, config.lock_timeout)
+    files, refused = store.read_each()
     entries = [Entry(dimension, item, fading)
-               for dimension, memory in store.read_all().items() if memory is not None
+               for dimension, memory in files.items() if memory is not None
                for fading, items in ((False, memory.active), (True, memory.fading)) for item in items]
     texts = [clean_text(e.item.text) for e in entries]
     index = _index(texts)
@@ -106,7 +110,7 @@ def recall(vault: Path, config: Config, query: str, limit: int = 10, today: dt.d
                    similarity=None if h.similarity is None else round(h.similarity, 6))
              for n, h in enumerate(hits, start=1)]
     return RecallResult(query=query, limit=limit, ranking="bm25" if cosines is None else "bm25+embeddings",
-                        fallback=fallback, items=items)
+                        fallback=fallback, items=items, refused=[str(e) for e in refused])
 
 
 _last_index: tuple[tuple[str, ...], BM25] | None = None

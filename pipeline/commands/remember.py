@@ -9,7 +9,7 @@ from pathlib import Path
 from hylo_memory.decay import Dimension, Evidence, FileUpdate, apply_rules, render
 from hylo_memory.decay.model import MAX_ITEM_TEXT, MemoryFile, clean_text
 from hylo_memory.decay.store import MemoryStore
-from hylo_memory.errors import InputError, MemoryFileError
+from hylo_memory.errors import InputError
 from hylo_memory.extractors.base import Decision
 from hylo_memory.extractors.choice import make_extractor
 
@@ -91,23 +91,12 @@ def remember(
     return update, f'{verb} "{kept.text}" in {store.path(decision.dimension).name} (seen {kept.seen}, {pin}){note}'
 
 
-def _readable(store: MemoryStore) -> dict[Dimension, MemoryFile | None]:
-    """The memory files the classifier may look at; a hand-broken one is left out, not a reason to refuse
-    a fact for another file (the file the fact goes to is read, and refused if broken, under the lock)."""
-    files: dict[Dimension, MemoryFile | None] = {}
-    for dimension in Dimension:
-        try:
-            files[dimension] = store.read(dimension)
-        except MemoryFileError:
-            files[dimension] = None
-    return files
-
-
 def remember_text(vault: Path, config: Config, text: str, dimension: Dimension | None = None,
                   pin: bool | None = None, today: dt.date | None = None) -> str:
     """`remember` whole, as the command line and the MCP server call it: the one line it prints."""
     store = open_store(vault, config)
-    decision = decide(text, dimension, pin, config, memory=_readable(store))
+    # The classifier sees what can be read: a broken other file is no reason to refuse this fact.
+    decision = decide(text, dimension, pin, config, memory=store.read_each()[0])
     _, line = remember(store, decision, today or clock.today(config.timezone),
                        config.similarity_threshold, config.lock_timeout)
     return line

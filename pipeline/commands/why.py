@@ -13,7 +13,7 @@ from hylo_memory.decay.lines import item_line
 from ..config import Config
 from ..state.ledger import Ledger
 from ..state.trust import Support, support
-from ..state.writing import open_store
+from ..state.writing import open_store, settle
 from .trust_common import Report, the_item
 
 NO_SOURCES = "no recorded sources (kept before hylo-memory recorded provenance)"
@@ -65,6 +65,7 @@ class Explanation(Report):
 def explain(vault: Path, config: Config, text: str, dimension: Dimension | None = None) -> Explanation:
     """The item `text` names and its provenance; an `InputError` naming the closest items when none."""
     store = open_store(vault, config)
+    settle(store, config.lock_timeout)
     found = the_item("why", text, store.read_all(), config.similarity_threshold, dimension)
     with Ledger.for_memory_dir(store.folder, readonly=True) as ledger:
         records = support(ledger, found.dimension, found.item.text)

@@ -10,7 +10,7 @@ from hylo_memory.decay.store import MemoryStore
 from hylo_memory.errors import ConfigError
 
 from ..config import Config
-from .journal import recover
+from .journal import journal_path, recover
 from .ledger import STATE_DIR
 from .locking import DEFAULT_TIMEOUT, MEMORY_LOCK, hold
 
@@ -33,6 +33,13 @@ def open_store(vault: Path, config: Config) -> MemoryStore:
     if real.exists() and not real.is_dir():
         raise ConfigError(f"{folder}: memory_dir is not a folder")
     return MemoryStore(folder, archive_keep=config.archive_keep, root=root)
+
+
+def settle(store: MemoryStore, timeout: float = DEFAULT_TIMEOUT) -> None:
+    """Before reading: finish the writes of a command a crash interrupted, so no reader shows half a change."""
+    if journal_path(store).exists():
+        with writing(store, timeout):
+            pass
 
 
 @contextmanager
