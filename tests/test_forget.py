@@ -309,3 +309,12 @@ def test_forget_with_dimension_of_a_file_without_items_says_that_file_has_none(t
     result = forget(tmp_path, LISBON, "--dimension", "beliefs")
     assert result.exit_code == 1
     assert one_line(result.stderr).endswith("no item matches 'Lives in Lisbon'; _beliefs.md has no items\n")
+
+
+def test_a_fact_forgotten_then_kept_again_has_only_its_new_sources(tmp_path: Path) -> None:
+    ok(apply(tmp_path, fact("preferences", "Loves grilled sardines", source="_shorts/old.md", date=ago(20))))
+    ok(forget(tmp_path, "Loves grilled sardines"))
+    ok(hylo("unforget", "Loves grilled sardines", "--vault", str(tmp_path)))
+    ok(apply(tmp_path, fact("preferences", "Loves grilled sardines", source="_shorts/new.md", date=ago(1))))
+    report = json.loads(ok(hylo("why", "Loves grilled sardines", "--vault", str(tmp_path), "--json")).stdout)
+    assert [s["source"] for s in report["sources"]] == ["_shorts/new.md"]

@@ -13,7 +13,7 @@ from hylo_memory.errors import InputError
 
 from .. import clock
 from ..config import Config
-from ..state.changes import ChangeRecord
+from ..state.changes import ChangeRecord, Provenance
 from ..state.journal import Journal, commit
 from ..state.ledger import Ledger
 from ..state.trust import tombstones
@@ -61,8 +61,11 @@ def forget(vault: Path, config: Config, text: str, dimension: Dimension | None =
         after = without(memory, found.item)
         after.last_updated = day
         stone = Tombstone(dimension=found.dimension, text=found.item.text, forgotten_on=day)
+        # Its provenance ends here: kept again after `unforget`, the fact starts a new story (`why`).
+        end = Provenance(dimension=found.dimension, item=found.item.text, wording=found.item.text, source="forget",
+                         kind="forgotten")
         change = ChangeRecord(command="forget", today=day, detail=found.item.text, counts={"forgotten": 1},
-                              buried=[stone])
+                              buried=[stone], provenance=[end])
         commit(store, Journal(files={found.dimension: render(after)}, change=change), ledger)
     return ForgetReport(command="forget", file=found.dimension.filename, dimension=found.dimension,
                         text=found.item.text, section=found.section)

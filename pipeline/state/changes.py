@@ -19,7 +19,7 @@ from hylo_memory.decay.match import normalise
 from .ledger import Counts
 
 Command = Literal["refresh", "remember", "apply", "forget", "unforget", "undo"]
-ProvenanceKind = Literal["added", "refreshed", "adopted", "superseded"]
+ProvenanceKind = Literal["added", "refreshed", "adopted", "superseded", "forgotten"]
 
 
 class Provenance(BaseModel):

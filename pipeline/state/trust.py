@@ -178,29 +178,20 @@ def tombstones(ledger: Ledger) -> list[Tombstone]:
                       forgotten_on=dt.date.fromisoformat(r["forgotten_on"])) for r in rows]
 
 
-def _names(ledger: Ledger, dimension: Dimension, item: str) -> set[str]:
-    """The item's key and the keys of every item merged into it, however long ago."""
-    names, todo = {key(item)}, [key(item)]
-    while todo:
-        rows = ledger.db.execute("SELECT dropped FROM aliases WHERE dimension = ? AND kept = ?",
-                                 (dimension.value, todo.pop()))
-        for row in rows:
-            if row["dropped"] not in names:
-                names.add(row["dropped"])
-                todo.append(row["dropped"])
-    return names
-
-
 @guarded
 def support(ledger: Ledger, dimension: Dimension, item: str) -> list[Support]:
-    """Everything recorded of the item (and of items merged into it), oldest first."""
-    names = sorted(_names(ledger, dimension, item))
-    marks = ",".join("?" * len(names))
+    """Everything recorded of the item (and of items merged into it, however long ago), oldest first;
+    since it was last forgotten, if it was: what a fact forgotten and kept again had before is not its own."""
     rows = ledger.db.execute(
+        "WITH RECURSIVE names(item) AS (SELECT ? UNION SELECT a.dropped FROM aliases a JOIN names n "
+        "ON a.kept = n.item WHERE a.dimension = ?) "
         "SELECT p.*, coalesce(c.today, substr(c.at, 1, 10)) AS day, c.command, c.detail "
         "FROM provenance p JOIN changes c ON c.id = p.change_id "
-        f"WHERE p.dimension = ? AND p.item IN ({marks}) ORDER BY p.change_id, p.rowid",
-        (dimension.value, *names))
+        "WHERE p.dimension = ? AND p.item IN (SELECT item FROM names) ORDER BY p.change_id, p.rowid",
+        (key(item), dimension.value, dimension.value)).fetchall()
+    kinds = [r["kind"] for r in rows]
+    if "forgotten" in kinds:
+        rows = rows[len(kinds) - kinds[::-1].index("forgotten"):]
     return [Support(change_id=r["change_id"], day=dt.date.fromisoformat(r["day"]), command=r["command"],
                     detail=r["detail"],
                     row=Provenance(dimension=dimension, item=r["item"], wording=r["wording"], source=r["source"],
