@@ -7,7 +7,7 @@ import re
 from enum import Enum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 from pydantic_core import PydanticCustomError
 
 
@@ -190,7 +190,7 @@ class Evidence(BaseModel):
     source: str = Field(min_length=1)
     matches: str | None = None  # the text of an existing item it restates
     supersedes: str | None = None  # the text of an existing item it replaces (rule H)
-    pinned: bool = False
+    pinned: StrictBool = False  # true or false: an evidence file's "yes" is refused, not guessed
     date: dt.date | None = None
 
     @field_validator("text")

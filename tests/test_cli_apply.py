@@ -348,3 +348,11 @@ def test_remember_touches_only_the_fact_it_records(tmp_path: Path) -> None:
     assert remember(tmp_path, "Ship the beta", "--dimension", "goals").exit_code == 0
     goals = memory_of(tmp_path, Dimension.goals)
     assert [i.text for i in goals.active] == ["Old project", "Ship the beta"]
+
+
+def test_a_pinned_field_that_is_not_true_or_false_refuses_the_file(tmp_path: Path) -> None:
+    evidence = tmp_path / "e.jsonl"
+    evidence.write_text('{"dimension": "preferences", "text": "Loves tea", "source": "chat", "pinned": "yes"}\n',
+                        encoding="utf-8")
+    result = hylo("apply", "--vault", str(tmp_path), "--evidence", str(evidence))
+    assert result.exit_code == 1 and f"{evidence}:1:" in result.stderr and "pinned" in result.stderr

@@ -304,6 +304,7 @@ BAD_CALLS = [
     ("remember", {}, "hylo-memory: remember: missing argument 'text'"),
     ("remember", {"text": "x" * 2001}, "hylo-memory: remember: text: String should have at most 2000 characters"),
     ("remember", {"text": "I like tea", "pin": "perhaps"}, "hylo-memory: remember: pin: Input should be a valid boolean"),
+    ("remember", {"text": "I like tea", "pin": "yes"}, "hylo-memory: remember: pin: Input should be a valid boolean"),
     ("remember", {"text": "I like tea", "dimesion": "preferences"},
      "hylo-memory: remember: unknown argument 'dimesion' (arguments: text, dimension, pin)"),
     ("remember", {"text": "   "}, "hylo-memory: remember: the fact is empty"),

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import anyio.from_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, ToolAnnotations
-from pydantic import BeforeValidator, Field
+from pydantic import BeforeValidator, Field, StrictBool
 
 from hylo_memory.decay import Dimension
 from hylo_memory.decay.model import DIMENSION_NAMES
@@ -114,7 +114,7 @@ def register(server: MCPServer[Any], memory: Memory) -> None:
     async def remember(
         text: Annotated[Text, Field(description="the statement, in the person's words, e.g. \"I'm vegetarian\"")],
         dimension: DimensionArgument = None,
-        pin: Annotated[bool | None, Field(
+        pin: Annotated[StrictBool | None, Field(  # "yes" is not true: a wrong type is refused, not guessed
             description="true: a standing fact that never fades; false: it may fade; leave it out to let the "
                         "memory decide")] = None,
     ) -> CallToolResult:
@@ -143,7 +143,7 @@ def register(server: MCPServer[Any], memory: Memory) -> None:
                                                                         read_only=False))
     async def refresh(
         context: Context[Any, Any],
-        dry_run: Annotated[bool, Field(description="show what would change; write nothing")] = False,
+        dry_run: Annotated[StrictBool, Field(description="show what would change; write nothing")] = False,
         intro: Annotated[str | None, Field(
             max_length=MAX_INTRO, description="a self-introduction: name, role, projects (optional)")] = None,
     ) -> CallToolResult:
