@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from pydantic import BaseModel
-from rapidfuzz import fuzz, process
+from rapidfuzz import fuzz
 
 from .match import TextIndex, normalise
 from .model import ACTIVE, FADING, Dimension, Item, MemoryFile
@@ -52,9 +52,12 @@ def closest(text: str, files: Mapping[Dimension, MemoryFile | None], dimension: 
             limit: int = CLOSEST) -> list[Found]:
     """The items whose wording is nearest `text`, for a "did you mean" line."""
     candidates = items_of(files, dimension)
-    scored = process.extract(normalise(text), [normalise(f.item.text) for f in candidates],
-                             scorer=fuzz.WRatio, limit=limit)
-    return [candidates[index] for _, _, index in scored]
+    query = normalise(text)
+    # Words in common first ("Ines" names "Ines — sister", not "Loves grilled sardines"), then overall likeness.
+    texts = [normalise(f.item.text) for f in candidates]
+    scored = sorted(range(len(texts)), key=lambda i: (-fuzz.token_set_ratio(query, texts[i]),
+                                                      -fuzz.WRatio(query, texts[i]), i))
+    return [candidates[i] for i in scored[:limit]]
 
 
 def without(memory: MemoryFile, item: Item) -> MemoryFile:

@@ -221,3 +221,9 @@ def test_a_remembered_item_says_it_came_by_remember(tmp_path: Path) -> None:
     out = ok(why(tmp_path, "Is vegetarian")).stdout
     assert f'First: added on {TODAY} by remember ("Is vegetarian")' in out
     assert f'  {TODAY}  remember  "Is vegetarian"' in out
+
+
+def test_the_closest_items_named_are_those_sharing_a_word_first(tmp_path: Path) -> None:
+    ok(apply(tmp_path, fact("preferences", "Loves grilled sardines"), fact("people", "Ines — sister")))
+    result = why(tmp_path, "Ines")
+    assert result.exit_code == 1 and 'closest: "Ines — sister" (people)' in result.stderr
