@@ -86,7 +86,8 @@ def remember(
     pin = "pinned" if kept.pinned else "not pinned, it will fade"
     note = f"; {decision.reason}" if decision.reason else ""
     note += "".join(f'; it replaces "{s.text}" (now fading)' for s in changes.superseded)
-    note += "".join(f'; it contradicts pinned "{c.pinned}": settle it (edit the file, or forget one)'
+    note += "".join(f'; it contradicts pinned "{c.pinned}", kept as it is: `hylo-memory forget "{c.pinned}"` '
+                    f'if it no longer holds'
                     for c in changes.conflicts)
     return update, f'{verb} "{kept.text}" in {store.path(decision.dimension).name} (seen {kept.seen}, {pin}){note}'
 
