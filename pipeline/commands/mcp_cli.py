@@ -53,7 +53,8 @@ def mcp_command(ctx: click.Context, vault: Path | None, config_file: Path | None
                 extractor: str | None, http: tuple[str, int] | None) -> int:
     config, vault = setup(ctx, config_file, vault, extractor)  # a bad vault fails here, before serving
     _log_to_stderr()
-    from .mcp_server import Memory, serve  # the SDK loads only for this command, not for every other one
+    from .mcp_calls import Memory  # the SDK loads only for this command, not for every other one
+    from .mcp_server import serve
 
     serve(Memory(vault, config, today), http)
     return 0

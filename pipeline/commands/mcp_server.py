@@ -6,13 +6,9 @@ locks and writes through the same journal; a failure is the command line's one l
 
 from __future__ import annotations
 
-import datetime as dt
-import json
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from importlib.metadata import version
-from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
@@ -20,61 +16,21 @@ import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
 from mcp.server.mcpserver.resources import FunctionResource
-from mcp_types import CallToolResult, InputRequiredResult, TextContent
+from mcp_types import CallToolResult, InputRequiredResult
 from pydantic import ValidationError
 
 from hylo_memory.decay import Dimension
 from hylo_memory.errors import HyloMemoryError, validation_line
 
-from .. import clock
-from ..config import Config
 from ..state.writing import open_store
 from . import mcp_text
 from .context import build_context
-from .options import PROG, reason
+from .mcp_calls import Failure, Memory, failure
+from .mcp_tools import register
+from .options import PROG
 
 LOG = logging.getLogger(__name__)
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Memory:
-    """What the server serves: the checked vault, its configuration, and `--today` when given."""
-
-    vault: Path
-    config: Config
-    fixed_today: dt.date | None = None
-
-    def today(self) -> dt.date:
-        # Asked at each call: a server runs for days, and its today must not stay the day it started.
-        return self.fixed_today or clock.today(self.config.timezone)
-
-
-class Failure(ToolError):
-    """A command's expected failure, as the one line the command line prints."""
-
-
-def failure(exc: HyloMemoryError | OSError) -> Failure:
-    return Failure(f"{PROG}: {reason(exc)}")
-
-
-async def blocking(function: Callable[[], T]) -> T:
-    """Run a command's function on a worker thread (it may wait for a lock or a model); failures as one line."""
-    try:
-        # Not abandoned on cancel: a write under way finishes, whatever the client does meanwhile.
-        return await anyio.to_thread.run_sync(function)
-    except (HyloMemoryError, OSError) as exc:
-        raise failure(exc) from exc
-
-
-def result(text: str, data: str | None = None, error: bool = False, key: str = "items") -> CallToolResult:
-    """A tool's result: the text the command prints, and its `--json` as structured content."""
-    structured: Any = None
-    if data is not None:
-        structured = json.loads(data)
-        if not isinstance(structured, dict):  # before protocol 2026-07-28, structured content is an object
-            structured = {key: structured}
-    return CallToolResult(content=[TextContent(text=text)], structured_content=structured, is_error=error)
 
 
 class HyloServer(MCPServer[Any]):
@@ -114,7 +70,6 @@ def _one_line(name: str, exc: ToolError) -> str:
 
 def build_server(memory: Memory) -> HyloServer:
     """The server with its tools and resources, ready to run on any transport."""
-    from .mcp_tools import register  # the tools need `Memory` and `blocking` from here
 
     server = HyloServer(name=PROG, title="hylo-memory", version=version("hylo-memory"),
                         instructions=mcp_text.INSTRUCTIONS)

@@ -25,7 +25,7 @@ from . import mcp_text
 from .context import DEFAULT_BUDGET, build_context
 from .forget import forget as forget_item
 from .history import history as changes
-from .mcp_server import Memory, blocking, result
+from .mcp_calls import Memory, blocking, result
 from .options import PROG
 from .recall import MAX_QUERY_CHARS
 from .recall import recall as ranked
