@@ -145,9 +145,9 @@ def test_an_empty_memory_matches_nothing(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("query", ["   ", "x" * 1001])
-def test_a_blank_or_huge_query_is_one_line(vault: Path, query: str) -> None:
+def test_a_blank_or_huge_query_is_a_usage_mistake_in_one_line(vault: Path, query: str) -> None:
     result = hylo("recall", query, "--vault", vault)
-    assert result.exit_code == 1 and "query" in one_line(result.stderr)
+    assert result.exit_code == 2 and "query" in one_line(result.stderr)
 
 
 def test_recall_writes_nothing_without_embeddings(vault: Path) -> None:
