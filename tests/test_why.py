@@ -8,7 +8,7 @@ from pathlib import Path
 from cli_helpers import hylo, one_line
 from click.testing import Result
 from trust_helpers import TODAY, ago, apply, fact, ok, refresh, remember
-from vault_helpers import memory_file, short
+from vault_helpers import memory_file, short, texts, unit
 
 from hylo_memory.decay import Dimension
 
@@ -144,7 +144,7 @@ def test_why_json_is_one_object_with_the_item_and_its_sources(tmp_path: Path) ->
     assert report["line"] == f"- {JAZZ} `last:{ago(10)} seen:2`"
     assert report["first"].startswith(f"added on {TODAY} by refresh")
     assert [s["date"] for s in report["sources"]] == [str(ago(10)), str(ago(20))]
-    assert set(report["sources"][0]) == {"date", "source", "wording", "command", "detail"}
+    assert set(report["sources"][0]) == {"date", "source", "wording", "command", "detail", "via"}
 
 
 # Items kept without a source
@@ -227,3 +227,14 @@ def test_the_closest_items_named_are_those_sharing_a_word_first(tmp_path: Path) 
     ok(apply(tmp_path, fact("preferences", "Loves grilled sardines"), fact("people", "Ines — sister")))
     result = why(tmp_path, "Ines")
     assert result.exit_code == 1 and 'closest: "Ines — sister" (people)' in result.stderr
+
+
+def test_a_themes_preference_names_each_unit_as_a_source_by_synthesis(tmp_path: Path) -> None:
+    unit(tmp_path, "a", "Notes.", ago(10), title="Sourdough starters", tags=["baking", "bread"], perspective="external")
+    unit(tmp_path, "b", "Notes.", ago(9), title="Sourdough hydration", tags=["baking", "bread"], perspective="external")
+    ok(refresh(tmp_path))
+    trait = next(t for t in texts(tmp_path, Dimension.preferences))
+    report = why_json(tmp_path, trait)
+    assert [(s["source"], s["via"]) for s in report["sources"]] == [
+        ("_knowledge/b.md", "synthesis"), ("_knowledge/a.md", "synthesis")]
+    assert "(synthesis: a theme this unit shares with others)" in ok(why(tmp_path, trait)).stdout

@@ -27,6 +27,7 @@ class Sighting(BaseModel):
     wording: str
     command: str  # refresh, remember, apply
     detail: str
+    via: str | None = None  # "synthesis": one unit of a theme the preference was drawn from
 
 
 class Replacement(BaseModel):
@@ -54,9 +55,7 @@ class Explanation(Report):
         lines += [f"Superseded on {r.on} by: {r.by}" for r in self.superseded_by]
         if self.sources:
             lines.append("Sources, newest first:")
-            lines += [f"  {s.date}  {s.source}  \"{s.wording}\"" + (f"  (via {s.command} {s.detail})"
-                                                                   if s.command == "apply" else "")
-                      for s in self.sources]
+            lines += [f"  {s.date}  {s.source}  \"{s.wording}\"" + _how(s) for s in self.sources]
         elif not self.adopted:
             lines.append(f"Sources: {NO_SOURCES}")
         return "\n".join(lines) + "\n"
@@ -82,7 +81,13 @@ def explain(vault: Path, config: Config, text: str, dimension: Dimension | None 
 def _sighting(record: Support) -> Sighting:
     row = record.row
     return Sighting(date=row.source_date or record.day, source=row.source, wording=row.wording,
-                    command=record.command, detail=record.detail)
+                    command=record.command, detail=record.detail, via=row.via)
+
+
+def _how(sighting: Sighting) -> str:
+    if sighting.via == "synthesis":
+        return "  (synthesis: a theme this unit shares with others)"
+    return f"  (via {sighting.command} {sighting.detail})" if sighting.command == "apply" else ""
 
 
 def _first(records: list[Support]) -> str:

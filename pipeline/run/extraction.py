@@ -29,6 +29,7 @@ class Extracted(BaseModel):
 
     extraction: Extraction
     pool: list[PoolUnit]
+    synthesised: list[tuple[str, str]] = []  # (unit, wording) of each piece of evidence a theme's synthesis gave
 
 
 def extract_all(
@@ -73,7 +74,8 @@ def extract_all(
     # one part would be counted again when the next run extracts it.
     result.evidence = [e for e in result.evidence if e.source not in result.failed]
     pool = [u.model_copy(update={"trait": traits.get(u.path)}) for u in new_pool if u.path not in result.failed]
-    return Extracted(extraction=result, pool=pool)
+    return Extracted(extraction=result, pool=pool,
+                     synthesised=[(e.source, e.text) for e in synthesis.evidence] if clusters else [])
 
 
 def checked(extraction: Extraction, sources: list[Source], synthesis: bool, cap: int) -> Extraction:

@@ -105,8 +105,8 @@ def _run(
                 run=RunEnd(run_id=run_id, today=today, status=summary.status, waiting=summary.waiting,
                            counts=summary.counts, usage=summary.usage, extractor=extractor.name),
                 # A run that wrote nothing is no change to take back: `history` lists what changed files.
-                change=change_of("refresh", updates, today, f"run {run_id}, {window.mode}", hashes,
-                                 run_id) if written else None,
+                change=change_of("refresh", updates, today, f"run {run_id}, {window.mode}", hashes, run_id,
+                                 outcome.synthesised) if written else None,
             )
             commit(store, journal, ledger)
     if not dry_run:

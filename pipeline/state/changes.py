@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -32,6 +32,7 @@ class Provenance(BaseModel):
     source_date: dt.date | None = None
     content_hash: str | None = None  # a note's content when it was read
     kind: ProvenanceKind
+    via: str | None = None  # "synthesis": a theme's preference, drawn from this unit and others of its cluster
 
 
 class Alias(BaseModel):
@@ -78,16 +79,18 @@ def key(text: str) -> str:
 
 
 def change_of(command: Command, updates: list[FileUpdate], today: dt.date, detail: str = "",
-              hashes: Mapping[str, str] | None = None, run_id: int | None = None) -> ChangeRecord:
+              hashes: Mapping[str, str] | None = None, run_id: int | None = None,
+              synthesised: Collection[tuple[str, str]] = ()) -> ChangeRecord:
     """The change a command that applied the rules records: the evidence it applied, its merges, its counts."""
-    rows, aliases = record_updates(updates, hashes)
+    rows, aliases = record_updates(updates, hashes, synthesised)
     return ChangeRecord(command=command, today=today, detail=detail, provenance=rows, aliases=aliases,
                         counts=Counts.of(u.changes for u in updates).nonzero(), run_id=run_id)
 
 
-def record_updates(updates: Iterable[FileUpdate], hashes: Mapping[str, str] | None = None) -> tuple[
-        list[Provenance], list[Alias]]:
-    """The provenance and merges of the rules' updates; `hashes` gives each note source's content hash."""
+def record_updates(updates: Iterable[FileUpdate], hashes: Mapping[str, str] | None = None,
+                   synthesised: Collection[tuple[str, str]] = ()) -> tuple[list[Provenance], list[Alias]]:
+    """The provenance and merges of the rules' updates; `hashes` gives each note source's content hash,
+    `synthesised` the (source, wording) of the evidence a theme's synthesis proposed."""
     hashes = hashes or {}
     rows: list[Provenance] = []
     aliases: list[Alias] = []
@@ -96,7 +99,8 @@ def record_updates(updates: Iterable[FileUpdate], hashes: Mapping[str, str] | No
         rows += [Provenance(dimension=dimension, item=text, wording=text, source="hand-written", kind="adopted")
                  for text in changes.adopted]
         rows += [Provenance(dimension=dimension, item=a.item, wording=a.wording, source=a.source,
-                            source_date=a.date, content_hash=hashes.get(a.source), kind=a.kind)
+                            source_date=a.date, content_hash=hashes.get(a.source), kind=a.kind,
+                            via="synthesis" if (a.source, a.wording) in synthesised else None)
                  for a in changes.applied]
         rows += [Provenance(dimension=dimension, item=s.text, wording=s.by, source="rule H", kind="superseded")
                  for s in changes.superseded]

@@ -119,6 +119,11 @@ def _m006_source_extractor(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE sources ADD COLUMN extractor TEXT")
 
 
+def _m007_provenance_via(db: sqlite3.Connection) -> None:
+    # How a piece of evidence came: `synthesis` for a theme's preference drawn from several units.
+    db.execute("ALTER TABLE provenance ADD COLUMN via TEXT")
+
+
 MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("m001_initial", _m001_initial),
     ("m002_hash_index", _m002_hash_index),
@@ -126,4 +131,5 @@ MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("m004_kept_evidence", _m004_kept_evidence),
     ("m005_changes", _m005_changes),
     ("m006_source_extractor", _m006_source_extractor),
+    ("m007_provenance_via", _m007_provenance_via),
 ]

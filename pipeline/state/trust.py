@@ -72,9 +72,10 @@ def record_change(ledger: Ledger, change: ChangeRecord, after: dict[Dimension, s
     assert change_id is not None
     db.executemany("INSERT INTO change_files VALUES (?, ?, ?, ?)",
                    [(change_id, d.value, change.before.get(d), text) for d, text in after.items()])
-    db.executemany("INSERT INTO provenance VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    db.executemany("INSERT INTO provenance (change_id, dimension, item, wording, source, source_date, content_hash, "
+                   "kind, via) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                    [(change_id, p.dimension.value, key(p.item), p.wording, p.source,
-                     p.source_date.isoformat() if p.source_date else None, p.content_hash, p.kind)
+                     p.source_date.isoformat() if p.source_date else None, p.content_hash, p.kind, p.via)
                     for p in change.provenance])
     db.executemany("INSERT INTO aliases VALUES (?, ?, ?, ?)",
                    [(change_id, a.dimension.value, key(a.dropped), key(a.kept)) for a in change.aliases
@@ -196,7 +197,7 @@ def support(ledger: Ledger, dimension: Dimension, item: str) -> list[Support]:
                     detail=r["detail"],
                     row=Provenance(dimension=dimension, item=r["item"], wording=r["wording"], source=r["source"],
                                    source_date=dt.date.fromisoformat(r["source_date"]) if r["source_date"] else None,
-                                   content_hash=r["content_hash"], kind=r["kind"]))
+                                   content_hash=r["content_hash"], kind=r["kind"], via=r["via"]))
             for r in rows]
 
 
