@@ -180,3 +180,15 @@ def test_after_undoing_a_reextract_a_plain_refresh_reads_nothing_again(tmp_path:
     summary = refresh_json(tmp_path, "--extractor", "openai")
     assert (summary["sources"]["shorts"], summary["already_extracted"]) == (0, 1)
     assert status_json(tmp_path)["read_by_others"] == 2
+
+
+def test_a_theme_read_again_by_another_extractor_stays_one_item(tmp_path: Path, llm: FakeOpenAI) -> None:
+    from vault_helpers import unit
+
+    for slug, day in (("a", ago(3)), ("b", ago(2))):
+        unit(tmp_path, slug, "Someone else's talk.", day, title=f"Sourdough {slug}", tags=["baking", "bread"],
+             perspective="external")
+    refresh_json(tmp_path, "--extractor", "offline")
+    before = items(tmp_path, Dimension.preferences)
+    reextract(tmp_path, "--since", ago(10).isoformat())
+    assert items(tmp_path, Dimension.preferences) == before  # one item, its wording, its seen: nothing new was seen

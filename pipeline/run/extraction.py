@@ -63,7 +63,9 @@ def extract_all(
 
         extraction = extractor.extract(fresh, profile, existing, progress if keep is not None else None)
         result.merge(checked(extraction, fresh, synthesis=False, cap=cap))
-    new_pool = [pool_unit(s) for s in external]
+    # A unit read again (edited, or by another extractor) keeps its theme's wording: the theme stays one item.
+    worded = {u.path: u.trait for u in earlier_pool if u.trait}
+    new_pool = [pool_unit(s).model_copy(update={"trait": worded.get(s.path)}) for s in external]
     clusters = cluster_units(new_pool, earlier_pool)
     traits: dict[str, str] = {}  # unit → the wording its theme is kept as
     if clusters:
