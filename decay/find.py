@@ -8,7 +8,7 @@ from pydantic import BaseModel
 from rapidfuzz import fuzz
 
 from .match import TextIndex, normalise
-from .model import ACTIVE, FADING, Dimension, Item, MemoryFile
+from .model import ACTIVE, FADING, Dimension, Item, MemoryFile, Section
 
 CLOSEST = 3
 
@@ -61,7 +61,14 @@ def closest(text: str, files: Mapping[Dimension, MemoryFile | None], dimension: 
 
 
 def without(memory: MemoryFile, item: Item) -> MemoryFile:
-    """The file with `item` (and its nested lines, which were written about it) taken out; the rest as written."""
-    sections = [s.model_copy(update={"entries": [e for e in s.entries if e is not item]})
-                if s.heading in (ACTIVE, FADING) else s for s in memory.sections]
+    """The file with its first item equal to `item` (and the lines nested under it, written about it) taken
+    out; the rest as written. A file without it is returned unchanged."""
+    sections: list[Section] = []
+    taken = False
+    for section in memory.sections:
+        entries = section.entries
+        if not taken and section.heading in (ACTIVE, FADING) and item in entries:
+            at = entries.index(item)
+            entries, taken = entries[:at] + entries[at + 1:], True
+        sections.append(section.model_copy(update={"entries": entries}))
     return memory.model_copy(update={"sections": sections})

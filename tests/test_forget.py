@@ -11,7 +11,7 @@ from cli_helpers import hylo, one_line
 from click.testing import Result
 from engine_helpers import item_line, memory_text
 from trust_helpers import TODAY, ago, apply, fact, forget, ok, refresh, refresh_json, remember
-from vault_helpers import MEMORY, items, short, snapshot, texts, write_file
+from vault_helpers import MEMORY, items, memory_file, short, snapshot, texts, write_file
 
 from hylo_memory.decay import Dimension
 from hylo_memory.testing import FakeOpenAI, answer
@@ -318,3 +318,11 @@ def test_a_fact_forgotten_then_kept_again_has_only_its_new_sources(tmp_path: Pat
     ok(apply(tmp_path, fact("preferences", "Loves grilled sardines", source="_shorts/new.md", date=ago(1))))
     report = json.loads(ok(hylo("why", "Loves grilled sardines", "--vault", str(tmp_path), "--json")).stdout)
     assert [s["source"] for s in report["sources"]] == ["_shorts/new.md"]
+
+
+def test_forget_works_in_one_file_while_another_cannot_be_read(tmp_path: Path) -> None:
+    ok(remember(tmp_path, "I love green tea", "--dimension", "preferences"))
+    broken = memory_file(tmp_path, Dimension.people, "## Active\n- Ines — sister `last:2026-11-01 seen:x`\n")
+    text = broken.read_bytes()
+    ok(forget(tmp_path, "Loves green tea"))
+    assert texts(tmp_path, Dimension.preferences) == set() and broken.read_bytes() == text

@@ -238,3 +238,11 @@ def test_a_themes_preference_names_each_unit_as_a_source_by_synthesis(tmp_path: 
     assert [(s["source"], s["via"]) for s in report["sources"]] == [
         ("_knowledge/b.md", "synthesis"), ("_knowledge/a.md", "synthesis")]
     assert "(synthesis: a theme this unit shares with others)" in ok(why(tmp_path, trait)).stdout
+
+
+def test_why_answers_from_the_files_that_can_be_read_and_names_one_that_cannot(tmp_path: Path) -> None:
+    ok(remember(tmp_path, "I love green tea", "--dimension", "preferences"))
+    memory_file(tmp_path, Dimension.people, "## Active\n- Ines — sister `last:2026-11-01 seen:x`\n")
+    assert ok(why(tmp_path, "Loves green tea")).stdout.startswith("_preferences.md (Active)")
+    missing = why(tmp_path, "Ines — sister")
+    assert missing.exit_code == 1 and "not searched: " in missing.stderr and "_people.md:6:" in missing.stderr

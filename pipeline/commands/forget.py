@@ -54,10 +54,10 @@ def forget(vault: Path, config: Config, text: str, dimension: Dimension | None =
     day = today or clock.today(config.timezone)
     store = open_store(vault, config)
     with writing(store, config.lock_timeout), Ledger.for_memory_dir(store.folder) as ledger:
-        files = store.read_all()
-        found = the_item("forget", text, files, config.similarity_threshold, dimension)
-        memory = files[found.dimension]
-        assert memory is not None  # the item was found in it
+        # Only the item's own file is written: another that cannot be read is left as it is.
+        found = the_item("forget", store, text, config.similarity_threshold, dimension)
+        memory = store.read(found.dimension)
+        assert memory is not None  # the item was found in it, under this lock
         after = without(memory, found.item)
         after.last_updated = day
         stone = Tombstone(dimension=found.dimension, text=found.item.text, forgotten_on=day)

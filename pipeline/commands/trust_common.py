@@ -6,9 +6,10 @@ import json
 
 from pydantic import BaseModel
 
-from hylo_memory.decay import Dimension, MemoryFile
+from hylo_memory.decay import Dimension
 from hylo_memory.decay.find import Found, closest, find_items
 from hylo_memory.decay.model import MAX_ITEM_TEXT
+from hylo_memory.decay.store import MemoryStore
 from hylo_memory.errors import InputError
 
 
@@ -22,9 +23,10 @@ class Report(BaseModel):
         return json.dumps(self.model_dump(mode="json"), ensure_ascii=False)  # a person's words, not escapes
 
 
-def the_item(command: str, text: str, files: dict[Dimension, MemoryFile | None], threshold: float,
-             dimension: Dimension | None) -> Found:
-    """The one item `text` names, or an `InputError` naming the closest items or the files to choose from."""
+def the_item(command: str, store: MemoryStore, text: str, threshold: float, dimension: Dimension | None) -> Found:
+    """The one item `text` names in the files that can be read, or an `InputError` naming the closest items,
+    the files to choose from, or the file that could not be read (one broken file hides only its own items)."""
+    files, refused = store.read_each()
     text = " ".join(text.split())
     if not text:
         raise InputError(f"{command}: name the item (its text, as in the memory file)")
@@ -39,4 +41,6 @@ def the_item(command: str, text: str, files: dict[Dimension, MemoryFile | None],
     near = closest(text, files, dimension)
     empty = "; the memory has no items yet" if dimension is None else f"; {dimension.filename} has no items"
     hint = ("; closest: " + ", ".join(f'"{f.item.text}" ({f.dimension.value})' for f in near)) if near else empty
-    raise InputError(f"{command}: no item matches {text!r}{hint}")
+    unread = "".join(f"; not searched: {exc}" for exc in refused if dimension is None or exc.path == str(
+        store.path(dimension)))
+    raise InputError(f"{command}: no item matches {text!r}{hint}{unread}")

@@ -65,7 +65,7 @@ def explain(vault: Path, config: Config, text: str, dimension: Dimension | None 
     """The item `text` names and its provenance; an `InputError` naming the closest items when none."""
     store = open_store(vault, config)
     settle(store, config.lock_timeout)
-    found = the_item("why", text, store.read_all(), config.similarity_threshold, dimension)
+    found = the_item("why", store, text, config.similarity_threshold, dimension)
     with Ledger.for_memory_dir(store.folder, readonly=True) as ledger:
         records = support(ledger, found.dimension, found.item.text)
     return Explanation(
