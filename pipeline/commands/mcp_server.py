@@ -22,12 +22,12 @@ from pydantic import ValidationError
 from hylo_memory.decay import Dimension
 from hylo_memory.errors import HyloMemoryError, validation_line
 
-from ..state.writing import open_store
+from ..state.writing import open_store, settle
 from . import mcp_text
 from .context import build_context
 from .mcp_calls import Failure, Memory, failure
 from .mcp_tools import register
-from .options import PROG
+from .options import PROG, reason
 
 LOG = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -87,13 +87,15 @@ def build_server(memory: Memory) -> HyloServer:
 
 def _file_reader(memory: Memory, dimension: Dimension) -> Callable[[], str]:
     def read() -> str:
-        path = open_store(memory.vault, memory.config).path(dimension)
+        store = open_store(memory.vault, memory.config)
         try:
-            return path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return ""  # no item yet: the file is created with its first one
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ResourceError(f"{PROG}: {path}: cannot read: {exc}") from exc
+            settle(store, memory.config.lock_timeout)  # never half of a change a crash interrupted
+            data = store.read_bytes(dimension)  # as every command reads it: a link in the vault, never a pipe
+            return "" if data is None else data.decode("utf-8")  # no file: no item yet
+        except (HyloMemoryError, OSError) as exc:
+            raise ResourceError(f"{PROG}: {reason(exc)}") from exc
+        except UnicodeDecodeError as exc:
+            raise ResourceError(f"{PROG}: {store.path(dimension)}: is not UTF-8 text") from exc
     read.__name__ = f"read_{dimension.value}"
     return read
 
