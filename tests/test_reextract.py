@@ -144,7 +144,9 @@ def test_status_json_counts_the_sources_another_extractor_read(tmp_path: Path, l
 def test_status_text_says_how_many_sources_another_extractor_read(tmp_path: Path, llm: FakeOpenAI) -> None:
     read_offline(tmp_path)
     out = ok(hylo("status", "--vault", tmp_path, "--today", TODAY.isoformat())).stdout
-    assert f"Read by another extractor than {MODEL}: 2 sources (`hylo-memory refresh --reextract`" in out
+    # The first run's window start: --since it reaches both notes, the one of six weeks ago too.
+    assert (f"Read by another extractor than {MODEL}: 2 sources (`hylo-memory refresh --reextract --since "
+            f"{ago(89)}` reads them all again)") in out
 
 
 def test_status_counts_fewer_once_the_configured_extractor_read_them_again(tmp_path: Path, llm: FakeOpenAI) -> None:

@@ -87,6 +87,7 @@ class Status(BaseModel):
     waiting: Waiting | None
     extractor: str = ""  # the configured one
     read_by_others: int | None = None  # sources another extractor read: `refresh --reextract` reads them again
+    read_by_others_since: dt.date | None = None  # `--since` this date reaches them all
     problems: list[str] = []
 
     def to_text(self) -> str:
@@ -112,16 +113,17 @@ def gather(vault: Path, config: Config, today: dt.date | None = None, now: dt.da
             last = ledger.last_success_at()
             waiting = _waiting(vault, config, ledger, parsed, today)
             others: int | None = ledger.read_by_others(extractor_name(config.llm()))
+            others_since = ledger.read_by_others_since(extractor_name(config.llm())) if others else None
     except LedgerError as exc:
         problems.append(f"the ledger cannot be read now ({exc}); a run may be writing it")
-        runs, last, waiting, others = [], None, None, None
+        runs, last, waiting, others, others_since = [], None, None, None, None
     if trigger is not None:
         schedule.overdue = should_catch_up(trigger, last, now)  # what `schedule` would do if started now
     return Status(
         vault=str(vault), memory_dir=str(store.folder), today=today, refresh_running=running,
         interrupted_writes=journal_path(store).exists(), last_success=_local(last, config),
         runs=runs, schedule=schedule, files=files, waiting=waiting, problems=problems,
-        extractor=extractor_name(config.llm()), read_by_others=others,
+        extractor=extractor_name(config.llm()), read_by_others=others, read_by_others_since=others_since,
     )
 
 

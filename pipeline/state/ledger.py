@@ -183,6 +183,14 @@ class Ledger:
         return None if row is None else row["extractor"] or ""
 
     @guarded
+    def read_by_others_since(self, extractor: str) -> dt.date | None:
+        """The earliest window start of the runs whose sources another extractor than `extractor` read:
+        `refresh --reextract --since` that date reads them all again."""
+        row = self.db.execute("SELECT min(r.window_start) AS start FROM sources s JOIN runs r ON r.id = s.run_id "
+                              "WHERE s.extractor IS NULL OR s.extractor != ?", (extractor,)).fetchone()
+        return dt.date.fromisoformat(row["start"]) if row and row["start"] else None
+
+    @guarded
     def read_by_others(self, extractor: str) -> int:
         """How many sources were read by another extractor than `extractor` (or by one not recorded)."""
         row = self.db.execute("SELECT count(*) AS n FROM sources WHERE extractor IS NULL OR extractor != ?",
