@@ -275,7 +275,7 @@ def test_undo_n_refuses_when_a_file_changed_since_naming_it_and_writes_nothing(t
     assert result.exit_code == 1
     line = one_line(result.stderr)
     assert str(tmp_path / MEMORY / "_preferences.md") in line and "changed since change #1" in line
-    assert "_identity.md" not in line
+    assert "undo the later change to it first (#2)" in line and "_identity.md" not in line
     assert snapshot(tmp_path / MEMORY) == before
 
 
@@ -286,6 +286,7 @@ def test_undo_refuses_when_the_person_edited_the_file_since(tmp_path: Path) -> N
     path.write_text(edited, encoding="utf-8")
     result = undo(tmp_path)
     assert result.exit_code == 1 and "_preferences.md changed since" in one_line(result.stderr)
+    assert "edited outside hylo-memory since" in one_line(result.stderr)
     assert path.read_text(encoding="utf-8") == edited
     assert [c["command"] for c in history_json(tmp_path)] == ["apply"]
 

@@ -15,7 +15,16 @@ from ..config import Config
 from ..state.changes import ChangeRecord
 from ..state.journal import Journal, commit
 from ..state.ledger import Ledger
-from ..state.trust import KEEP_CHANGES, ChangeInfo, change, change_files, changes, latest_undoable, take_back
+from ..state.trust import (
+    KEEP_CHANGES,
+    MAX_HISTORY,
+    ChangeInfo,
+    change,
+    change_files,
+    changes,
+    latest_undoable,
+    take_back,
+)
 from ..state.writing import open_store, settle, writing
 from .trust_common import Report
 
@@ -104,8 +113,13 @@ def _revertible(store: MemoryStore, ledger: Ledger, target: ChangeInfo) -> Files
     for dimension, (_, after) in files.items():
         now = store.read_bytes(dimension)
         if now != (None if after is None else after.encode("utf-8")):
+            later = [c.id for c in changes(ledger, MAX_HISTORY) if c.id > target.id and c.undone_by is None
+                     and c.command != "undo" and dimension.value in c.files]
+            how = (f"undo the later change{'s' if len(later) > 1 else ''} to it first ("
+                   + ", ".join(f"#{n}" for n in sorted(later)) + ")") if later else \
+                "it was edited outside hylo-memory since, and undoing would lose that edit; undo it by hand"
             raise InputError(f"undo: {store.path(dimension)} changed since change #{target.id}; nothing was undone "
-                             "(undo the later changes first)")
+                             f"({how})")
     return files
 
 
