@@ -194,3 +194,8 @@ def test_a_theme_read_again_by_another_extractor_stays_one_item(tmp_path: Path, 
     before = items(tmp_path, Dimension.preferences)
     reextract(tmp_path, "--since", ago(10).isoformat())
     assert items(tmp_path, Dimension.preferences) == before  # one item, its wording, its seen: nothing new was seen
+
+
+def test_since_after_the_runs_date_is_a_usage_error(tmp_path: Path) -> None:
+    result = hylo("refresh", "--vault", tmp_path, "--today", TODAY.isoformat(), "--reextract", "--since", "2027-01-01")
+    assert result.exit_code == 2 and "after the run's date" in one_line(result.stderr)

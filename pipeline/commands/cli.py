@@ -118,6 +118,8 @@ def refresh_command(ctx: click.Context, vault: Path | None, config_file: Path | 
         raise click.UsageError("--since goes with --reextract", ctx)
     config, vault = setup(ctx, config_file, vault, extractor)
     day = today or clock.today(config.timezone)
+    if since is not None and since > day:
+        raise click.UsageError(f"--since {since} is after the run's date ({day})", ctx)
     with progress_bar(quiet) as progress:
         summary, updates = refresh(vault, config, make_extractor(config.llm()), day, dry_run, intro, progress,
                                    reextract=reextract, since=since)
