@@ -14,7 +14,7 @@ from trust_helpers import TODAY, ago, apply, fact, forget, ok, refresh, refresh_
 from vault_helpers import MEMORY, items, memory_file, short, snapshot, texts, write_file
 
 from hylo_memory.decay import Dimension
-from hylo_memory.testing import FakeOpenAI, answer
+from hylo_memory.testing import FakeOpenAI
 
 LISBON = "Lives in Lisbon"
 
@@ -152,17 +152,6 @@ def test_a_tombstone_refuses_remember_in_one_line_and_writes_nothing(tmp_path: P
     line = one_line(result.stderr)
     assert "you asked to forget" in line and "unforget" in line
     assert snapshot(tmp_path / MEMORY) == before
-
-
-@pytest.fixture
-def llm(fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> FakeOpenAI:
-    """The fake server as the configured LLM, answering like a careful model."""
-    monkeypatch.setenv("OPENAI_BASE_URL", fake_openai.base_url)
-    monkeypatch.setenv("OPENAI_API_KEY", "test")
-    monkeypatch.setenv("HYLO_MEMORY_MODEL", "test-model")
-    monkeypatch.setenv("HYLO_MEMORY_RETRY_BACKOFF", "0.01")
-    fake_openai.handler = answer
-    return fake_openai
 
 
 def test_a_tombstone_keeps_evidence_out_of_refresh_reextract(tmp_path: Path, llm: FakeOpenAI) -> None:

@@ -18,22 +18,12 @@ from hylo_memory.pipeline.commands.cli import main
 from hylo_memory.pipeline.config import load_config
 from hylo_memory.pipeline.state.ledger import Ledger
 from hylo_memory.testing import FakeOpenAI, answer, delay, error, rate_limited, raw, reply, source_ids
+from hylo_memory.testing.fixtures import FAKE_KEY
 
 HOBBIES = ["archery", "baking", "chess", "diving", "embroidery", "fencing", "gardening", "hiking", "ikebana",
            "juggling", "kayaking", "lacrosse"]
-KEY = "sk-test-very-secret-key-0123456789"
+KEY = FAKE_KEY
 TODAY = "2026-11-28"
-
-
-@pytest.fixture
-def llm(fake_openai: FakeOpenAI, isolated_env: None, monkeypatch: pytest.MonkeyPatch) -> FakeOpenAI:
-    """The fake server as the configured LLM, answering like a careful model; fast retries."""
-    monkeypatch.setenv("OPENAI_BASE_URL", fake_openai.base_url)
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    monkeypatch.setenv("HYLO_MEMORY_MODEL", "test-model")
-    monkeypatch.setenv("HYLO_MEMORY_RETRY_BACKOFF", "0.01")
-    fake_openai.handler = answer
-    return fake_openai
 
 
 @pytest.fixture

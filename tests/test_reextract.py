@@ -32,14 +32,10 @@ def better(body: dict) -> str:
 
 
 @pytest.fixture
-def llm(fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> FakeOpenAI:
-    """The fake server as the configured LLM (the better reader); fast retries."""
-    monkeypatch.setenv("OPENAI_BASE_URL", fake_openai.base_url)
-    monkeypatch.setenv("OPENAI_API_KEY", "test")
-    monkeypatch.setenv("HYLO_MEMORY_MODEL", "test-model")
-    monkeypatch.setenv("HYLO_MEMORY_RETRY_BACKOFF", "0.01")
-    fake_openai.handler = better
-    return fake_openai
+def llm(llm: FakeOpenAI) -> FakeOpenAI:
+    """The configured LLM as the better reader."""
+    llm.handler = better
+    return llm
 
 
 def read_offline(vault: Path) -> None:

@@ -4,22 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from cli_helpers import hylo
 from vault_helpers import identity, items, memory_file
 
 from hylo_memory.decay import Dimension
 from hylo_memory.testing import FakeOpenAI
 from hylo_memory.testing.fake_replies import classify_reply
-
-
-@pytest.fixture
-def llm(fake_openai: FakeOpenAI, isolated_env: None, monkeypatch: pytest.MonkeyPatch) -> FakeOpenAI:
-    monkeypatch.setenv("OPENAI_BASE_URL", fake_openai.base_url)
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    monkeypatch.setenv("HYLO_MEMORY_MODEL", "test-model")
-    monkeypatch.setenv("HYLO_MEMORY_RETRY_BACKOFF", "0.01")
-    return fake_openai
 
 
 def test_remember_with_the_llm_fades_the_item_the_new_fact_replaces(llm: FakeOpenAI, tmp_path: Path) -> None:

@@ -13,24 +13,14 @@ from hylo_memory.extractors.base import AuthorProfile, Candidate, Extraction, Pe
 from hylo_memory.extractors.llm import MAX_CLASSIFY_ITEMS, LLMExtractor
 from hylo_memory.extractors.offline import OfflineExtractor
 from hylo_memory.pipeline.config import load_config
-from hylo_memory.testing import FakeOpenAI, answer, error
+from hylo_memory.testing import FakeOpenAI, error
 from hylo_memory.testing.fake_replies import classify_reply, evidence_entry, extraction_reply
+from hylo_memory.testing.fixtures import FAKE_KEY
 
 I, P, S = Dimension.identity, Dimension.preferences, Dimension.state
-KEY = "sk-test-supersedes-0123456789"
+KEY = FAKE_KEY
 LISBON = Candidate(dimension=I, text="Lives in Lisbon")
 COLD_BREW = Candidate(dimension=P, text="Loves cold brew")
-
-
-@pytest.fixture
-def llm(fake_openai: FakeOpenAI, isolated_env: None, monkeypatch: pytest.MonkeyPatch) -> FakeOpenAI:
-    """The fake server as the configured LLM, answering like a careful model; fast retries."""
-    monkeypatch.setenv("OPENAI_BASE_URL", fake_openai.base_url)
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    monkeypatch.setenv("HYLO_MEMORY_MODEL", "test-model")
-    monkeypatch.setenv("HYLO_MEMORY_RETRY_BACKOFF", "0.01")
-    fake_openai.handler = answer
-    return fake_openai
 
 
 def source(text: str) -> Source:
