@@ -15,6 +15,7 @@ from vault_helpers import MEMORY, items, memory_file, short, snapshot, texts, wr
 
 from hylo_memory.decay import Dimension
 from hylo_memory.testing import FakeOpenAI
+from hylo_memory.testing.fake_replies import classify_reply
 
 LISBON = "Lives in Lisbon"
 
@@ -315,3 +316,13 @@ def test_forget_works_in_one_file_while_another_cannot_be_read(tmp_path: Path) -
     text = broken.read_bytes()
     ok(forget(tmp_path, "Loves green tea"))
     assert texts(tmp_path, Dimension.preferences) == set() and broken.read_bytes() == text
+
+
+def test_remember_refuses_a_forgotten_fact_in_the_persons_words_whatever_the_model_words_it(
+        tmp_path: Path, llm: FakeOpenAI) -> None:
+    ok(apply(tmp_path, fact("preferences", "I use Neovim")))
+    ok(forget(tmp_path, "I use Neovim"))
+    llm.enqueue(classify_reply("preferences", "Edits code in Neovim daily", True))
+    result = remember(tmp_path, "I use Neovim")
+    assert result.exit_code == 1 and "a fact you asked to forget" in one_line(result.stderr)
+    assert texts(tmp_path, Dimension.preferences) == set()

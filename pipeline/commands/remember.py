@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from hylo_memory.decay import Dimension, Evidence, FileUpdate, apply_rules, render
+from hylo_memory.decay.forgetting import screen
 from hylo_memory.decay.model import MAX_ITEM_TEXT, MemoryFile, clean_text
 from hylo_memory.decay.store import MemoryStore
 from hylo_memory.errors import InputError
@@ -65,16 +66,21 @@ def remember(
     today: dt.date,
     threshold: float,
     lock_timeout: float = DEFAULT_TIMEOUT,
+    stated: str | None = None,
 ) -> tuple[FileUpdate, str]:
-    """Apply the rules to the one file with this fact; return the update and a one-line report."""
+    """Apply the rules to the one file with this fact; return the update and a one-line report.
+
+    `stated` is the fact in the person's words: a forgotten fact is refused in them too, however it is worded."""
     evidence = Evidence(dimension=decision.dimension, text=decision.text, source=REMEMBER_SOURCE,
                         pinned=decision.pinned, date=today, supersedes=decision.supersedes)
     # Read and write under the memory lock: a refresh committing meanwhile is waited for, never overwritten.
     with writing(store, lock_timeout), Ledger.for_memory_dir(store.folder) as ledger:
         before = store.read(decision.dimension)
+        stones = tombstones(ledger)
         after, changes = apply_rules(before or MemoryFile.new(decision.dimension), [evidence], today, threshold,
-                                     decay=False, forgotten=tombstones(ledger))
-        if changes.forgotten:
+                                     decay=False, forgotten=stones)
+        said = [evidence.model_copy(update={"text": clean_text(stated)})] if stated and clean_text(stated) else []
+        if changes.forgotten or screen(said, stones, threshold)[1]:
             raise InputError(f'remember: "{decision.text}" is a fact you asked to forget; '
                              f'`hylo-memory unforget "{decision.text}"` lets it be kept again')
         update = FileUpdate(dimension=decision.dimension, before=before, after=after, changes=changes)
@@ -99,5 +105,5 @@ def remember_text(vault: Path, config: Config, text: str, dimension: Dimension |
     # The classifier sees what can be read: a broken other file is no reason to refuse this fact.
     decision = decide(text, dimension, pin, config, memory=store.read_each()[0])
     _, line = remember(store, decision, today or clock.today(config.timezone),
-                       config.similarity_threshold, config.lock_timeout)
+                       config.similarity_threshold, config.lock_timeout, stated=the_fact(clean_text(text)))
     return line
