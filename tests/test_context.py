@@ -10,7 +10,7 @@ import pytest
 from cli_helpers import hylo, one_line
 from hypothesis import given
 from hypothesis import strategies as st
-from vault_helpers import memory_file, snapshot
+from vault_helpers import memory_body, memory_file, snapshot
 
 from hylo_memory.decay import Dimension, Item
 from hylo_memory.decay.model import ACTIVE, FADING, MemoryFile, Section
@@ -22,25 +22,18 @@ from hylo_memory.pipeline.config import Config
 TODAY = dt.date(2026, 11, 30)
 
 
-def items(*lines: str, fading: tuple[str, ...] = ()) -> str:
-    """A memory file's body: these Active lines (`text | last | seen [| pinned]`), then these Fading ones."""
-    def bullet(line: str) -> str:
-        text, last, seen, *pin = (part.strip() for part in line.split("|"))
-        return f"- {text} `last:{last} seen:{seen}{' pinned' if pin else ''}`\n"
-    return "## Active\n" + "".join(map(bullet, lines)) + "\n## Fading\n" + "".join(map(bullet, fading))
-
 
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
     root = tmp_path / "vault"
-    memory_file(root, Dimension.identity, items("Name is Ana Silva | 2026-11-01 | 3 | pinned",
+    memory_file(root, Dimension.identity, memory_body("Name is Ana Silva | 2026-11-01 | 3 | pinned",
                                                  "Lives in Lisbon | 2026-10-01 | 1"))
-    memory_file(root, Dimension.preferences, items("Loves to run | 2026-11-28 | 4",
+    memory_file(root, Dimension.preferences, memory_body("Loves to run | 2026-11-28 | 4",
                                                     "Prefers terse answers | 2026-09-15 | 1",
                                                     "Is vegetarian | 2026-03-01 | 1 | pinned",
                                                     fading=("Enjoys modal jazz | 2026-07-01 | 2",)))
-    memory_file(root, Dimension.goals, items("Ship the migration | 2026-11-25 | 2"))
-    memory_file(root, Dimension.state, items("Tired after the trip | 2026-11-29 | 1"))
+    memory_file(root, Dimension.goals, memory_body("Ship the migration | 2026-11-25 | 2"))
+    memory_file(root, Dimension.state, memory_body("Tired after the trip | 2026-11-29 | 1"))
     return root
 
 
@@ -64,7 +57,7 @@ def test_the_block_names_the_person_and_has_a_heading_for_each_dimension_in_orde
 
 
 def test_without_a_known_name_the_block_is_about_the_user(tmp_path: Path) -> None:
-    memory_file(tmp_path, Dimension.preferences, items("Loves to run | 2026-11-28 | 4"))
+    memory_file(tmp_path, Dimension.preferences, memory_body("Loves to run | 2026-11-28 | 4"))
     assert context(tmp_path).startswith("# About the user\n\n## Preferences\n- Loves to run\n")
 
 
@@ -81,7 +74,7 @@ def test_fading_items_are_left_out(vault: Path) -> None:
 
 def test_the_block_stays_within_the_budget_by_the_batching_estimate(vault: Path) -> None:
     lines = [f"Enjoys the long walk number {n} by the river | 2026-11-{1 + n % 28:02d} | {1 + n % 5}" for n in range(60)]
-    memory_file(vault, Dimension.preferences, items(*lines))
+    memory_file(vault, Dimension.preferences, memory_body(*lines))
     for budget in (100, 150, 400):
         text = context(vault, "--budget", str(budget))
         assert estimate_tokens(text) <= budget
@@ -90,7 +83,7 @@ def test_the_block_stays_within_the_budget_by_the_batching_estimate(vault: Path)
 
 def test_the_block_ends_with_how_many_items_were_left_out(vault: Path) -> None:
     lines = [f"Enjoys the long walk number {n} by the river | 2026-11-01 | 1" for n in range(40)]
-    memory_file(vault, Dimension.beliefs, items(*lines))
+    memory_file(vault, Dimension.beliefs, memory_body(*lines))
     text = context(vault, "--budget", "120")
     shown = sum(1 for line in text.splitlines() if line.startswith("- "))
     left_out = 2 + 3 + 1 + 1 + 40 - shown  # every Active item of the five files
@@ -104,7 +97,7 @@ def test_the_lowest_scored_items_are_the_ones_left_out(vault: Path) -> None:
     lines = [f"Enjoys the long walk number {n} by the river | 2026-11-01 | 1" for n in range(9)]
     lines += [f"Reads about the history of city number {n} | 2026-11-01 | 9" for n in range(3)]
     root = vault.parent / "walks"
-    memory_file(root, Dimension.beliefs, items(*lines))
+    memory_file(root, Dimension.beliefs, memory_body(*lines))
     text = context(root, "--budget", "100")
     assert "city number" in text and text.count("city number") == 3
     assert text.count("walk number") < 9
@@ -113,7 +106,7 @@ def test_the_lowest_scored_items_are_the_ones_left_out(vault: Path) -> None:
 def test_a_query_puts_the_items_relevant_to_it_first_and_keeps_them_under_a_tight_budget(vault: Path) -> None:
     lines = [f"Enjoys the long walk number {n} by the river | 2026-11-29 | 5" for n in range(30)]
     lines.append("Went running once in Porto | 2026-06-01 | 1")
-    memory_file(vault, Dimension.beliefs, items(*lines))
+    memory_file(vault, Dimension.beliefs, memory_body(*lines))
     assert "running once" not in context(vault, "--budget", "150")  # old and seen once: the first to go
     text = context(vault, "--budget", "150", "--query", "run")
     assert "- Went running once in Porto" in text

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import hylo, one_line
-from vault_helpers import memory_file, snapshot
+from vault_helpers import memory_body, memory_file, snapshot
 
 from hylo_memory.decay import Dimension, Item
 from hylo_memory.decay.recall import BM25, Entry, analyse, fuse, query_terms, rank
@@ -18,26 +18,19 @@ from hylo_memory.pipeline.config import Config
 TODAY = dt.date(2026, 11, 30)
 
 
-def items(*lines: str, fading: tuple[str, ...] = ()) -> str:
-    """A memory file's body: these Active lines (`text | last | seen [| pinned]`), then these Fading ones."""
-    def bullet(line: str) -> str:
-        text, last, seen, *pin = (part.strip() for part in line.split("|"))
-        return f"- {text} `last:{last} seen:{seen}{' pinned' if pin else ''}`\n"
-    return "## Active\n" + "".join(map(bullet, lines)) + "\n## Fading\n" + "".join(map(bullet, fading))
-
 
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
     root = tmp_path / "vault"
-    memory_file(root, Dimension.identity, items("Name is Ana Silva | 2026-11-01 | 3 | pinned",
+    memory_file(root, Dimension.identity, memory_body("Name is Ana Silva | 2026-11-01 | 3 | pinned",
                                                  "是素食者 | 2026-11-20 | 1 | pinned",
                                                  "Lives in Lisbon | 2026-10-01 | 1"))
-    memory_file(root, Dimension.preferences, items("Loves to run | 2026-11-28 | 4",
+    memory_file(root, Dimension.preferences, memory_body("Loves to run | 2026-11-28 | 4",
                                                     "Prefers terse answers | 2026-09-15 | 1",
                                                     "Drinks coffee at the café every morning | 2026-11-02 | 2",
                                                     fading=("Enjoys running in the rain | 2026-07-01 | 2",)))
-    memory_file(root, Dimension.goals, items("Run a half marathon in spring | 2026-11-25 | 1"))
-    memory_file(root, Dimension.state, items("最近压力很大 | 2026-11-29 | 1"))
+    memory_file(root, Dimension.goals, memory_body("Run a half marathon in spring | 2026-11-25 | 1"))
+    memory_file(root, Dimension.state, memory_body("最近压力很大 | 2026-11-29 | 1"))
     return root
 
 
@@ -93,7 +86,7 @@ def test_fading_items_are_included_and_marked(vault: Path) -> None:
 
 def test_equal_scores_go_pinned_first_then_most_seen_then_most_recent(tmp_path: Path) -> None:
     # One word and one length each: BM25 scores them alike, so only the tie-breaks order them.
-    memory_file(tmp_path, Dimension.preferences, items("Likes green tea | 2026-11-01 | 1",
+    memory_file(tmp_path, Dimension.preferences, memory_body("Likes green tea | 2026-11-01 | 1",
                                                        "Likes black tea | 2026-11-20 | 1",
                                                        "Likes white tea | 2026-10-01 | 5",
                                                        "Likes jasmine tea | 2026-01-01 | 1 | pinned"))
@@ -103,7 +96,7 @@ def test_equal_scores_go_pinned_first_then_most_seen_then_most_recent(tmp_path: 
 
 
 def test_the_best_match_comes_before_a_pinned_weaker_one(tmp_path: Path) -> None:
-    memory_file(tmp_path, Dimension.preferences, items("Likes tea and biscuits with friends on sundays | 2026-01-01 | 1 | pinned",
+    memory_file(tmp_path, Dimension.preferences, memory_body("Likes tea and biscuits with friends on sundays | 2026-01-01 | 1 | pinned",
                                                        "Tea | 2026-11-01 | 1"))
     assert texts(tmp_path, "tea") == ["Tea", "Likes tea and biscuits with friends on sundays"]
 

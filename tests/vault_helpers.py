@@ -134,3 +134,11 @@ def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
 
 def parse_memory(path: Path, dimension: Dimension) -> MemoryFile:
     return parse(path.read_text(encoding="utf-8"), dimension, str(path))
+
+
+def memory_body(*lines: str, fading: tuple[str, ...] = ()) -> str:
+    """A memory file's body: these Active lines (`text | last | seen [| pinned]`), then these Fading ones."""
+    def bullet(line: str) -> str:
+        text, last, seen, *pin = (part.strip() for part in line.split("|"))
+        return f"- {text} `last:{last} seen:{seen}{' pinned' if pin else ''}`\n"
+    return "## Active\n" + "".join(map(bullet, lines)) + "\n## Fading\n" + "".join(map(bullet, fading))
