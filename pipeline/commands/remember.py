@@ -70,7 +70,8 @@ def remember(
 ) -> tuple[FileUpdate, str]:
     """Apply the rules to the one file with this fact; return the update and a one-line report.
 
-    `stated` is the fact in the person's words: a forgotten fact is refused in them too, however it is worded."""
+    `stated` is the fact in the person's words, cleaned (`the_fact`): a forgotten fact is refused in them too,
+    however the model words it."""
     evidence = Evidence(dimension=decision.dimension, text=decision.text, source=REMEMBER_SOURCE,
                         pinned=decision.pinned, date=today, supersedes=decision.supersedes)
     # Read and write under the memory lock: a refresh committing meanwhile is waited for, never overwritten.
@@ -79,8 +80,8 @@ def remember(
         stones = tombstones(ledger)
         after, changes = apply_rules(before or MemoryFile.new(decision.dimension), [evidence], today, threshold,
                                      decay=False, forgotten=stones)
-        said = [evidence.model_copy(update={"text": clean_text(stated)})] if stated and clean_text(stated) else []
-        if changes.forgotten or screen(said, stones, threshold)[1]:
+        in_their_words = [evidence.model_copy(update={"text": stated})] if stated else []
+        if changes.forgotten or screen(in_their_words, stones, threshold)[1]:
             raise InputError(f'remember: "{decision.text}" is a fact you asked to forget; '
                              f'`hylo-memory unforget "{decision.text}"` lets it be kept again')
         update = FileUpdate(dimension=decision.dimension, before=before, after=after, changes=changes)
