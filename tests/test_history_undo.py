@@ -503,3 +503,27 @@ def test_an_undone_refresh_leaves_no_unit_in_the_external_pool_for_later_themes(
          perspective="external")
     ok(refresh(tmp_path))
     assert texts(tmp_path, Dimension.preferences) == {"Loves long walks"}
+
+
+def interrupted_remember(vault: Path) -> Path:
+    """The journal a `remember` killed after writing it leaves: its file and its change, not yet applied."""
+    from hylo_memory.pipeline.state.changes import ChangeRecord, Provenance
+    from hylo_memory.pipeline.state.journal import Journal
+
+    text = "---\ndecay_window: 90d\n---\n## Active\n- Loves green tea `last:2026-11-30 seen:1 pinned`\n\n## Fading\n"
+    stated = Provenance(dimension=Dimension.preferences, item="Loves green tea", wording="Loves green tea",
+                        source="remember", source_date=TODAY, kind="added")
+    change = ChangeRecord(command="remember", today=TODAY, detail="Loves green tea", provenance=[stated])
+    journal = vault / MEMORY / ".state" / "journal.json"
+    journal.parent.mkdir(parents=True, exist_ok=True)
+    journal.write_text(Journal(files={Dimension.preferences: text}, change=change).model_dump_json(), encoding="utf-8")
+    return journal
+
+
+@pytest.mark.parametrize("reader", [("history",), ("why", "Loves green tea"), ("forget", "--list")])
+def test_a_reader_finishes_an_interrupted_change_before_it_reads(tmp_path: Path, reader: tuple[str, ...]) -> None:
+    journal = interrupted_remember(tmp_path)
+    ok(hylo(*reader, "--vault", str(tmp_path)))
+    assert not journal.exists() and texts(tmp_path, Dimension.preferences) == {"Loves green tea"}
+    assert [c["command"] for c in history_json(tmp_path)] == ["remember"]
+    assert 'by remember ("Loves green tea")' in ok(hylo("why", "Loves green tea", "--vault", str(tmp_path))).stdout
