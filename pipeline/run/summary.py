@@ -7,6 +7,7 @@ import datetime as dt
 from pydantic import BaseModel
 
 from hylo_memory.decay import FileChanges, FileUpdate
+from hylo_memory.decay.rules import Conflict, Supersession
 from hylo_memory.extractors.base import Dropped, Source, SourceKind, Usage
 from hylo_memory.templates import render
 
@@ -41,17 +42,16 @@ class Deleted(BaseModel):
     text: str
 
 
-class Superseded(BaseModel):
+class Superseded(Supersession):
+    """Rule H's fade, with the file it happened in."""
+
     file: str
-    text: str
-    by: str
 
 
-class Conflicted(BaseModel):
+class Conflicted(Conflict):
+    """Rule H on a pinned item, with the file it is in."""
+
     file: str
-    pinned: str
-    evidence: str
-    source: str
 
 
 class RunSummary(BaseModel):
