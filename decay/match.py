@@ -1,48 +1,51 @@
-"""When two wordings are the same fact: normalised equality, then near-duplicates.
+"""When two wordings are the same fact (SPEC §3): normalised equality, then near-duplicates.
 
-Exact normalised keys are looked up first. Then, in a file of ordinary size, every
-item of compatible length is compared with rapidfuzz, so matching is exactly SPEC
-§3's. In a very large file the search is blocked so it stays linear: only items of
-compatible length that share a block key with the query are compared. Two texts share a key when they
-share a word, or — both being short (at most three words), where one changed
-word leaves nothing else in common — a word's first or last four characters:
-"vegetarian", "vegetarians" and "vegetarain" meet, as do "colour" and "color".
-Keys held by very many items ("the", "likes") are skipped unless the query has
-nothing else.
+A near-duplicate has the same words in the same order but for typos and inflections. Two
+differing words are a typo of each other when, case- and accent-folded, one letter is added,
+dropped or changed or two neighbours swapped, in words of at least five letters without
+digits ("Vegetarain" / "Vegetarian", "colour" / "color"); an inflection when they share a
+stem ("sardine" / "sardines"). A name is never a typo: a word capitalised anywhere but as
+the first word, or a first word in label position ("Ana — sister", "Ana: …", "Ana, my
+sister", "Ana's …", "Maria is my sister", "Tim Smith"). Any other difference makes two
+facts, however close in letters ("pecans" / "peanuts", "Mondays" / "Fridays", "Is 34" /
+"Is 43", an added word). A CJK run, which an input method writes in real characters, may
+gain characters ("…左右" / "…左右吧") but never change one ("女朋友" / "男朋友"). Two texts of
+different polarity (decay/polarity.py) never match.
 
-A near-duplicate is the same fact only when it holds the same numbers and the same names
-(SPEC §3): "Wants to visit Austria" / "… Australia", "Ana — sister" / "Ann — sister",
-"Runs 34 km" / "Runs 43 km" and "topic12" / "topic13" stay apart, while "Vegetarain" /
-"Vegetarian" and "Inês" / "Ines" still merge. Exact normalised matches are not affected.
-Numbers are digit runs ("topic12" holds 12; "007" is 7). Names are words with a capital
-anywhere but at the start of the text, case- and accent-folded; the first word is a name
-too when it reads as a label ("Ana — sister", "Ana: …", "Ana, my sister", "Ana's …") or
-has a capital inside ("iPhone"). A name of either text must be a word of the other, so a
-name written in lower case in the other wording still counts as held. Chinese, Japanese and
-Korean text has no capitals and no typos of the Latin kind (an input method writes real
-characters), so a CJK near-duplicate may add characters ("…左右" / "…左右吧") but not change
-one: "…女朋友" / "…男朋友" and "第一部" / "第二部" stay apart.
+rapidfuzz's `fuzz.ratio` only finds candidates fast: exact normalised keys are looked up
+first; then, in a file of ordinary size, every item of compatible length is scored, and
+`same_fact` decides. In a very large file the search is blocked so it stays linear: only
+items that share a block key with the query are scored. Two texts share a key when they
+share a word, or — both being short (at most three words), where one changed word leaves
+nothing else in common — a word's first or last four characters. Keys held by very many
+items ("the", "likes") are skipped unless the query has nothing else.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
-from collections import Counter, defaultdict
+from collections import defaultdict
 
 from rapidfuzz import fuzz, process
+from rapidfuzz.distance import OSA
+
+from .polarity import opposed
+from .words import RUN, fold, stem
 
 _TRAILING_CHARACTERS = " .,;:!?。，；：！？…"
 _WORD = re.compile(r"\w+")
 # A word's first and last four characters (the whole word when it is shorter).
 _PREFIX = re.compile(r"\b\w{1,4}")
 _SUFFIX = re.compile(r"\w{1,4}\b")
-_DIGITS = re.compile(r"\d+")
-_NONE: frozenset[str] = frozenset()
-# The first word in label position: "Ana — sister", "Ana: sister", "Ana, my sister", "Ana's birthday".
-_LABEL = re.compile(r"\W*(\w+)(?:\s*[—–:,(]|\s+-(?:\s|$)|['’]s\b)")
+# The first word in label position: "Ana — sister", "Ana: sister", "Ana, my sister", "Ana's birthday",
+# "Maria is my sister".
+_LABEL = re.compile(r"\W*(\w+)(?:\s*[—–:,(]|\s+-(?:\s|$)|['’]s\b|\s+(?:is|was|are)\s+(?:my|our|the)\b)")
 # Texts of at most this many words are also blocked by word prefixes and suffixes.
 _SHORT_TEXT_WORDS = 3
+# A typo is a one-letter slip in a word at least this long: shorter words are too often other words.
+TYPO_MIN_LETTERS = 5
+# An inflection changes at most this many letters at a word's end ("study" / "studies").
+_INFLECTION_TAIL = 4
 # Up to this many items, every item is compared (in C, by rapidfuzz): matching is then
 # exactly SPEC §3's. Blocking only serves files far larger than a person's memory.
 EXHAUSTIVE_UP_TO = 1000
@@ -57,95 +60,111 @@ def normalise(text: str) -> str:
     return " ".join(text.casefold().split()).rstrip(_TRAILING_CHARACTERS)
 
 
-def fold(word: str) -> str:
-    """A word case- and accent-folded: "Inês" → "ines"."""
-    word = word.casefold()
-    if word.isascii():
-        return word
-    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+class Word:
+    """One word of a text as matching weighs it."""
+
+    __slots__ = ("folded", "name", "cjk")
+
+    def __init__(self, raw: str, name: bool, cjk: bool):
+        self.folded = raw if cjk else fold(raw)
+        self.name = name
+        self.cjk = cjk
 
 
-def _number(digits: str) -> str:
-    """A digit run as plain ASCII digits without leading zeros: "007" and "７" are 7."""
-    if not digits.isascii():
-        digits = "".join(str(unicodedata.digit(c)) for c in digits)
-    return digits.lstrip("0") or "0"
+def words(text: str) -> list[Word]:
+    """The text's words in order, each marked a name or a CJK run (see the module's doc)."""
+    runs = list(RUN.finditer(text))
+    found = []
+    for i, run in enumerate(runs):
+        raw = run[0]
+        capital = raw != raw.lower()
+        if i == 0:
+            following = runs[1][0] if len(runs) > 1 else ""
+            name = capital and (raw[1:] != raw[1:].lower() or bool(_LABEL.match(text))
+                                or following != following.lower())
+        else:
+            name = capital
+        found.append(Word(raw, name, run[1] is not None))
+    return found
 
 
-def numbers(text: str) -> frozenset[str]:
-    """The numbers a text holds: its digit runs."""
-    runs = _DIGITS.findall(text)
-    return frozenset(_number(d) for d in runs) if runs else _NONE
+def _adds_only(a: str, b: str) -> bool:
+    """Whether one CJK run is the other with characters added, none changed."""
+    short, long = (a, b) if len(a) <= len(b) else (b, a)
+    letters = iter(long)
+    return all(c in letters for c in short)
 
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+def is_typo(a: str, b: str) -> bool:
+    """Whether two different folded words are one slip apart: a letter added, dropped or changed, or two swapped."""
+    if min(len(a), len(b)) < TYPO_MIN_LETTERS or not (a.isalpha() and b.isalpha()):
+        return False
+    return OSA.distance(a, b, score_cutoff=1) <= 1
 
 
-def cjk(text: str) -> str:
-    """The text's CJK characters, sorted: what a CJK near-duplicate must hold exactly."""
-    return "".join(sorted(_CJK.findall(text)))
+def is_inflection(a: str, b: str) -> bool:
+    """Whether two different folded words are forms of one word: the same stem, differing only at the end."""
+    if not (a.isalpha() and b.isalpha()) or stem(a) != stem(b):
+        return False
+    common = len(_common_prefix(a, b))
+    return len(a) - common <= _INFLECTION_TAIL and len(b) - common <= _INFLECTION_TAIL
 
 
-def _one_holds_the_other(a: str, b: str) -> bool:
-    """Whether every CJK character of one text is in the other: added characters, none changed."""
-    if a == b:
-        return True
-    first, second = Counter(a), Counter(b)
-    return not (first - second) or not (second - first)
+def _common_prefix(a: str, b: str) -> str:
+    i = 0
+    while i < min(len(a), len(b)) and a[i] == b[i]:
+        i += 1
+    return a[:i]
 
 
-def names(text: str) -> frozenset[str]:
-    """The names a text holds, folded: words capitalised anywhere but at the start (see the module's doc)."""
-    tail = text[1:]
-    if tail.lower() == tail:  # no capital past the first character: the common case, made quick
-        label = _LABEL.match(text) if text[:1] != text[:1].lower() else None
-        return frozenset((fold(label[1]),)) if label else _NONE
-    words = _WORD.findall(text)
-    found = {fold(w) for w in words[1:] if w != w.lower()}
-    if words:
-        head = words[0]
-        if head[1:] != head[1:].lower() or (head != head.lower() and _LABEL.match(text)):
-            found.add(fold(head))
-    return frozenset(found)
+def same_words(mine: list[Word], theirs: list[Word]) -> bool:
+    """The same words in the same order but for typos and inflections, names and numbers exact."""
+    if len(mine) != len(theirs):
+        return False
+    for a, b in zip(mine, theirs, strict=True):
+        if a.folded == b.folded:
+            continue
+        if a.name or b.name or a.cjk != b.cjk:
+            return False
+        if a.cjk:
+            if not _adds_only(a.folded, b.folded):
+                return False
+        elif not (is_typo(a.folded, b.folded) or is_inflection(a.folded, b.folded)):
+            return False
+    return True
+
+
+def same_fact(a: str, b: str) -> bool:
+    """Whether two wordings are the same fact by §3's rules (no extractor's word taken)."""
+    if opposed(a, b):
+        return False
+    return normalise(a) == normalise(b) or same_words(words(a), words(b))
 
 
 class _Prepared:
-    """A text normalised, with its block keys and what a near-duplicate must share: numbers and names."""
+    """A text normalised, with its block keys and, made when first needed, its words as matching weighs them."""
 
-    __slots__ = ("text", "norm", "words", "affixes", "_signature", "_folded")
+    __slots__ = ("text", "norm", "words", "affixes", "_weighed")
 
     def __init__(self, text: str):
         self.text = text
         self.norm = normalise(text)
-        words = _WORD.findall(self.norm)
-        self.words = frozenset(words)
+        found = _WORD.findall(self.norm)
+        self.words = frozenset(found)
         self.affixes = (
             frozenset(_PREFIX.findall(self.norm) + _SUFFIX.findall(self.norm))
-            if len(words) <= _SHORT_TEXT_WORDS else frozenset()
+            if len(found) <= _SHORT_TEXT_WORDS else frozenset()
         )
-        # Made once, when a near-duplicate is first weighed: most texts never have one.
-        self._signature: tuple[frozenset[str], frozenset[str], str] | None = None
-        self._folded: frozenset[str] | None = None
+        self._weighed: list[Word] | None = None  # made once, when a near-duplicate is first weighed
 
-    def signature(self) -> tuple[frozenset[str], frozenset[str], str]:
-        """The text's numbers, names and CJK characters."""
-        if self._signature is None:
-            self._signature = (numbers(self.text), names(self.text), cjk(self.text))
-        return self._signature
+    def weighed(self) -> list[Word]:
+        if self._weighed is None:
+            self._weighed = words(self.text)
+        return self._weighed
 
-    def folded(self) -> frozenset[str]:
-        """Every word of the text, folded: where a name of another wording is looked for."""
-        if self._folded is None:
-            self._folded = frozenset(fold(w) for w in _WORD.findall(self.text))
-        return self._folded
-
-    def same_numbers_and_names(self, other: _Prepared) -> bool:
-        """Whether a near-duplicate `other` may be the same fact (SPEC §3): the same numbers, and
-        each text's names among the other's words."""
-        mine, theirs = self.signature(), other.signature()
-        if mine[0] != theirs[0] or not _one_holds_the_other(mine[2], theirs[2]):
-            return False
-        return (not mine[1] or mine[1] <= other.folded()) and (not theirs[1] or theirs[1] <= self.folded())
+    def same_fact(self, other: _Prepared) -> bool:
+        """Whether the near-duplicate candidate `other` is the same fact (SPEC §3)."""
+        return not opposed(self.text, other.text) and same_words(self.weighed(), other.weighed())
 
 
 class TextIndex:
@@ -197,7 +216,7 @@ class TextIndex:
         texts = self._texts
         for _, score, key in found:
             if key != exclude and (best is None or score > best[0] or (score == best[0] and key < best[1])) \
-                    and prepared.same_numbers_and_names(texts[key]):
+                    and prepared.same_fact(texts[key]):
                 best = (score, key)
         return best[1] if best else None
 

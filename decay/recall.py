@@ -8,15 +8,12 @@ import datetime as dt
 import functools
 import math
 import operator
-import re
-import threading
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import Stemmer  # type: ignore[import-not-found]  # PyStemmer ships no type information
-
 from .model import Dimension, Item
+from .words import RUN, stem
 
 # A small English list: words that say nothing about what a query asks. Left out of queries only
 # (an item is indexed whole), so a query of nothing else ("who is she") can still be searched by them;
@@ -27,22 +24,11 @@ STOP_WORDS = frozenset(
     "s t m d ll re ve".split()
 )
 
-# Chinese, Japanese and Korean letters (Han, kana, Hangul, their extensions and half-width forms),
-# written without spaces between words: read as overlapping pairs of characters.
-_CJK_CLASS = (
-    "\u1100-\u11ff\u2e80-\u2fdf\u3005-\u3007\u3021-\u3029\u3031-\u3035\u3038-\u303c\u3040-\u30ff\u3130-\u318f"
-    "\u31a0-\u31bf\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\uff66-\uffdc"
-    "\U00020000-\U0003134f"
-)
-# A run of CJK letters (group 1), or a word of any other letters and digits.
-_RUN = re.compile(f"([{_CJK_CLASS}]+)|[^\\W_{_CJK_CLASS}]+")
 
 K1, B = 1.2, 0.75  # BM25's usual constants: term frequency saturation, length normalisation
 RRF_K = 60  # reciprocal rank fusion's constant, as in Cormack et al. (2009)
 RRF_DEPTH = 100  # how far down each ranking takes part in the fusion (at least the limit asked)
 
-_stemmer = Stemmer.Stemmer("english")
-_stem_lock = threading.Lock()  # one stemmer, shared: a server may rank from several threads
 
 
 @functools.lru_cache(maxsize=100_000)
@@ -52,8 +38,7 @@ def _word(word: str) -> tuple[str, str]:
     folded = bare if bare.isascii() else word
     if folded.isdigit():
         return folded, folded
-    with _stem_lock:
-        return folded, str(_stemmer.stemWord(folded))
+    return folded, stem(folded)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +56,7 @@ def analyse(text: str, stop_words: frozenset[str] = frozenset()) -> Terms:
     """
     terms: list[str] = []
     unigrams: list[str] = []
-    for match in _RUN.finditer(unicodedata.normalize("NFKC", text).casefold()):
+    for match in RUN.finditer(unicodedata.normalize("NFKC", text).casefold()):
         run = match[1]
         if run is None:
             folded, term = _word(match[0])
