@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from .match import TextIndex
 from .model import Dimension, Evidence
+from .polarity import opposed
 
 
 class Tombstone(BaseModel):
@@ -29,7 +30,10 @@ def screen(evidence: Iterable[Evidence], tombstones: Iterable[Tombstone],
     blocked: list[Evidence] = []
     for ev in evidence:
         index = indexes.get(ev.dimension)
+        # The item an extractor says it restates counts only when it is of the same polarity (SPEC §3):
+        # forgetting "Loves X" never blocks "Hates X".
+        restated = ev.matches is not None and not opposed(ev.text, ev.matches)
         hit = index is not None and (index.find(ev.text) is not None
-                                     or (ev.matches is not None and index.find(ev.matches) is not None))
+                                     or (restated and index.find(ev.matches or "") is not None))
         (blocked if hit else kept).append(ev)
     return kept, blocked

@@ -74,9 +74,12 @@ class Word:
 def words(text: str) -> list[Word]:
     """The text's words in order, each marked a name or a CJK run (see the module's doc)."""
     runs = list(RUN.finditer(text))
-    found = []
+    found: list[Word] = []
     for i, run in enumerate(runs):
         raw = run[0]
+        if run[1] is not None and found and found[-1].cjk:
+            found[-1].folded += raw  # CJK runs apart only by punctuation are one: "游泳，和滑雪" is "游泳和滑雪"
+            continue
         capital = raw != raw.lower()
         if i == 0:
             following = runs[1][0] if len(runs) > 1 else ""

@@ -13,6 +13,7 @@ from .forgetting import Tombstone, screen
 from .format import gc_paused
 from .match import TextIndex, normalise
 from .model import ACTIVE, FADING, Dimension, Entry, Evidence, Item, Layout, MemoryFile, RawLine, Section
+from .polarity import core, opposed
 
 DEFAULT_THRESHOLD = 90.0
 
@@ -58,6 +59,7 @@ class FileChanges(BaseModel):
     faded: list[str] = []
     deleted: list[str] = []
     merged: list[Merge] = []  # items merged into another item of the file: each drops one
+    joined: list[Merge] = []  # evidence in other words that landed on an item (or on other evidence): F too
     adopted: list[str] = []
     superseded: list[Supersession] = []
     conflicts: list[Conflict] = []
@@ -188,6 +190,18 @@ def _record_merge(changes: FileChanges, survivor: _Slot, dropped: str) -> None:
     changes.merged.append(Merge(kept=survivor.text, dropped=dropped))
 
 
+def _record_join(changes: FileChanges, kept: str, wording: str) -> None:
+    """Evidence in other words landed on an item: a merge like any other, shown as kept ← dropped.
+
+    The item keeps its wording (a new one keeps the first it was seen in): rewording it could
+    make it a near-duplicate of another item, and the rules would not be idempotent.
+    """
+    if normalise(wording) != normalise(kept):
+        join = Merge(kept=kept, dropped=wording)
+        if join not in changes.joined:
+            changes.joined.append(join)
+
+
 def _read_slots(memory: MemoryFile, today: dt.date, pool: _Pool, changes: FileChanges) -> dict[int, _Slot]:
     """Load the file's items into the pool, merging duplicates (F); map each entry to its slot."""
     layout: dict[int, _Slot] = {}  # id() of an Item entry in memory.sections → its slot
@@ -262,10 +276,14 @@ def _apply_evidence(
             changes.expired += 1
             continue
         target = pool.find(ev.matches) if ev.matches else None
+        if target is not None and opposed(ev.text, pool.slots[target].text):
+            target = None  # an extractor's `restates` never joins opposite facts (SPEC §3)
         if target is None:
             target = pool.find(ev.text)
         if target is None:
             target = pool.add(_Slot(ev.text, seen_on, 0, False, ACTIVE, was_fading=False))
+        else:
+            _record_join(changes, pool.slots[target].text, ev.text)
         # F between pieces of evidence: a new item keeps the first wording it was seen in
         # (sources come oldest first). Rewording it later could make it a near-duplicate of
         # another item that the next run would merge: the rules would not be idempotent.
@@ -296,23 +314,53 @@ def _apply_evidence(
 
 def _supersede(pool: _Pool, landed: list[tuple[Evidence, _Slot, dt.date]], changes: FileChanges) -> None:
     """Rule H: an Active item a newer fact replaces moves to Fading; a pinned one is a conflict."""
+    opposites = _Opposites(pool)
     for ev, slot, seen_on in landed:
-        if ev.supersedes is None or (found := pool.find(ev.supersedes)) is None:
-            continue
-        old, new = pool.slots[found].live(), slot.live()
-        if old is new:
-            continue  # the evidence is the very item it would replace
-        if old.supported is not None and old.supported >= seen_on:
-            continue  # supported in this run, on or after the replacing fact: still current
-        if old.last > seen_on:
-            continue  # seen after the "replacing" fact was written (an old note read late): not a newer fact
-        if old.pinned:
-            conflict = Conflict(pinned=old.text, evidence=ev.text, source=ev.source)
-            if conflict not in changes.conflicts:
-                changes.conflicts.append(conflict)
-        elif old.section == ACTIVE:
-            old.section = FADING  # `last` and `seen` unchanged: E deletes it only after two windows
-            changes.superseded.append(Supersession(text=old.text, by=new.text))
+        named = pool.find(ev.supersedes) if ev.supersedes is not None else None
+        for old in ([] if named is None else [named]) + opposites.of(slot.live()):
+            _replace(pool.slots[old].live(), slot.live(), ev, seen_on, changes)
+
+
+class _Opposites:
+    """The file's items by their polarity-free core (decay/polarity.py), built the first time one is asked for.
+
+    The opposite of an item ("Hates X" of "Loves X", "No longer eats meat" of "Eats meat") replaces
+    it by rule H whatever the extractor said: opposites never reinforce each other.
+    """
+
+    def __init__(self, pool: _Pool):
+        self.pool = pool
+        self.by_core: dict[str, list[int]] | None = None
+
+    def of(self, slot: _Slot) -> list[int]:
+        """The items that say the opposite of `slot`."""
+        mine = core(slot.text)
+        if not mine.replace("♥", "").strip():
+            return []  # nothing but a liking ("Loves it"): no thing to be the opposite about
+        if self.by_core is None:
+            self.by_core = {}
+            for number, other in enumerate(self.pool.slots):
+                if not other.deleted:
+                    self.by_core.setdefault(core(other.text), []).append(number)
+        slots = self.pool.slots
+        return [n for n in self.by_core.get(mine, ()) if not slots[n].deleted and opposed(slots[n].text, slot.text)]
+
+
+def _replace(old: _Slot, new: _Slot, ev: Evidence, seen_on: dt.date, changes: FileChanges) -> None:
+    """Rule H for one replaced item: faded at once, or a conflict when pinned."""
+    if old is new:
+        return  # the evidence is the very item it would replace
+    if old.supported is not None and old.supported >= seen_on:
+        return  # supported in this run, on or after the replacing fact: still current
+    if old.last > seen_on:
+        return  # seen after the "replacing" fact was written (an old note read late): not a newer fact
+    if old.pinned:
+        conflict = Conflict(pinned=old.text, evidence=ev.text, source=ev.source)
+        if conflict not in changes.conflicts:
+            changes.conflicts.append(conflict)
+    elif old.section == ACTIVE:
+        old.section = FADING  # `last` and `seen` unchanged: E deletes it only after two windows
+        changes.superseded.append(Supersession(text=old.text, by=new.text))
 
 
 def _decay(slot: _Slot, today: dt.date, window: int, changes: FileChanges) -> None:

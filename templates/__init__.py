@@ -1,6 +1,7 @@
 """Jinja2 templates: prompts and the run summary. `render` is the one way to use them."""
 
 import re
+import shlex
 from functools import cache
 from pathlib import Path
 
@@ -31,6 +32,7 @@ def environment() -> jinja2.Environment:
     )
     env.filters["source_text"] = source_text
     env.filters["counted"] = counted
+    env.filters["shell"] = shlex.quote  # a command the person can paste: an item's text as one argument
     return env
 
 

@@ -18,6 +18,7 @@ from hylo_memory.decay.rules import Applied, Conflict, Supersession
 
 LOVES = "Loves cold brew"
 DISLIKES = "Dislikes cold brew now"
+FLAT_WHITES = "Prefers flat whites"  # no opposite of LOVES: it replaces nothing unless it says so
 NOTE = "_shorts/note-1.md"
 LATER_NOTE = "_shorts/note-2.md"
 
@@ -98,7 +99,8 @@ def test_a_replacing_fact_for_a_pinned_item_is_reported_as_a_conflict_with_its_s
 def test_a_pinned_item_seen_again_after_the_replacing_fact_is_no_conflict(today: dt.date) -> None:
     evidence = [replacing(LOVES, date=ago(today, 5)), ev(LOVES, source=LATER_NOTE, date=ago(today, 1))]
     _, changes = run(loves(today, pinned=True), evidence, today)
-    assert changes.conflicts == [] and changes.superseded == []
+    # The pinned item is the newer fact: it is the replacing one that fades, its opposite (SPEC §3).
+    assert changes.conflicts == [] and changes.superseded == [Supersession(text=DISLIKES, by=LOVES)]
 
 
 # When H does nothing
@@ -135,13 +137,14 @@ def test_an_item_seen_in_the_same_run_on_or_after_the_replacing_fact_stays_activ
     evidence = [replacing(LOVES, date=ago(today, 5)), ev(LOVES, source=LATER_NOTE, date=ago(today, days))]
     after, changes = run(loves(today), evidence, today)
     assert section_of(after, LOVES) == (ACTIVE, Item(text=LOVES, last=ago(today, days), seen=5))
-    assert changes.superseded == []
+    # Seen later than its opposite, it is the newer fact and replaces it; seen the same day, neither replaces.
+    assert changes.superseded == ([Supersession(text=DISLIKES, by=LOVES)] if days < 5 else [])
 
 
 def test_an_item_seen_in_the_same_run_by_undated_evidence_stays_active(today: dt.date) -> None:
     evidence = [replacing(LOVES, date=ago(today, 5)), ev(LOVES, source="remember", date=None)]
     after, changes = run(loves(today), evidence, today)
-    assert section_of(after, LOVES)[0] == ACTIVE and changes.superseded == []
+    assert section_of(after, LOVES)[0] == ACTIVE and changes.superseded == [Supersession(text=DISLIKES, by=LOVES)]
 
 
 def test_an_item_seen_in_the_same_run_only_before_the_replacing_fact_still_fades(today: dt.date) -> None:
@@ -159,9 +162,9 @@ def test_an_item_already_fading_stays_fading_and_is_not_named(today: dt.date) ->
 
 
 def test_supersedes_naming_no_existing_item_changes_nothing_but_the_new_fact(today: dt.date) -> None:
-    after, changes = run(loves(today), [replacing("Enjoys modal jazz", date=ago(today, 2))], today)
+    after, changes = run(loves(today), [replacing("Enjoys modal jazz", text=FLAT_WHITES, date=ago(today, 2))], today)
     assert section_of(after, LOVES) == (ACTIVE, Item(text=LOVES, last=ago(today, 10), seen=4))
-    assert (changes.superseded, changes.conflicts, changes.added) == ([], [], [DISLIKES])
+    assert (changes.superseded, changes.conflicts, changes.added) == ([], [], [FLAT_WHITES])
 
 
 # Afterwards: only E deletes it, B brings it back
@@ -195,7 +198,8 @@ def test_a_superseded_item_seen_again_in_a_later_run_returns_to_active(today: dt
     tomorrow = today + dt.timedelta(days=1)
     second, changes = rerun(first, tomorrow, (ev(LOVES, source=LATER_NOTE, date=tomorrow),))
     assert section_of(second, LOVES) == (ACTIVE, Item(text=LOVES, last=tomorrow, seen=5))
-    assert changes.refreshed == [LOVES] and changes.superseded == []
+    # Seen again, it is the newer fact: its opposite is the one that fades now.
+    assert changes.refreshed == [LOVES] and changes.superseded == [Supersession(text=DISLIKES, by=LOVES)]
 
 
 # Through the engine, and provenance

@@ -276,10 +276,16 @@ def test_a_threshold_above_the_similarity_keeps_the_texts_apart(today: dt.date) 
     assert [i.text for i in after.items] == ["Vegetarian", "Vegetarain"]
 
 
-def test_a_threshold_below_the_similarity_makes_them_one_fact(today: dt.date) -> None:
+def test_a_threshold_below_the_similarity_makes_a_typo_one_fact(today: dt.date) -> None:
+    text = memory_text(active=[item_line("Is vegetarian", ago(today, 30))])
+    after, _ = run(text, [ev("Is vegetarain")], today, threshold=92)
+    assert [(i.text, i.seen) for i in after.items] == [("Is vegetarian", 2)]
+
+
+def test_no_threshold_makes_a_different_word_one_fact(today: dt.date) -> None:
     text = memory_text(active=[item_line("Walks the dog daily", ago(today, 30))])
-    after, _ = run(text, [ev("Walks his dog daily")], today, threshold=89)
-    assert [(i.text, i.seen) for i in after.items] == [("Walks the dog daily", 2)]
+    after, _ = run(text, [ev("Walks his dog daily")], today, threshold=50)
+    assert [(i.text, i.seen) for i in after.items] == [("Walks the dog daily", 1), ("Walks his dog daily", 1)]
 
 
 def test_evidence_only_matches_items_of_its_own_dimension(today: dt.date) -> None:

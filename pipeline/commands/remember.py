@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import shlex
 from pathlib import Path
 
 from hylo_memory.decay import Dimension, Evidence, FileUpdate, apply_rules, render
@@ -92,8 +93,10 @@ def remember(
     verb = "Kept" if changes.added else "Refreshed"
     pin = "pinned" if kept.pinned else "not pinned, it will fade"
     note = f"; {decision.reason}" if decision.reason else ""
+    note += "".join(f'; merged as the same fact: "{m.kept}" ← "{m.dropped}"' for m in changes.merged + changes.joined)
     note += "".join(f'; it replaces "{s.text}" (now fading)' for s in changes.superseded)
-    note += "".join(f'; it contradicts pinned "{c.pinned}", kept as it is: `hylo-memory forget "{c.pinned}"` '
+    note += "".join(f'; it contradicts pinned "{c.pinned}", kept as it is: '
+                    f'`hylo-memory forget {shlex.quote(c.pinned)} --dimension {decision.dimension.value}` '
                     f'if it no longer holds'
                     for c in changes.conflicts)
     return update, f'{verb} "{kept.text}" in {store.path(decision.dimension).name} (seen {kept.seen}, {pin}){note}'

@@ -54,6 +54,14 @@ class Conflicted(Conflict):
     file: str
 
 
+class Merged(BaseModel):
+    """Two wordings taken as one fact (rule F), with the file: the wording kept, and the one dropped."""
+
+    file: str
+    kept: str
+    dropped: str
+
+
 class RunSummary(BaseModel):
     """Everything SPEC §4.8 asks a run to report; `--json` prints exactly this."""
 
@@ -66,6 +74,7 @@ class RunSummary(BaseModel):
     changed_files: list[str] = []
     counts: Counts = Counts()
     deleted: list[Deleted] = []
+    merged: list[Merged] = []  # every merge, item with item and evidence with an item (SPEC §3)
     superseded: list[Superseded] = []
     conflicts: list[Conflicted] = []
     forgotten: list[Deleted] = []  # evidence a forgotten item's tombstone kept out
@@ -105,8 +114,10 @@ def total_counts(reports: list[FileReport]) -> Counts:
 
 
 def trust_lists(reports: list[FileReport]) -> dict[str, list[object]]:
-    """Rule H's and the tombstones' lists of a summary (SPEC §4.8), file by file."""
+    """The merges', rule H's and the tombstones' lists of a summary (SPEC §4.8), file by file."""
     return {
+        "merged": [Merged(file=r.file, kept=m.kept, dropped=m.dropped)
+                   for r in reports for m in r.changes.merged + r.changes.joined],
         "superseded": [Superseded(file=r.file, text=s.text, by=s.by) for r in reports for s in r.changes.superseded],
         "conflicts": [Conflicted(file=r.file, **c.model_dump()) for r in reports for c in r.changes.conflicts],
         "forgotten": [Deleted(file=r.file, text=t) for r in reports for t in r.changes.forgotten],

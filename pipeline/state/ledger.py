@@ -55,7 +55,7 @@ class Counts(BaseModel):
             counts.faded += len(c.faded)
             counts.deleted += len(c.deleted)
             counts.expired += c.expired
-            counts.merged += len(c.merged)
+            counts.merged += len(c.merged) + len(c.joined)
             counts.adopted += len(c.adopted)
             counts.superseded += len(c.superseded)
             counts.forgotten += len(c.forgotten)
