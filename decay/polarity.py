@@ -40,7 +40,8 @@ _FILLER = frozenset("now really still actually truly totally absolutely genuinel
 # Chinese: likings and negations inside a run of characters.
 _CJK_NEGATIVE = ("不喜欢", "讨厌", "厌恶", "受不了", "恨")
 _CJK_POSITIVE = ("喜欢", "热爱", "爱")
-_CJK_NEGATIONS = ("不再", "并不", "没有", "不", "没", "别")
+# 没有 is 没 and 有: "没有车" is the opposite of "有车", so 有 stays in the core.
+_CJK_NEGATIONS = ("不再", "并不", "不", "没", "别")
 # Words that hold 不 or 没 and negate nothing: "不错" is good, "不过" is but.
 _CJK_FALSE_NEGATIONS = ("不错", "不过", "不同", "不断", "不少", "不仅", "不管", "差不多", "不得不", "了不起",
                         "对不起", "不久", "不然", "要不", "没关系")
