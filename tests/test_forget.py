@@ -98,7 +98,7 @@ def test_a_tombstone_keeps_matching_evidence_out_of_apply_and_its_report_says_so
 def test_a_tombstone_keeps_a_near_duplicate_out_too(tmp_path: Path) -> None:
     lisbon(tmp_path)
     ok(forget(tmp_path, LISBON))
-    ok(apply(tmp_path, fact("identity", "Livs in Lisbon", source="_shorts/b.md")))
+    ok(apply(tmp_path, fact("identity", "Lievs in Lisbon", source="_shorts/b.md")))
     assert texts(tmp_path, Dimension.identity) == {"Works as a nurse"}
 
 

@@ -37,6 +37,7 @@ class HyloGroup(click.Group):
 
     def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,  # type: ignore[override]
              complete_var: str | None = None, standalone_mode: bool = True, **extra: Any) -> int:
+        tolerate_any_output_encoding()
         code = _exit_code(lambda: super(HyloGroup, self).main(args, prog_name or PROG, complete_var,
                                                               standalone_mode=False, **extra))
         if standalone_mode:
@@ -48,6 +49,18 @@ class HyloGroup(click.Group):
             return super().invoke(ctx)
         except KeyboardInterrupt:  # before click turns it into a blank line and an Abort
             raise click.Abort() from None
+
+
+def tolerate_any_output_encoding() -> None:
+    """Text goes out in the output's encoding with what it cannot show escaped (`\\u4e2d`): a Latin-1
+    terminal or a Windows redirect must not turn a Chinese item into a traceback after the files were written."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and getattr(stream, "errors", "strict") == "strict":
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # a closed or detached stream: nothing to print to anyway
+                pass
 
 
 def _exit_code(invoke: Callable[[], Any]) -> int:
