@@ -149,6 +149,8 @@ class _Body:
             return
         owned = self.current is None or self.current.heading in (ACTIVE, FADING)
         item = parse_item(line, self.path, number) if owned else None
+        if not owned and self.current is not None and "`last:" in line:
+            self._misplaced(line, number, self.current.heading)
         if item is None:
             self._raw(line)
         elif self.current is None:
@@ -157,6 +159,13 @@ class _Body:
         else:
             self.owner = (self.current.entries, len(self.current.entries))
             self.current.entries.append(item)
+
+    def _misplaced(self, line: str, number: int, heading: str) -> None:
+        """An item under another heading ("## Active items") would vanish from every reader: refused instead."""
+        item = parse_item(line, self.path, number)
+        if item is not None and item.last is not None:
+            raise MemoryFileError(self.path, number, f"an item (with its `last:` span) under {heading.strip()!r}: "
+                                                     f"items go under '## {ACTIVE}' or '## {FADING}'")
 
     def _open_fence(self, line: str, number: int, in_children: bool) -> bool:
         if "```" not in line and "~~~" not in line:
