@@ -9,11 +9,12 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import openai
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
-from .llm_client import describe_failure  # the chat client's wording of a failure, for the same failures
+if TYPE_CHECKING:
+    import openai
 
 MAX_INPUT_CHARS = 2000  # an item is one line; a hand-written one longer than this is embedded by its start
 MAX_DIMENSIONS = 16_384  # the largest embedding models give 4,096; more is not an embedding
@@ -59,6 +60,11 @@ def embed(settings: EmbeddingSettings, texts: Sequence[str]) -> Embedded:
 
     What was embedded before a failure or the deadline is returned with the failure, for the caller to keep.
     """
+    # The SDK is imported when embeddings are asked for: it costs most of a command's start-up.
+    import openai
+
+    from .llm_client import describe_failure  # the chat client's wording of a failure, for the same failures
+
     wanted = list(dict.fromkeys(texts))
     done: dict[str, list[float]] = {}
     failure: list[str] = []
