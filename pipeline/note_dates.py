@@ -1,4 +1,5 @@
-"""Dates as people write them in notes (SPEC §1): YAML dates, ISO, `YYYY/MM/DD`, daily-note links, month names."""
+"""Dates as people write them in notes (SPEC §1): YAML dates, ISO, `YYYY/MM/DD`, daily-note links, month names,
+and the dates other tools put in file names (Logseq's journals, Zettelkasten ids)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,10 @@ from pathlib import Path
 
 # The calendar a note's date (and a run's `--today`) may fall in: windows reach years back from it.
 EARLIEST, LATEST = dt.date(1900, 1, 1), dt.date(9000, 12, 31)
-DATE_PREFIX = re.compile(r"^(\d{4}-\d{2}-\d{2})")
+# The dates a file name may start with (SPEC §1): `YYYY-MM-DD` (Obsidian's daily notes), `YYYY_MM_DD`
+# (Logseq's journals) and a Zettelkasten id `YYYYMMDDHHMM` (seconds too), its time checked like its date.
+_NAME_DATES = (re.compile(r"(\d{4})-(\d{2})-(\d{2})"), re.compile(r"(\d{4})_(\d{2})_(\d{2})"),
+               re.compile(r"(\d{4})(\d{2})(\d{2})(?:[01]\d|2[0-3])[0-5]\d(?:[0-5]\d)?(?!\d)"))
 
 _MONTHS = {name: n for n, names in enumerate(
     [("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",), ("jun", "june"),
@@ -63,6 +67,24 @@ def _written_date(text: str) -> dt.date | None:
 
 
 def name_date(path: Path) -> dt.date | None:
-    """A `YYYY-MM-DD` prefix of the file name, or a name that is a date ("Nov 1, 2026.md")."""
-    match = DATE_PREFIX.match(path.name)
-    return as_date(match.group(1)) if match else as_date(path.stem)
+    """The date the file name starts with (`name_day`), or a name that is a date ("Nov 1, 2026.md")."""
+    return name_day(path.name) or as_date(path.stem)
+
+
+def name_day(name: str) -> dt.date | None:
+    """The date a file name starts with: `YYYY-MM-DD`, `YYYY_MM_DD` or a Zettelkasten id `YYYYMMDDHHMM…`.
+
+    Checked, an impossible one ("2026-02-30", "202609242599") is no date. Cheap for the
+    names that start with no year, as most do: the vault's walk asks it of every note.
+    """
+    if not name[:4].isdigit():
+        return None
+    for pattern in _NAME_DATES:
+        match = pattern.match(name)
+        if match:
+            try:
+                day = dt.date(int(match[1]), int(match[2]), int(match[3]))
+            except ValueError:
+                return None
+            return day if EARLIEST <= day <= LATEST else None
+    return None

@@ -23,7 +23,9 @@ from pydantic import BaseModel
 from hylo_memory.errors import VaultError
 from hylo_memory.extractors.base import Perspective, Source, SourceKind
 
-from .note_dates import DATE_PREFIX, EARLIEST, LATEST, name_date
+from .layouts import LOGSEQ, is_logseq_folder, templates_folders, tool_folder
+from .logseq import read_outline
+from .note_dates import EARLIEST, LATEST, name_date, name_day
 from .note_fields import MAX_WORD, Unreadable, parse_note, source_date, text_field, unit_fields
 from .note_text import link_target, note_text
 
@@ -51,6 +53,7 @@ KNOWLEDGE = "_knowledge"
 
 _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 _NAME = operator.attrgetter("name")
+Identity = tuple[int, int] | str  # a note's file, (st_dev, st_ino) of its target; its path when it cannot be stat'ed
 
 class Skipped(BaseModel):
     """A note the vault could not read, and why: named in the run summary."""
@@ -89,22 +92,27 @@ class FolderVault:
                 + [(p, SourceKind.knowledge) for p in self.knowledge_paths]
                 + [(p, SourceKind.extra) for p in self.extra_paths])
 
-    def _left_out(self, folder: str, kind: SourceKind, scans: list[tuple[str, SourceKind]]) -> frozenset[str]:
-        """Vault-relative folders a walk of `folder` passes over: the memory, and scan paths of other kinds in it."""
+    def _left_out(self, folder: str, kind: SourceKind, scans: list[tuple[str, SourceKind]],
+                  templates: frozenset[str] = frozenset()) -> frozenset[str]:
+        """Vault-relative folders a walk of `folder` passes over: the memory, Obsidian's templates folders,
+        and scan paths of other kinds in it."""
         top = _relative(folder)
         inner = {_relative(p) for p, k in scans if k is not kind}
         inside = {p for p in inner if p != top and (top == "." or p.startswith(f"{top}/"))}
-        return frozenset(inside | {_relative(self.memory_dir)})
+        return frozenset(inside | templates | {_relative(self.memory_dir)})
 
     def sources(self, window: Span) -> Iterator[Source | Skipped]:
-        seen: set[str] = set()  # a file under two scan paths is read once, by the first
+        # A note reached twice (two scan paths, a symlink, a hard link) is one source, read by the first path (SPEC §1).
+        seen: set[Identity] = set()
         scans = self.scans()
+        templates = templates_folders(self.root)  # never read, wherever they sit (SPEC §1)
         for folder, kind in scans:
-            problem = self._unusable(folder, required=kind is SourceKind.extra)
+            problem = self._unusable(folder, required=kind is SourceKind.extra) or tool_folder(self.root, folder,
+                                                                                                templates)
             if problem:
                 yield Skipped(path=folder, reason=problem)
                 continue
-            left_out = self._left_out(folder, kind, scans)
+            left_out = self._left_out(folder, kind, scans, templates)
             for rel, path in self._candidates(folder, _Prefilter(kind, window), seen, left_out):
                 try:
                     source = self._read(Path(path), rel, kind)
@@ -141,7 +149,8 @@ class FolderVault:
         if self._names is None:
             self._names = {}
             for folder, subfolders, files in os.walk(self.root):
-                subfolders[:] = sorted(d for d in subfolders if not d.startswith(".") and d != self.memory_dir)
+                subfolders[:] = sorted(d for d in subfolders if not d.startswith(".") and d != self.memory_dir
+                                       and not (d == LOGSEQ and is_logseq_folder(os.path.join(folder, d))))
                 rel = Path(folder).relative_to(self.root).as_posix()
                 for name in sorted(files):
                     if name.endswith(".md") and not name.startswith("."):
@@ -162,7 +171,7 @@ class FolderVault:
             return "extra scan path not found in the vault"
         return None
 
-    def _candidates(self, folder: str, may_be_in: _Prefilter, seen: set[str],
+    def _candidates(self, folder: str, may_be_in: _Prefilter, seen: set[Identity],
                     left_out: frozenset[str] = frozenset()) -> Iterator[tuple[str, str]]:
         """(vault-relative path, path) of each markdown file under `folder` that may be in the window."""
         top = Path(os.path.normpath(self.root / folder))
@@ -170,22 +179,23 @@ class FolderVault:
             return
         rel = top.relative_to(self.root).as_posix()
         if top.is_file():
-            if top.suffix == ".md" and str(top) not in seen:
-                seen.add(str(top))
+            if top.suffix == ".md" and _first_time(seen, top.stat, str(top)):
                 if may_be_in(top.name, top.stat, may_be_in.settled(str(top.parent))):
                     yield rel, str(top)
             return
         yield from self._walk(str(top), rel, may_be_in, seen, left_out)
 
-    def _walk(self, top: str, top_rel: str, may_be_in: _Prefilter, seen: set[str],
+    def _walk(self, top: str, top_rel: str, may_be_in: _Prefilter, seen: set[Identity],
               left_out: frozenset[str] = frozenset()) -> Iterator[tuple[str, str]]:
         """`_candidates` under the folder `top`, depth first and by name; symlinked folders are not entered,
-        nor the folders `left_out` (vault-relative) or any named like the memory folder.
+        nor the folders `left_out` (vault-relative), any named like the memory folder, or Logseq's own.
 
         This loop runs for every file of the vault on every run (100,000 notes in a big
         one), so it stays on strings and `os.DirEntry`: no `Path` and no `resolve()` per
         file, one generator for the whole tree, and nothing built for a file passed over.
-        Only a symlinked file can lead outside the vault, so only those are resolved.
+        Only a symlinked file can lead outside the vault, so only those are resolved. A
+        note's identity is its `entry.stat()`, which the mtime test reuses (DirEntry caches
+        it): a note passed over by its name alone is never stat'ed.
         """
         folders = [(top, top_rel)]
         while folders:
@@ -196,28 +206,28 @@ class FolderVault:
             except OSError:
                 continue
             settled = may_be_in.settled(folder)
-            older = may_be_in.first if settled else ""
             prefix = "" if rel == "." else f"{rel}/"  # the whole vault's notes are named from its root
             subfolders = []
             for entry in entries:
                 name = entry.name
                 if name.startswith("."):
                     continue  # hidden folders (.obsidian, .trash) and files are not notes
-                if name[:10] < older and name.endswith(".md") and DATE_PREFIX.match(name):
-                    continue  # the bulk of a big vault: `may_be_in` would say no, said first and fast
+                by_name = may_be_in.by_name(name, settled) if name.endswith(".md") else None
+                if by_name is False:
+                    continue  # the bulk of a big vault: passed over by its name, first and fast
                 if entry.is_symlink():
                     if not name.endswith(".md") or _leads_away(entry.path, self.root):
                         continue
                 elif entry.is_dir():
-                    if name != self.memory_dir and f"{prefix}{name}" not in left_out:
+                    if name != self.memory_dir and f"{prefix}{name}" not in left_out \
+                            and not (name == LOGSEQ and is_logseq_folder(entry.path)):
                         subfolders.append((entry.path, f"{prefix}{name}"))
                     continue
                 elif not name.endswith(".md"):
                     continue
-                if entry.path in seen:
+                if not _first_time(seen, entry.stat, entry.path):
                     continue
-                seen.add(entry.path)
-                if may_be_in(name, entry.stat, settled):
+                if by_name or may_be_in.modified(entry.stat):
                     yield f"{prefix}{name}", entry.path
             folders += reversed(subfolders)
 
@@ -233,6 +243,8 @@ class FolderVault:
             raise Unreadable("not UTF-8 text") from None
         post = parse_note(text)
         meta = post.metadata if isinstance(post.metadata, dict) else {}
+        properties, post.content = read_outline(post.content)  # Logseq's `key:: value` lines (SPEC §1)
+        meta = properties | meta  # fields, as frontmatter's: where both give one, the frontmatter's
         if kind == SourceKind.knowledge and (text_field(meta, "kind", MAX_WORD) or "knowledge") != "knowledge":
             return None
         content_hash = hashlib.sha256(data).hexdigest()
@@ -257,8 +269,7 @@ class _Prefilter:
     """
 
     def __init__(self, kind: SourceKind, window: Span):
-        # Bounds as the text a file name starts with: ISO dates sort as text.
-        self.first, self.last = window.start.isoformat(), window.today.isoformat()
+        self.first, self.last = window.start, window.today
         self.since = _midnight(window.start)
         # Knowledge units are dated by `updated`, which an edit in place moves.
         self.dated_once = kind is not SourceKind.knowledge
@@ -274,14 +285,40 @@ class _Prefilter:
         return self.dated_once and _mtime(folder) < self.since
 
     def __call__(self, name: str, stat: Callable[[], os.stat_result], settled: bool) -> bool:
-        if self.first <= name[:10] <= self.last and DATE_PREFIX.match(name):
-            return True
-        if settled and DATE_PREFIX.match(name):
-            return False
+        by_name = self.by_name(name, settled)
+        return self.modified(stat) if by_name is None else by_name
+
+    def by_name(self, name: str, settled: bool) -> bool | None:
+        """What the note's name says: in the window (its date is), not (an older folder's), or None (ask its mtime).
+
+        Every dated name counts (`name_day`: ISO, Logseq's `YYYY_MM_DD`, a Zettelkasten id), and
+        only a real date: an impossible one dates nothing, so its note is dated by its mtime.
+        """
+        day = name_day(name)
+        if day is None:
+            return None
+        return True if self.first <= day <= self.last else (False if settled else None)
+
+    def modified(self, stat: Callable[[], os.stat_result]) -> bool:
+        """Whether the note was modified since the window began."""
         try:
             return stat().st_mtime >= self.since
         except OSError:
             return True  # let _read name the problem
+
+
+def _first_time(seen: set[Identity], stat: Callable[[], os.stat_result], path: str) -> bool:
+    """Whether a note's file is met for the first time, added to `seen`: by its identity, so that a symlink or
+    a hard link to a note already read is not read again (SPEC §1); by its path when it cannot be stat'ed."""
+    try:
+        info = stat()  # follows a symlink: its target's identity
+        identity: Identity = (info.st_dev, info.st_ino)
+    except OSError:
+        identity = path
+    if identity in seen:
+        return False
+    seen.add(identity)
+    return True
 
 
 def _mtime(folder: str) -> float:

@@ -24,6 +24,8 @@ from hylo_memory.decay.store import atomic_write
 from hylo_memory.errors import ConfigError, validation_line
 
 from ..config import VAULT_FILE, Config
+from ..layouts import LOGSEQ, is_logseq_graph
+from ..note_dates import name_day
 
 MAX_FILES = 100_000  # files looked at, in all; past it the counts say "at least"
 SAMPLE_NOTES = 20  # notes per folder whose frontmatter is looked at
@@ -64,6 +66,7 @@ class Survey(BaseModel):
     daily_format: str | None = None
     daily_problem: str | None = None  # `.obsidian/daily-notes.json` there but unreadable
     templates_folder: str | None = None
+    logseq_graph: bool = False  # `logseq/config.edn` there: its journals and pages are the person's notes
     files_seen: int = 0
     stopped: bool = False  # MAX_FILES reached: the counts are lower bounds
 
@@ -87,6 +90,7 @@ def survey(vault: Path, memory_dir: str, limit: int = MAX_FILES) -> Survey:
     templates = _obsidian_json(vault, "templates.json")
     if isinstance(templates, dict) and _text(templates.get("folder")).strip("/"):
         found.templates_folder = _text(templates.get("folder")).strip("/")
+    found.logseq_graph = is_logseq_graph(vault)
     memory_top = Path(memory_dir).parts[0]
     folders: dict[str, Folder] = {}
     for top, rel in _tops(vault, memory_top):
@@ -129,6 +133,8 @@ def propose(found: Survey) -> Proposal:
         name = _NUMBERING.sub("", path.lower()).strip() or path.lower()
         if Path(path) in memory.parents:
             chosen.reasons[path] = f"holds the memory folder {found.memory_dir}: not read"
+        elif found.logseq_graph and path in _LOGSEQ_FOLDERS:
+            _propose_logseq(chosen, path)
         elif _NEVER_READ.match(name) or path == found.templates_folder:
             chosen.reasons[path] = "templates or attachments: not read"
         elif _SHORTS_NAMES.match(name):
@@ -151,6 +157,22 @@ def propose(found: Survey) -> Proposal:
         chosen.shorts_paths.append(ROOT)  # a flat vault: every note at its top level
         chosen.reasons[ROOT] = "the vault keeps its notes at its top level"
     return chosen
+
+
+# A Logseq graph's folders (SPEC §1, "Other tools' layouts"): its journals, its pages, and its own folder.
+_LOGSEQ_FOLDERS = ("journals", "pages", LOGSEQ)
+
+
+def _propose_logseq(chosen: Proposal, path: str) -> None:
+    """A Logseq graph's folder: journals as short notes, pages as the person's notes, `logseq/` never."""
+    if path == "journals":
+        chosen.shorts_paths.append(path)
+        chosen.reasons[path] = "Logseq's journals, dated by their names"
+    elif path == "pages":
+        chosen.extra_scan_paths.append(path)
+        chosen.reasons[path] = "Logseq's pages, personal notes"
+    else:
+        chosen.reasons[path] = "Logseq's own folder (its settings and backups): not read"
 
 
 def new_settings(proposal: Proposal, existing: dict[str, Any], memory_dir: str) -> dict[str, Any]:
@@ -248,6 +270,8 @@ def survey_text(found: Survey, proposal: Proposal) -> str:
                    "(.obsidian/daily-notes.json)")
     else:
         out.append("Obsidian daily notes: no .obsidian/daily-notes.json")
+    if found.logseq_graph:
+        out.append(f"Logseq graph: {LOGSEQ}/config.edn (journals dated by their names; {LOGSEQ}/ is not read)")
     return "\n".join(out) + "\n"
 
 
@@ -315,6 +339,10 @@ def _count(folder: Folder, name: str, path: str) -> None:
 
 
 def _name_date(name: str) -> dt.date | None:
+    """The date a note's name starts with (Logseq's and Zettelkasten's too), else an ISO date anywhere in it."""
+    day = name_day(name)
+    if day is not None:
+        return day
     match = _DATE.search(name)
     if not match:
         return None
