@@ -15,6 +15,9 @@ from hylo_memory.decay import Dimension
 from hylo_memory.decay.match import normalise
 from hylo_memory.decay.model import MAX_ITEM_TEXT, clean_text
 
+from .quotations import SPEECH_END, Quotations, holds_speech
+from .standalone import stands_alone
+
 RELATIONS = (
     "sister", "brother", "mother", "mom", "mum", "father", "dad", "partner", "wife", "husband",
     "boyfriend", "girlfriend", "fiancé", "fiancée", "fiance", "fiancee", "son", "daughter", "cousin",
@@ -35,6 +38,8 @@ _REST = r"(?P<rest>[^.;!?\n]{2,90}?)"
 # A statement ends at a clause break: what follows a comma or a dash is usually commentary.
 _END = r"\s*(?:[;!?\n(]|[.:,](?=\s|$)|\s[—–-]\s|\s+but\b|\s+because\b|$)"
 _I_AM = r"I(?:'m|’m| am)"
+# "I'm stressed about it" is "Feeling stressed": the pronoun means nothing outside its note.
+_OBJECT_PRONOUN = r"(?:(?:it|this|that|them|these|those|him)\b(?!\s+(?:when|if|that)\b)|her\b(?=\s*(?:[.;:,!?]|$)))"
 
 _LIST_BREAK = re.compile(r",\s*|,?\s+and\s+")
 
@@ -109,11 +114,12 @@ RULES: list[Rule] = [
     # people
     _rule(Dimension.people, rf"\bmy (?P<rel>{_PEOPLE}),? (?-i:(?P<name>[A-Z][\w'’-]+))\b",
           lambda m: f"{m['name']} — {m['rel'].lower()}"),
-    _rule(Dimension.people, rf"(?-i:\b(?P<name>[A-Z][\w'’-]+)),? my (?P<rel>{_PEOPLE})\b",
+    # A sentence's first word is capitalised as any is: without a comma ("Called my brother") it is no name.
+    _rule(Dimension.people, rf"(?-i:(?:(?<=\w\s)|(?=\w+,))\b(?P<name>[A-Z][\w'’-]+)),? my (?P<rel>{_PEOPLE})\b",
           lambda m: f"{m['name']} — {m['rel'].lower()}"),
     # state
     _rule(Dimension.state,
-          rf"\bI(?:'m|’m| am| feel| felt|'ve been| have been| was)(?: so| really| very| a bit| quite| pretty| completely| totally)* (?P<mood>{_MOOD})\b(?:\s+(?P<prep>about|by|with|after|from|because of) {_REST}{_END})?",
+          rf"\bI(?:'m|’m| am| feel| felt|'ve been| have been| was)(?: so| really| very| a bit| quite| pretty| completely| totally)* (?P<mood>{_MOOD})\b(?:\s+(?P<prep>about|by|with|after|from|because of) (?!{_OBJECT_PRONOUN}){_REST}{_END})?",
           lambda m: f"Feeling {m['mood'].lower()}" + (f" {m['prep']} {m['rest'].strip()}" if m["rest"] else "")),
     _rule(Dimension.state, rf"\bI feel (?!like\b)(?!(?:so |really |very |a bit |quite |pretty )*(?:{_MOOD})\b){_REST}{_END}", lambda m: f"Feels {_rest(m)}"),
 ]
@@ -266,28 +272,28 @@ _MY = re.compile(r"\bmy\b", re.IGNORECASE)
 # In Chinese, 我的 reads as 自己的 ("喜欢我的工作" → "喜欢自己的工作").
 _ZH_MY = re.compile(r"(?<![自忘])我的")
 
-# Curly single quotes too: ‘ only ever opens a quotation, and its closing ’ is the one
-# not followed by a letter (inside, ’ is an apostrophe: ‘I’m tired,’ she said).
-# Straight single quotes are left alone: they are apostrophes far too often.
-_QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|«[^»]*»|‘[^\n]*?’(?!\w)|「[^」]*」|『[^』]*』|＂[^＂]*＂")
 # "If I moved to Berlin": what follows is supposed, not stated.
 _SUPPOSED = re.compile(r"\b(?:if|unless|whether|suppose|supposing|imagine|in case)\s*$"
                        # 如果/要是… reach to the clause's end; 他说：… reports someone else's words
                        r"|(?:如果|要是|假如|假设|假使|倘若|万一|除非)[^，,。；;！!？?]*$|说[：:]\s*$", re.IGNORECASE)
 # A Chinese question need not end in ？: …吗, 是不是/想不想 (A-not-A), 为什么, 难道, 是否.
 _ZH_QUESTION = re.compile(r"[吗嘛][。.!！\s]*$|([\u4e00-\u9fff])不\1|为什么|难道|是否")
-# "喜欢它", "爱你": an object that is only a pronoun, in Chinese.
-_ZH_PRONOUN_ONLY = re.compile(rf"^[\u4e00-\u9fff]{{1,3}}?{_ZH_PRONOUN}了?$")
-# "Loves it": an object that is only a pronoun means nothing outside its note.
-_PRONOUN_ONLY = re.compile(r"^(?:no longer )?\S+ (?:it|this|that|them|these|those|him|her)$", re.IGNORECASE)
+class Sentences(NamedTuple):
+    """A text's sentences: the author's own (titles set apart by `quotations`), and how many it has in all."""
+
+    own: list[str]
+    total: int
+    quotations: Quotations
 
 
-def own_sentences(text: str) -> list[str]:
-    """The author's own lines: quotations and block quotes are someone else's words."""
+def own_sentences(text: str) -> Sentences:
+    """The author's own sentences: block quotes, and sentences holding someone's speech, are someone else's."""
     lines = [line for line in text.splitlines() if not line.lstrip().startswith(">")]
-    # Chinese sentences end in 。！？ (and ；) with no space after them.
-    return [s for s in re.split(r"(?<=[.!?])\s+|(?<=[。！？；…])\s*|\n+", _QUOTED.sub(" ", "\n".join(lines)))
-            if s.strip()]
+    quotations = Quotations("\n".join(lines))
+    # Chinese sentences end in 。！？ (and ；) with no space after them; a quotation may end one inside its marks.
+    split = [s for s in re.split(rf"(?<=[.!?{SPEECH_END}])\s+|(?<=[。！？；…])\s*|\n+", quotations.text)
+             if s.strip()]
+    return Sentences([s for s in split if not holds_speech(s)], len(split), quotations)
 
 
 def statements(text: str) -> list[tuple[Dimension, str]]:
@@ -310,7 +316,7 @@ def whole_statement(text: str) -> tuple[Dimension, str] | None:
 
 def _found(text: str) -> Iterator[tuple[Dimension, str, bool]]:
     """Each (dimension, wording) found, and whether its match is the whole of a one-sentence text."""
-    sentences = own_sentences(text)
+    sentences, total, quotations = own_sentences(text)
     for sentence in sentences:
         # Escape codes and control characters out first: "\x1b[1mLisbon" must read as "Lisbon".
         sentence = clean_text(sentence).lstrip("-*• ").strip()
@@ -321,19 +327,18 @@ def _found(text: str) -> Iterator[tuple[Dimension, str, bool]]:
                 if _SUPPOSED.search(sentence[: match.start()]):
                     continue
                 wording = _cap(_ZH_MY.sub("自己的", _MY.sub("their", word(match))))
-                if _is_item(wording):
-                    whole = (len(sentences) == 1 and match.start() == 0
+                if not _FIRST_PERSON.search(wording) and _is_item(wording := quotations.restore(wording)):
+                    whole = (total == 1 and match.start() == 0
                              and not sentence[match.end():].strip(_CLOSING))
                     yield dimension, wording, whole
 
 
 def _is_item(wording: str) -> bool:
-    """Whether a wording reads as a memory item on its own."""
+    """Whether a wording reads as a memory item on its own: one line's length, meaning something without its note."""
     # Well under MAX_ITEM_TEXT: a longer "statement" is a paragraph the patterns misread.
     # Chinese packs a word in a character or two: "很累" is an item.
     shortest = 2 if _CJK.search(wording) else 3
-    return (shortest <= len(wording) <= min(120, MAX_ITEM_TEXT) and not _FIRST_PERSON.search(wording)
-            and not _PRONOUN_ONLY.match(wording) and not _ZH_PRONOUN_ONLY.match(wording))
+    return shortest <= len(wording) <= min(120, MAX_ITEM_TEXT) and stands_alone(wording)
 
 
 # What may follow a statement read whole: its closing punctuation.

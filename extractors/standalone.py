@@ -1,0 +1,222 @@
+"""Whether an item's text stands alone: an item must make sense without the note it came from.
+
+One pure judgement, used by the offline patterns and on the LLM's replies alike. A text does not
+stand alone when
+
+- **its object is only a pronoun or a demonstrative.** The object is what follows the verb chain
+  ("Loves", "Wants to finish", "Believes in", "Is tired of"): "Loves it", "Likes them", "Loves both",
+  "Loves that", "Loves this book", "Prefers it to Clean Code", "Wants to finish it before Christmas";
+  in Chinese 它 anywhere, a demonstrative (这, 那, 这个, 那个, 这些, 那些, 这本…, 这里) outside a time word
+  (这周, 这几天, 这段时间…) or a person's pronoun ending the text (喜欢它, 喜欢这个, 爱那些, 想读完这本书,
+  爱他). What follows the pronoun does not help when it only places or compares it ("to Clean Code",
+  "before Christmas"); it does when it is a clause saying what the pronoun stands for: "Loves it when
+  it rains" and "Hates it when meetings run late" stay, as does "that" opening a clause ("Believes
+  that small teams win", "Loves that she calls on Sundays") and "those who …". A pronoun after the
+  object is named ("Moved to Porto with them") leaves the fact standing, and is left alone;
+- **it is cut short**: it ends where nothing can end — on a preposition, an article, a conjunction,
+  a possessive or an auxiliary ("Wants to move to Porto and", "Loves the", "Is working on"), on a
+  verb that needs what follows ("Wants to say", "Feels", 想说, 觉得), on a bare adjective where its
+  noun should follow ("Believes in small", "Loves small"); or it is a "Name — relationship" whose
+  name is a verb ("Called — brother", from "Called my brother").
+
+A quotation in the text is a title or a term, read as one name whatever its words ("Loves “It”").
+"""
+
+from __future__ import annotations
+
+import re
+
+PRONOUN_ONLY = "only a pronoun or 'this …' for what it is about (it means nothing without its note)"
+CUT_SHORT = "cut short (it ends where nothing can end)"
+
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+_LABEL = re.compile(r"^(?P<label>[^—–]+?)\s+[—–]\s+\S")
+_TRAILING = " .!?。！？…~～"
+_QUOTATION = re.compile(r"\"[^\"]*\"|“[^”]*”|«[^»]*»|‘[^’]*’(?!\w)|「[^」]*」|『[^』]*』|＂[^＂]*＂")
+
+# English: the words of a verb chain, and the words that make up an object or cannot end a text.
+_ADVERBS = frozenset(
+    "no longer really truly still also now not never always often usually much strongly firmly currently "
+    "actually deeply genuinely absolutely totally quite rather just mostly even does do did doesn't don't "
+    "didn't has have had would will can can't cannot won't".split())
+_COPULAS = frozenset("is am are was were be been being feels feel feeling seems seem gets getting got "
+                     "becomes become became stays stay looks".split())
+_PREPOSITIONS = frozenset(
+    "in on at to of for with from by about into onto than as like via per toward towards without between "
+    "among through over under against after before during since until".split())
+_PRONOUNS = frozenset("it them him".split())
+_DEMONSTRATIVES = frozenset("this these those".split())
+_QUANTIFIERS = frozenset("both either neither".split())
+_PLACES = frozenset("here there".split())
+# What may follow "it": a clause that says what "it" is ("Loves it when it rains").
+_DEFINING = frozenset("when whenever if that how where".split())
+_RELATIVE = frozenset("who whom whose which that".split())
+# What only places, times or weighs a pronoun: "before Christmas", "a lot", "equally".
+_ADJUNCTS = _PREPOSITIONS | frozenset(
+    "today tonight now anymore again too equally more most less lot a daily always often sometimes lately "
+    "every all so very still".split())
+# Words after which "that" opens a clause, not a demonstrative ("Believes that …", "Is convinced that …").
+_CLAUSE_VERBS = frozenset(
+    "believe believes believed think thinks thought know knows knew feel feels felt hope hopes hoped say says "
+    "said agree agrees realise realises realised realize realizes realized suspect suspects wish wishes expect "
+    "expects insist insists fear fears understand understands worry worries worried doubt doubts decided "
+    "learned learnt noticed find finds found mean means convinced sure aware glad proud happy sad afraid "
+    "certain confident".split())
+# Words that start a clause after "that" ("Loves that she calls", "Thinks that the team …").
+_SUBJECTS = frozenset(
+    "i you he she it we they people everyone everybody nobody someone somebody there the a an my their his "
+    "her our its your most all some many no every each being life work".split())
+_ENDLESS = _PREPOSITIONS | frozenset(
+    "the a an and or but nor because so if when whether although though while that my their his your our its "
+    "some every each is are am was were be been being has have had will would can could should must do does "
+    "did very really quite".split())
+# Verbs that need what follows them: a text ending on one was cut.
+_NEEDS_OBJECT = frozenset(
+    "love loves like likes enjoy enjoys adore adores prefer prefers hate hates dislike dislikes want wants need "
+    "needs plan plans hope hopes believe believes think thinks say says said tell tells told use uses called "
+    "make makes get gets finish finishes buy buys try tries visit visits miss misses bring brings take takes "
+    "give gives put puts mean means feel feels feeling become becomes wish wishes".split())
+_CLAUSE_SUBJECTS = frozenset("i you he she it we they one people who what whatever".split())
+_LIKING = frozenset("love loves like likes enjoy enjoys adore adores prefer prefers hate hates dislike dislikes "
+                    "values value wants want".split())
+# Adjectives that ask for their noun: "Believes in small" was "small, boring teams".
+_BARE_ADJECTIVES = frozenset(
+    "small big large little tiny huge good bad great new old simple boring quiet loud cheap expensive long "
+    "short fast slow young modern early local strong weak hard soft easy fresh clean plain fancy".split())
+# Verbs whose preposition is a particle, the phrase whole without an object: "Loves staying in", "Wants to move on".
+_PARTICLE = {
+    "in": "stay eat sleep mov log check settl fit join tun sink dig giv cav drop pitch lie lying",
+    "on": "mov carry carri hold go went keep kept catch caught log switch turn tri try",
+    "over": "start sleep slept tak took hand com came get got",
+}
+_PARTICLE_VERB = {particle: re.compile(rf"(?:{'|'.join(stems.split())})(?:e|es|ed|s|ing|[gtpn](?:ed|ing))?")
+                  for particle, stems in _PARTICLE.items()}
+# Verbs that open a note's sentence and look like a name in "X my brother": never a person's name.
+_NOT_NAMES = frozenset(
+    "called call calls texted text texts visited visit visits met meet meets saw see sees phoned phone rang "
+    "emailed messaged told tell asked ask helped help thanked missed miss hugged joined invited love loves "
+    "like likes with and for to from about at".split())
+
+# Chinese. 它 always points back into the note; a demonstrative does unless it is a time word or an adverb.
+_ZH_IT = re.compile("它")
+_ZH_DEMONSTRATIVE = re.compile(
+    r"[这那](?!么|样.|时|会儿|阵子|段时间|段日子|几天|两天|些天|些年|几年|周|个星期|星期|礼拜|个礼拜|个月|个周末|周末|"
+    r"辈子|次|一年|学期|天|年|刻)")
+_ZH_PERSON_LAST = re.compile(r"(?:(?<![吉其])他|她|(?<!迷)你|您)们?[了的吧呢啊呀]?$")  # not 吉他 (guitar), 迷你 (mini)
+_ZH_CUT = re.compile(
+    r"(?:(?<![理思感幻联回设猜构冥梦妄遐畅])想|想要|(?:想|要|会|能|来)说|(?<![恋可亲心宠友博关疼溺])爱|喜欢|"
+    r"(?<![很真好太])讨厌|觉得|认为|相信|(?<![有没失满])希望|打算|(?<![好有])准备|(?<![有按的])计划|叫|住在|来自|"
+    r"(?<![自实现存所健])在|(?<![总但可就还于要不倒只正算真老凡像却而都也])是|把|被|让|给|从|与|跟|"
+    r"(?<![温平暖柔随缓祥谐饱总共])和|因为|所以|但是|可是|而且|或者|如果|还是|为了|[成作以认称变改]为|(?:升级|转|换)[为成]|关于|对于|"
+    r"很|非常|特别|(?<!太)太|最|(?:想|要|打算|准备|计划|希望)去)了?$")
+
+
+def why_not_alone(text: str) -> str | None:
+    """Why the text means nothing without its note (`PRONOUN_ONLY`, `CUT_SHORT`), or None when it stands."""
+    text = " ".join(text.split()).rstrip(_TRAILING)
+    if not text:
+        return CUT_SHORT
+    if _CJK.search(_QUOTATION.sub("", text)):
+        return _why_not_alone_zh(_QUOTATION.sub("“”", text))
+    text = _QUOTATION.sub(" Quoted ", text)  # a title is a name, whatever its words
+    label = _LABEL.match(text)
+    if label and label["label"].casefold() in _NOT_NAMES:
+        return CUT_SHORT
+    words = [w.casefold().replace("’", "'") for w in _WORD.findall(text)]
+    if not words:
+        return CUT_SHORT
+    capitalised = [w[:1].isupper() for w in _WORD.findall(text)]
+    if _pronoun_object(words, capitalised):
+        return PRONOUN_ONLY
+    return CUT_SHORT if _cut_short(words) else None
+
+
+def stands_alone(text: str) -> bool:
+    """Whether the text makes sense without the note it came from."""
+    return why_not_alone(text) is None
+
+
+def _why_not_alone_zh(text: str) -> str | None:
+    if _ZH_IT.search(text) or _ZH_DEMONSTRATIVE.search(text) or _ZH_PERSON_LAST.search(text):
+        return PRONOUN_ONLY
+    return CUT_SHORT if _ZH_CUT.search(text) else None
+
+
+def _object_start(words: list[str], capitalised: list[bool]) -> int:
+    """Where the object starts: past adverbs, the verb, "to"-verbs, gerunds and a copula's adjective."""
+    i = _skip_adverbs(words, 0)
+    if i < len(words) and words[i] in _PRONOUNS | _DEMONSTRATIVES | {"that"}:
+        return i  # "It is great", "That works": a subject only the note names
+    verb = words[i] if i < len(words) else ""
+    i += 1
+    if verb in _COPULAS and i < len(words) and not _pronoun_like(words, i) and words[i] not in _PREPOSITIONS:
+        i += 1  # "Is tired (of it)", "Feeling stressed (about it)"
+    while True:
+        i = _skip_adverbs(words, i)
+        if i + 1 < len(words) and words[i] == "to" and _a_verb(words, capitalised, i + 1):
+            i += 2  # "Wants to finish (it)"
+        elif i < len(words) and words[i].endswith("ing") and len(words[i]) > 4:
+            i += 1  # "Enjoys reading (it)"
+        else:
+            break
+    if i + 1 < len(words) and words[i] in _PREPOSITIONS and _pronoun_like(words, i + 1):
+        i += 1  # "Believes in it", "Is into it"
+    return i
+
+
+def _skip_adverbs(words: list[str], i: int) -> int:
+    while i < len(words) and words[i] in _ADVERBS:
+        i += 1
+    return i
+
+
+def _a_verb(words: list[str], capitalised: list[bool], i: int) -> bool:
+    """Whether the word after "to" may be a verb ("Wants to finish"), not a place or a noun ("Moved to Porto")."""
+    return not (capitalised[i] or _pronoun_like(words, i) or words[i] in _SUBJECTS or words[i] in _ENDLESS)
+
+
+def _pronoun_like(words: list[str], i: int) -> bool:
+    return words[i] in _PRONOUNS | _DEMONSTRATIVES | _QUANTIFIERS | _PLACES | {"that", "her"}
+
+
+def _pronoun_object(words: list[str], capitalised: list[bool]) -> bool:
+    """Whether the object is only a pronoun or a demonstrative (see the module's rule)."""
+    i = _object_start(words, capitalised)
+    if i >= len(words):
+        return False
+    word, after = words[i], words[i + 1] if i + 1 < len(words) else None
+    if word in _PRONOUNS:
+        return after not in _DEFINING and not _dummy_it(words, i)
+    if word in _DEMONSTRATIVES:
+        return after not in _RELATIVE
+    if word in _QUANTIFIERS or word in _PLACES or word == "her":
+        return after is None or after in _ADJUNCTS or after in _DEFINING
+    if word == "that":
+        if after is None:
+            return True
+        opens_clause = (i > 0 and words[i - 1] in _CLAUSE_VERBS) or after in _SUBJECTS or capitalised[i + 1]
+        return not opens_clause
+    return False
+
+
+def _dummy_it(words: list[str], i: int) -> bool:
+    """Whether "it" stands for the clause that follows: "Believes it is important to rest"."""
+    return (words[i] == "it" and i + 1 < len(words) and words[i + 1] in {"is", "was", "will", "would", "seems"}
+            and any(w in {"to", "that", "when", "if"} for w in words[i + 2:]))
+
+
+def _cut_short(words: list[str]) -> bool:
+    """Whether the text ends where nothing can end (see the module's rule)."""
+    last = words[-1]
+    if len(words) == 1:
+        return last in _ENDLESS or last in _NEEDS_OBJECT
+    before = words[-2]
+    # "Believes in doing what you love": the verb's object is the "what" before its subject.
+    particle = _PARTICLE_VERB.get(last)
+    if particle is not None and particle.fullmatch(before):
+        return False
+    if last in _ENDLESS or (last in _NEEDS_OBJECT and before not in _CLAUSE_SUBJECTS):
+        return True
+    return last in _BARE_ADJECTIVES and (before in _PREPOSITIONS or before in _LIKING
+                                         or before in {"the", "a", "an", "and", "or"})
