@@ -39,6 +39,17 @@ def test_a_zettelkasten_id_dates_the_note(tmp_path: Path, name: str) -> None:
     assert source.date == day("2025-09-24") and not source.undated
 
 
+@pytest.mark.parametrize("name", ["2026-11-01.md", "2026-11-01 Sunday.md", "2026_11_01.md", "202611011230 idea.md"])
+def test_a_name_starting_with_a_date_or_an_id_is_dated_by_it(name: str) -> None:
+    assert name_day(name) == day("2026-11-01")
+
+
+@pytest.mark.parametrize("name", ["2026-W44-7.md", "2026-11_01.md", "2026_11-01.md", "\uff12\uff10\uff12\uff16-11-01.md",
+                                  "20261101.md", "Idea 202611011230.md"])
+def test_a_name_not_starting_with_a_date_is_not_dated_by_it(name: str) -> None:
+    assert name_day(name) is None
+
+
 @pytest.mark.parametrize("name", ["202502302210.md", "202509242510.md", "202509242261 idea.md", "2025092422101.md"])
 def test_an_impossible_zettelkasten_id_is_no_date(name: str) -> None:
     assert name_day(name) is None
