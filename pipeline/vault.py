@@ -312,7 +312,8 @@ def _first_time(seen: set[Identity], stat: Callable[[], os.stat_result], path: s
     a hard link to a note already read is not read again (SPEC §1); by its path when it cannot be stat'ed."""
     try:
         info = stat()  # follows a symlink: its target's identity
-        identity: Identity = (info.st_dev, info.st_ino)
+        # A DirEntry's stat has no inode on Windows (0): there a note is known by its path.
+        identity: Identity = (info.st_dev, info.st_ino) if info.st_ino else path
     except OSError:
         identity = path
     if identity in seen:
