@@ -11,6 +11,7 @@ from rapidfuzz import fuzz
 
 from hylo_memory.decay import Dimension, Evidence, MemoryFile
 from hylo_memory.decay.match import normalise
+from hylo_memory.decay.polarity import opposed
 from hylo_memory.errors import InvalidReply, LLMError
 from hylo_memory.templates import render
 
@@ -30,6 +31,7 @@ from .replies import (
     strict_schema,
 )
 from .settings import LLMSettings
+from .standalone import why_not_alone
 from .synthesis import cluster_evidence
 
 T = TypeVar("T")
@@ -39,6 +41,8 @@ MAX_CANDIDATES = 40  # existing items shown per request: the relevant ones, neve
 MAX_STANDING = 8
 MAX_CLASSIFY_ITEMS = 100  # Active items `remember` shows the model, for it to say which one a fact replaces
 _WITHOUT_IT = " (kept without it)"  # a rejected supersedes claim costs the claim, not the evidence
+# "Hates X" never restates "Loves X" (SPEC §3): the link goes, the fact stays.
+OPPOSITE_RESTATES = "restates an item of the opposite polarity (kept as its own fact)"
 _OVERHEAD_ROOM = 0.8  # share of the request budget sources may fill, after the fixed parts
 
 
@@ -128,12 +132,15 @@ class LLMExtractor:
                 problem = ("an unknown source id" if source is None else
                            "empty, over-long or not one line" if text is None else
                            "a dimension its source may not give" if entry.dimension not in source.dimensions else
-                           "an unknown item number" if entry.restates is not None and linked is None else None)
+                           "an unknown item number" if entry.restates is not None and linked is None else
+                           why_not_alone(text))
                 if problem is not None or source is None or text is None:
                     result.drop(problem or "", entry.text)
                     continue
-                matches = linked.text if linked is not None and linked.dimension == entry.dimension else None
-                replaced, ignored = superseded(entry.supersedes, items, entry.dimension, text, entry.restates)
+                matches, restates = restated(linked, entry.restates, entry.dimension, text)
+                if linked is not None and restates is None and linked.dimension == entry.dimension:
+                    result.drop(OPPOSITE_RESTATES, text)
+                replaced, ignored = superseded(entry.supersedes, items, entry.dimension, text, restates)
                 if ignored is not None:
                     result.drop(ignored + _WITHOUT_IT, text)
                 result.evidence.append(Evidence(dimension=entry.dimension, text=text, source=source.path,
@@ -212,17 +219,20 @@ class LLMExtractor:
             decision = OfflineExtractor().classify(text, dimension, pinned, memory=memory)
             return decision.model_copy(update={"reason": f"LLM unavailable ({exc}); {decision.reason or 'as given'}"})
         wording = clean_text(proposed.text)
-        kept_own = wording is None or not keeps_the_point(text, wording)
+        # A wording that means nothing on its own ("Loves it") is the model's slip: the person's words stand.
+        alone = why_not_alone(wording) if wording is not None else None
+        kept_own = wording is None or alone is not None or not keeps_the_point(text, wording)
         chosen = dimension or proposed.dimension
         kept = wording if wording is not None and not kept_own else text
         # An invalid number is the model's slip, not the person's: ignored without a word.
         replaced, _ = superseded(proposed.supersedes, items, chosen, kept, None)
+        why = f' (the model\'s "{wording}" is {alone})' if alone is not None else ""
         return Decision(
             dimension=chosen,
             text=kept,
             # Only the person pins current work or a mood (--pin): the model may not.
             pinned=(proposed.pinned and chosen.pinned_by_default) if pinned is None else pinned,
-            reason="filed by the LLM" + ("; kept your wording" if kept_own and wording else ""),
+            reason="filed by the LLM" + (f"; kept your wording{why}" if kept_own and wording else ""),
             supersedes=replaced,
         )
 
@@ -294,6 +304,19 @@ def active_items(memory: dict[Dimension, MemoryFile | None] | None, dimension: D
     items = [Candidate(dimension=f.dimension, text=i.text) for f in files for i in f.active]
     first = relevant(items, text, MAX_CLASSIFY_ITEMS)
     return (first + [c for c in items if c not in first])[:MAX_CLASSIFY_ITEMS]
+
+
+def restated(linked: Candidate | None, number: int | None, dimension: Dimension,
+             text: str) -> tuple[str | None, int | None]:
+    """The text and number of the shown item a fact restates, or (None, None) when it restates none.
+
+    A link to another dimension's item restates nothing; one to an item of the opposite polarity
+    ("Hates working from the office on Mondays" for "Loves working from the office on Mondays")
+    would join opposite facts, and is dropped: the fact is kept as its own (SPEC §3).
+    """
+    if linked is None or linked.dimension != dimension or opposed(text, linked.text):
+        return None, None
+    return linked.text, number
 
 
 def superseded(number: int | None, items: dict[int, Candidate], dimension: Dimension, text: str,

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import re
 
-PRONOUN_ONLY = "only a pronoun or 'this …' for what it is about (it means nothing without its note)"
-CUT_SHORT = "cut short (it ends where nothing can end)"
+PRONOUN_ONLY = "only a pronoun or 'this …' for what it is about: it means nothing on its own"
+CUT_SHORT = "cut short: it ends where nothing can end"
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")

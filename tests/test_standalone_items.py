@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
 import pytest
+from vault_helpers import short, texts
 
 from hylo_memory.decay import Dimension
+from hylo_memory.extractors.llm import LLMExtractor
 from hylo_memory.extractors.patterns import statements
 from hylo_memory.extractors.standalone import CUT_SHORT, PRONOUN_ONLY, why_not_alone
+from hylo_memory.pipeline.commands.cli import main
+from hylo_memory.pipeline.config import load_config
+from hylo_memory.testing import FakeOpenAI, reply
 
 P, G, B, I, PE, S = (Dimension.preferences, Dimension.goals, Dimension.beliefs, Dimension.identity,
                      Dimension.people, Dimension.state)
@@ -90,3 +99,66 @@ def test_a_text_cut_short_does_not_stand_alone(text: str) -> None:
                                   "在写小说", "很内向", "希望从“旧版”升级为“新版”"])
 def test_a_text_that_makes_sense_without_its_note_stands_alone(text: str) -> None:
     assert why_not_alone(text) is None
+
+
+# The LLM: replies whose items do not stand alone are dropped with the reason, through the real client
+
+TODAY = "2026-11-28"
+
+
+def refresh_json(vault: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    assert main(["refresh", "--vault", str(vault), "--today", TODAY, "--json"]) == 0
+    summary: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return summary
+
+
+def evidence(*entries: tuple[str, str]) -> str:
+    return json.dumps({"evidence": [{"dimension": d, "text": t, "source": "S1", "restates": None, "supersedes": None}
+                                    for d, t in entries]})
+
+
+def test_llm_items_naming_their_object_only_by_a_pronoun_are_dropped_with_the_reason(
+        llm: FakeOpenAI, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    short(tmp_path, "2026-11-27", "Finished the first chapter of The Dispossessed. I love this book.", slug="book")
+    llm.enqueue(reply(evidence(("preferences", "Loves this book"), ("goals", "Wants to finish it before Christmas"),
+                               ("preferences", "喜欢这个"), ("preferences", "Loves “The Dispossessed”"))))
+    summary = refresh_json(tmp_path, capsys)
+    assert texts(tmp_path, P) == {"Loves “The Dispossessed”"} and texts(tmp_path, G) == set()
+    reasons = {d["reason"]: (d["count"], d["examples"]) for d in summary["dropped"]}
+    assert reasons[PRONOUN_ONLY] == (3, ["Loves this book", "Wants to finish it before Christmas", "喜欢这个"])
+
+
+def test_llm_items_cut_short_are_dropped_with_the_reason(llm: FakeOpenAI, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    short(tmp_path, "2026-11-27", "I believe in small, boring teams. 我想说，今天很好。", slug="teams")
+    llm.enqueue(reply(evidence(("beliefs", "Believes in small"), ("goals", "想说"),
+                               ("beliefs", "Believes in small, boring teams"))))
+    summary = refresh_json(tmp_path, capsys)
+    assert texts(tmp_path, B) == {"Believes in small, boring teams"} and texts(tmp_path, G) == set()
+    reasons = {d["reason"]: (d["count"], d["examples"]) for d in summary["dropped"]}
+    assert reasons[CUT_SHORT] == (2, ["Believes in small", "想说"])
+
+
+def test_llm_items_that_stand_alone_are_kept(llm: FakeOpenAI, tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    short(tmp_path, "2026-11-27", "I love it when it rains. I prefer tabs over “spaces”.", slug="rain")
+    summary = refresh_json(tmp_path, capsys)  # the careful fake model answers
+    assert texts(tmp_path, P) == {"Loves it when it rains", "Prefers tabs over “spaces”"}
+    assert summary["dropped_evidence"] == 0
+
+
+def test_the_prompts_ask_for_wording_that_stands_alone(llm: FakeOpenAI, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    short(tmp_path, "2026-11-27", "I love this book.", slug="book")
+    refresh_json(tmp_path, capsys)
+    LLMExtractor(load_config()).classify("I love it", None, None)
+    extract, classify = (r.body["messages"][0]["content"] for r in llm.chat_requests)
+    assert "must make sense on its own" in extract and "must make sense on its own" in classify
+
+
+def test_remember_keeps_the_persons_words_when_the_models_wording_does_not_stand_alone(llm: FakeOpenAI) -> None:
+    llm.enqueue(reply(json.dumps({"dimension": "preferences", "text": "Loves it", "pinned": True,
+                                  "supersedes": None})))
+    decision = LLMExtractor(load_config()).classify("I love cold brew, I love it", None, None)
+    assert decision.text == "I love cold brew, I love it"
+    assert f'the model\'s "Loves it" is {PRONOUN_ONLY}' in (decision.reason or "")
