@@ -37,6 +37,7 @@ class Source(BaseModel):
     perspective: Perspective | None = None  # a unit's own; judged by the pipeline when missing
     source_notes: list[str] = []
     undated: bool = False  # its frontmatter date could not be read, or it is dated by its mtime (SPEC §1)
+    others_words: str | None = None  # why some or all of it is someone else's words (pipeline/whose.py, SPEC §1)
 
     @property
     def dimensions(self) -> frozenset[Dimension]:

@@ -11,7 +11,9 @@ plain lines:
   survive for the first-person patterns;
 - a list item is a line of its own starting `- `; a finished or cancelled task
   (`- [x]`, `- [-]`) is dropped whole, an open one keeps its text;
-- a block quote (or callout) keeps its `> `: it is someone else's words to the patterns;
+- a block quote (or a `[!quote]`/`[!cite]` callout) keeps its `> `: it is someone else's words,
+  left out of what every extractor reads (pipeline/whose.py); the person's own callouts
+  (`[!note]`, `[!tip]`…) are written as their own lines;
 - code blocks (a mermaid diagram too), inline Dataview queries, HTML and Obsidian comments,
   embeds, images, footnote marks, struck-out text and bare URLs are dropped; links, wiki
   links, emphasis, inline code and tags are reduced to their text.
@@ -37,7 +39,8 @@ _REACH = 1000
 _TAG_CHARS = re.compile(r"[\w/-]+")
 _TASK = re.compile(r"\[(.)\]\s+")
 _DONE = "xX-"  # finished and cancelled tasks: not goals, not anything
-_CALLOUT = re.compile(r"\[!\w[\w-]*\][+-]?\s*")
+_CALLOUT = re.compile(r"\[!(\w[\w-]*)\][+-]?\s*")
+_QUOTE_CALLOUTS = frozenset({"quote", "cite"})  # Obsidian's callouts for someone else's words
 _URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://\S*|\bwww\.\S+")
 _DATAVIEW = ("=", "$=")
 _LOOSE_MARK = re.compile(r"\s+([,.;:!?])(?=\s|$)")  # "see the docs ." where a link was dropped
@@ -241,6 +244,7 @@ class _Writer:
     def __init__(self) -> None:
         self.out: list[str] = []
         self.quotes = 0
+        self.quoting: list[bool] = []  # per open block quote: whether it quotes (a `[!note]` callout does not)
         self.items: list[bool] = []  # per open list item: whether its first line is written
         self.row: list[str] | None = None  # the cells of the table row being read
 
@@ -276,11 +280,13 @@ class _Writer:
             elif kind in ("bullet_list_close", "ordered_list_close", "table_close", "hr"):
                 self.gap()
             elif kind == "blockquote_open":
-                self.quotes += 1
-                if i + 2 < len(tokens) and tokens[i + 2].type == "inline":
+                callout = _callout_type(tokens, i)
+                self.quoting.append(callout is None or callout in _QUOTE_CALLOUTS)
+                self.quotes += self.quoting[-1]
+                if callout is not None:
                     _strip_start(tokens[i + 2], _CALLOUT)
             elif kind == "blockquote_close":
-                self.quotes -= 1
+                self.quotes -= self.quoting.pop() if self.quoting else 0
                 self.gap()
             elif kind == "tr_open":
                 self.row = []
@@ -314,6 +320,14 @@ def _task_status(tokens: Sequence[Token], item: int) -> str | None:
         return None
     match = _TASK.match(tokens[item + 2].content)
     return match.group(1) if match else None
+
+
+def _callout_type(tokens: Sequence[Token], quote: int) -> str | None:
+    """The type of the callout a block quote opens (`> [!Quote]` → "quote"), if it is one."""
+    if quote + 2 >= len(tokens) or tokens[quote + 2].type != "inline":
+        return None
+    match = _CALLOUT.match(tokens[quote + 2].content)
+    return match.group(1).lower() if match else None
 
 
 def _close_of(tokens: Sequence[Token], i: int) -> int:

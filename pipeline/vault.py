@@ -13,7 +13,7 @@ import hashlib
 import operator
 import os
 import posixpath
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from stat import S_ISREG
 from typing import Protocol
@@ -28,6 +28,7 @@ from .logseq import read_outline
 from .note_dates import EARLIEST, LATEST, name_date, name_day
 from .note_fields import MAX_WORD, Unreadable, parse_note, source_date, text_field, unit_fields
 from .note_text import link_target, note_text
+from .whose import Reason, judge, pool_fields, without_quotes
 
 
 def check_vault(vault: Path) -> Path:
@@ -77,8 +78,10 @@ class FolderVault:
     """
 
     def __init__(self, root: Path, extra_paths: list[str], memory_dir: str, max_bytes: int,
-                 shorts_paths: list[str] | None = None, knowledge_paths: list[str] | None = None):
+                 shorts_paths: list[str] | None = None, knowledge_paths: list[str] | None = None,
+                 author: Sequence[str] = ()):
         self.root = root.resolve()
+        self.author = author  # the person's name and aliases: a clipping they wrote is theirs (SPEC §1)
         self.extra_paths = extra_paths
         self.memory_dir = memory_dir
         self.max_bytes = max_bytes
@@ -250,14 +253,21 @@ class FolderVault:
         content_hash = hashlib.sha256(data).hexdigest()
         fields = unit_fields(meta, rel, self.resolve) if kind == SourceKind.knowledge \
             else {"perspective": Perspective.own}
+        stated = fields["perspective"] if kind == SourceKind.knowledge else None
+        whose = judge(meta, rel, post.content, self.author, stated if isinstance(stated, Perspective) else None)
+        if whose.external:  # someone else's words: no dimension, its title and tags for the external pool
+            fields = ({} if kind == SourceKind.knowledge else pool_fields(meta, rel)) | fields \
+                | {"perspective": Perspective.external}
         written, unreadable = source_date(meta, kind)
         by_name = None if written else name_date(path)
         date = written or by_name or _mtime_date(path)
         # Named in the summary: a date the note gives and we cannot read, or none but the file's mtime.
         undated = unreadable or not (written or by_name)
-        # What the person wrote, not its markup (SPEC §1); the hash stays the file's bytes'.
-        return Source(path=rel, kind=kind, date=date, text=note_text(post.content), content_hash=content_hash,
-                      undated=undated, **fields)
+        # What the person wrote, not its markup nor the words they quote (SPEC §1); the hash stays the file's bytes'.
+        text, quoted = without_quotes(note_text(whose.body))
+        others = whose.reason or (Reason.quotes if quoted else None)
+        return Source(path=rel, kind=kind, date=date, text=text, content_hash=content_hash,
+                      undated=undated, others_words=others.value if others else None, **fields)
 
 
 class _Prefilter:

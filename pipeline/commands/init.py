@@ -26,6 +26,7 @@ from hylo_memory.errors import ConfigError, validation_line
 from ..config import VAULT_FILE, Config
 from ..layouts import LOGSEQ, is_logseq_graph
 from ..note_dates import name_day
+from ..whose import others_folder
 
 MAX_FILES = 100_000  # files looked at, in all; past it the counts say "at least"
 SAMPLE_NOTES = 20  # notes per folder whose frontmatter is looked at
@@ -137,6 +138,8 @@ def propose(found: Survey) -> Proposal:
             _propose_logseq(chosen, path)
         elif _NEVER_READ.match(name) or path == found.templates_folder:
             chosen.reasons[path] = "templates or attachments: not read"
+        elif others_folder(name):  # SPEC §1 "Whose words": read as external wherever a scan path reaches them
+            chosen.reasons[path] = f"{others_folder(name)}, someone else's words: not proposed as your notes"
         elif _SHORTS_NAMES.match(name):
             chosen.shorts_paths.append(path)
             chosen.reasons[path] = "named like a journal"

@@ -51,7 +51,8 @@ def plan(vault: Path, config: Config, ledger: Ledger, files: dict[Dimension, Mem
     profile = build_profile(files.get(Dimension.identity), files.get(Dimension.goals), intro,
                             config.shorts_paths + config.extra_scan_paths)  # the author's own note folders
     reader = FolderVault(vault, config.extra_scan_paths, config.memory_dir, config.max_note_bytes,
-                         config.shorts_paths, config.knowledge_paths)
+                         config.shorts_paths, config.knowledge_paths,
+                         author=[n for n in (profile.name, *profile.aliases) if n])  # whose clippings (SPEC §1)
     return Plan(window=window, profile=profile, collected=collect(reader, window, ledger, profile, cap, reread))
 
 

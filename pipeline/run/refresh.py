@@ -22,7 +22,7 @@ from .collect import Collected, Reread, plan
 from .extraction import extract_all
 from .hints import layout_hints
 from .progress import RunProgress, Silent
-from .summary import Deleted, RunSummary, SourceCounts, file_reports, total_counts, trust_lists
+from .summary import Deleted, RunSummary, SourceCounts, file_reports, others_words, total_counts, trust_lists
 from .window import Window
 
 
@@ -146,6 +146,7 @@ def _summary(
         reextracted=collected.reextracted,
         skipped=collected.skipped,
         undated=collected.undated,
+        others_words=others_words(extracted),
         status=status,
         dry_run=dry_run,
         already_extracted=collected.already_extracted,

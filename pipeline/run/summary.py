@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections import Counter
 
 from pydantic import BaseModel
 
@@ -13,6 +14,7 @@ from hylo_memory.templates import render
 
 from ..state.ledger import Counts, RunStatus
 from ..vault import Skipped
+from ..whose import Reason
 from .window import Mode
 
 
@@ -26,6 +28,19 @@ class SourceCounts(BaseModel):
         kinds = [s.kind for s in sources]
         return cls(shorts=kinds.count(SourceKind.short), knowledge=kinds.count(SourceKind.knowledge),
                    extra=kinds.count(SourceKind.extra))
+
+
+def others_words(sources: list[Source]) -> dict[str, int]:
+    """The sources read as someone else's words, in whole or in part, by reason (SPEC §1 "Whose words").
+
+    Four reasons, so a person can tell why a note gave nothing, or less than it holds:
+    `clipping` and `highlights` are whole notes read as external; `ai_chat` counts the chats
+    of which only the person's turns were read (or none, when no turn of theirs was marked);
+    `quotes` counts the person's own notes whose block quotes were left out. Reasons no
+    source has are not listed, in this order.
+    """
+    found = Counter(s.others_words for s in sources if s.others_words)
+    return {reason.value: found[reason.value] for reason in Reason if found[reason.value]}
 
 
 class FileReport(BaseModel):
@@ -82,6 +97,7 @@ class RunSummary(BaseModel):
     # Sources whose frontmatter date could not be read, or that had none but their mtime: dated
     # by file name or mtime, so a copied old note may read as current. At most MAX_UNDATED.
     undated: list[str] = []
+    others_words: dict[str, int] = {}  # sources read as someone else's, by reason: see `others_words`
     status: RunStatus = "ok"
     dry_run: bool = False
     already_extracted: int = 0
