@@ -5,6 +5,7 @@ every extractor (pipeline/whose.py, read in `FolderVault._read`)."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from vault_helpers import day, identity, short, texts, unit, write_file, write_n
 
 from hylo_memory.decay import Dimension
 from hylo_memory.pipeline.commands.cli import main
+from hylo_memory.pipeline.whose import judge
 from hylo_memory.testing import FakeOpenAI
 
 TODAY = "2026-11-30"
@@ -217,3 +219,15 @@ def test_init_does_not_propose_clippings_or_readwise_and_says_why(tmp_path: Path
     assert "Clippings" not in settings and "Readwise" not in settings
     assert "Clippings/" in out and "web clippings, someone else's words: not proposed as your notes" in out
     assert "highlights, someone else's words: not proposed as your notes" in out
+
+
+# Bounded
+
+
+@pytest.mark.parametrize("hostile", ["## User\n" * 100_000, "User:\nAssistant:\n" * 50_000, "#a/" * 200_000,
+                                     "## Claude " + "-a" * 200_000, "```\n" * 100_000 + "## User\n## AI\n"])
+def test_judging_a_hostile_note_costs_linear_time(hostile: str) -> None:
+    meta: dict[str, object] = {"tags": ["x"] * 100_000, "author": "a" * 1_000_000, "source": "https://" + "a" * 10**6}
+    start = time.perf_counter()
+    judge(meta, "a/" * 1000 + "b.md", hostile)
+    assert time.perf_counter() - start < 2
