@@ -240,10 +240,10 @@ def test_why_tells_where_an_item_came_from_as_the_command_line_does(server: McpS
                                                                      env: dict[str, str]) -> None:
     ok(server.call("remember", {"text": "I collect vintage fountain pens", "dimension": "preferences", "pin": True}))
     before = memory(vault)
-    result = server.call("why", {"text": "collect vintage fountain pens", "dimension": "preferences"})
+    result = server.call("why", {"text": "I collect vintage fountain pens", "dimension": "preferences"})
     told = ok(result)
     assert told.startswith("_preferences.md (Active): ") and f"added on {TODAY} by remember" in told
-    code, out, err = cli(["why", "collect vintage fountain pens", "--dimension", "preferences", "--json"], vault, env,
+    code, out, err = cli(["why", "I collect vintage fountain pens", "--dimension", "preferences", "--json"], vault, env,
                          today=False)
     assert code == 0, err
     assert json.loads(out) == result.structured_content

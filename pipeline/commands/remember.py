@@ -14,6 +14,7 @@ from hylo_memory.decay.store import MemoryStore
 from hylo_memory.errors import InputError
 from hylo_memory.extractors.base import Decision
 from hylo_memory.extractors.choice import make_extractor
+from hylo_memory.extractors.offline import OfflineExtractor
 
 from .. import clock
 from ..config import Config
@@ -56,8 +57,9 @@ def decide(text: str, dimension: Dimension | None, pin: bool | None, config: Con
         raise InputError(f"remember: a fact is one line of at most {MAX_ITEM_TEXT} characters; "
                          f"this one has {len(text)}")
     if dimension is not None and (pin is not None or not config.uses_llm):
-        pinned = dimension.pinned_by_default if pin is None else pin
-        return Decision(dimension=dimension, text=text, pinned=pinned)
+        # Told where it goes, no model is asked; the patterns still word it as a note's would be
+        # ("I love green tea" → "Loves green tea"), so the same fact in a note refreshes it.
+        return OfflineExtractor().classify(text, dimension, pin, memory=memory)
     return make_extractor(config.llm()).classify(text, dimension, pin, memory=memory)
 
 
