@@ -30,8 +30,10 @@ def atomic_write(path: Path, data: bytes, mode: int = 0o600) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.errno and exc.filename is None:  # a write or fsync: name the file
+            exc.filename = str(path)
         raise
     fsync_dir(folder)
 

@@ -86,3 +86,27 @@ def test_a_ledger_that_cannot_grow_says_disk_full_naming_it(tmp_path: Path) -> N
     assert str(refused.value) == f"{path}: disk full; the ledger is unchanged — free some space and run again"
     with Ledger(path) as ledger:
         assert ledger.extracted_hash(rows[0][0]) is None  # rolled back whole
+
+
+def test_a_remember_on_a_full_disk_names_the_file_it_could_not_write(small_disk: Path, tmp_path: Path) -> None:
+    vault = small_disk / "vault"
+    short(vault, "2026-11-28", "I live in Lisbon.", slug="home")
+    env = cli_env(tmp_path / "home")
+    assert subprocess.run([HYLO, "refresh", "--vault", str(vault), "--today", "2026-11-29"], env=env,
+                          capture_output=True).returncode == 0
+    before = memory_texts(vault / "_memory")
+    filler = fill(small_disk, leave=0)
+
+    full = subprocess.run([HYLO, "remember", "I'm vegetarian", "--vault", str(vault), "--today", TODAY], env=env,
+                          capture_output=True, text=True)
+    assert full.returncode == 1
+    print(full.stderr, end="")  # for the record: the one line a person sees
+    line = full.stderr.removeprefix("hylo-memory: ")
+    assert full.stderr.count("\n") == 1 and line.startswith(str(vault / "_memory")) and "disk full" in line
+    assert memory_texts(vault / "_memory") == before
+
+    filler.unlink()
+    again = subprocess.run([HYLO, "remember", "I'm vegetarian", "--vault", str(vault), "--today", TODAY], env=env,
+                           capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    assert "Is vegetarian" in (vault / "_memory" / "_preferences.md").read_text()
