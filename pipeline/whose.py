@@ -87,7 +87,7 @@ def judge(meta: dict[str, object], rel: str, body: str, author: Sequence[str] = 
         return Whose(external=True, reason=folder, body=body)
     sources = [v for f in ("source", "app", "platform") for v in _values(fields, f)]
     urls = [v for f in _URL_FIELDS for v in _values(fields, f) if _URL.match(v)]
-    if any(_CHAT_SOURCE.match(v) for v in sources) or any(_CHAT_HOSTS.match(u) for u in urls):
+    if any(_CHAT_SOURCE.match(v) or _CHAT_HOSTS.match(v) for v in sources) or any(_CHAT_HOSTS.match(u) for u in urls):
         return _chat(body, export=True, stated=stated)
     if stated is None:
         reason = _field_reason(fields, body, urls, author)
@@ -213,15 +213,16 @@ def pool_fields(meta: dict[str, object], rel: str) -> dict[str, object]:
 
 # ---- AI chats: whose turn each line is ----
 
-_OWN_ROLE = r"user|you|me|human|prompt"
+_OWN_ROLE = r"user|you|me|human|prompt|我|用户|提问"
 # Headings and bold labels may name a model's version ("### Claude 3.5 Sonnet", "**GPT-4o:**");
 # a plain `Label:` line may not, so that "Claude is great: …" stays a sentence.
-_ASSISTANT_ROLE = rf"assistant|ai|{_ASSISTANTS}|model|bot|system"
+_ASSISTANT_ROLE = rf"assistant|ai|{_ASSISTANTS}|model|bot|system|助手|助理|回答"
 _VERSIONED = rf"(?:{_ASSISTANT_ROLE})(?:[ -][\w.]{{1,20}}){{0,3}}"
 _DECOR = r"(?:[^\w\s*#_]{1,4}[ \t]*)?"  # an emoji before the role ("## 🤖 Assistant")
 _SAID = r"(?:[ \t]+(?:said|says|wrote))?[ \t]*:?"
-_HEADING = re.compile(rf"^ {{0,3}}#{{1,6}}[ \t]+{_DECOR}(?:(?P<own>{_OWN_ROLE})|{_VERSIONED}){_SAID}[ \t]*#*[ \t]*$",
-                      re.I)
+_STAMP = r"(?:[ \t]*[·•|–—(（\[][^\n]{0,60})?"  # an exporter's time after the role ("## 👤 我 · 2026-07-08 11:01")
+_HEADING = re.compile(rf"^ {{0,3}}#{{1,6}}[ \t]+{_DECOR}(?:(?P<own>{_OWN_ROLE})|{_VERSIONED}){_SAID}{_STAMP}"
+                      rf"[ \t]*#*[ \t]*$", re.I)
 _BOLD = re.compile(rf"^ {{0,3}}(?:\*\*|__){_DECOR}(?:(?P<own>{_OWN_ROLE})|{_VERSIONED}){_SAID}[ \t]*(?:\*\*|__)"
                    rf"[ \t]*:?[ \t]*(?P<rest>.*)$", re.I)
 _PLAIN = re.compile(rf"^ {{0,3}}(?:(?P<own>{_OWN_ROLE})|{_ASSISTANT_ROLE})(?:[ \t]+(?:said|says))?[ \t]*:[ \t]*"

@@ -145,6 +145,21 @@ def test_a_chat_marked_by_bold_labels_gives_only_the_persons_turns(tmp_path: Pat
     assert kept(tmp_path) == {"Lives in Lisbon"}
 
 
+def test_a_claude_export_with_emoji_roles_and_times_gives_only_the_persons_turns(tmp_path: Path) -> None:
+    # As a Claude exporter writes them: `source: claude.ai`, "## 👤 我 · time" and "## 🤖 Claude · time".
+    body = ("> [!abstract] 摘要\n> The person asked about moving.\n\n## 👤 我 · 2026-11-20 11:01\n\n我住在上海。\n\n"
+            f"## 🤖 Claude · 2026-11-20 11:02\n\n我住在北京。{THEIRS}\n")
+    short(tmp_path, "2026-11-20", body, source="claude.ai")
+    assert refresh(tmp_path)["others_words"] == {"ai_chat": 1}
+    assert kept(tmp_path) == {"住在上海"}
+
+
+def test_a_chat_whose_roles_are_written_in_chinese_gives_only_the_persons_turns(tmp_path: Path) -> None:
+    short(tmp_path, "2026-11-20", f"## 用户\n我住在上海。\n\n## 助手\n我住在北京。{THEIRS}\n")
+    refresh(tmp_path)
+    assert kept(tmp_path) == {"住在上海"}
+
+
 def test_a_heading_naming_ai_alone_is_a_topic_not_a_chat(tmp_path: Path) -> None:
     short(tmp_path, "2026-11-20", "## AI\nI live in Berlin.\n")
     assert refresh(tmp_path)["others_words"] == {}
