@@ -42,6 +42,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/scan.py
 	$(BIN)/python bench/llm.py
 	$(BIN)/python bench/recall.py
+	$(BIN)/python bench/startup.py
 
 clean:
 	rm -rf $(VENV) .check build *.egg-info

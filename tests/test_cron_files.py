@@ -8,6 +8,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import click
 import pytest
 from cli_helpers import hylo
 from proc_helpers import HYLO, ROOT, copy_example_vault
@@ -83,7 +84,8 @@ def test_each_file_calls_hylo_memory_refresh_with_a_vault(name: str) -> None:
 def parse(args: list[str]) -> tuple[str, dict]:
     """The command and its parameters as click parses them, without running anything."""
     name, *rest = args
-    command = cli.commands[name]
+    command = cli.get_command(click.Context(cli), name)  # loaded on demand: the group names its commands lazily
+    assert command is not None
     with command.make_context(name, rest) as context:
         return name, context.params
 

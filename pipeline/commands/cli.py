@@ -2,38 +2,75 @@
 
 from __future__ import annotations
 
-import datetime as dt
+import importlib
 import logging
+import os
 import sys
 from collections.abc import Callable, Sequence
-from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
 import click
 
-from hylo_memory.decay import Dimension
-from hylo_memory.decay.model import DIMENSION_NAMES
 from hylo_memory.errors import HyloMemoryError
-from hylo_memory.extractors.choice import make_extractor
 
-from .. import clock
-from ..run.refresh import diff, refresh
-from ..run.summary import render_changes
-from ..state.writing import open_store
-from . import assist_cli, mcp_cli, trust_cli
-from .apply import apply_evidence
-from .evidence_file import read_evidence
-from .init import run_init
-from .options import PROG, DateType, DimensionType, fail, json_failures, options, reason, setup
-from .progress_bar import progress_bar
-from .remember import remember_text
-from .schedule import run_schedule
-from .status import gather
+from .options import PROG, fail, reason
+
+# Each command: where it is defined, and its short help for `--help`, so that `--help` and `--version` load
+# no command module (they import the run, the models, the parsers: most of a second).
+COMMANDS: dict[str, tuple[str, str]] = {
+    "refresh": ("memory_cli:refresh_command",
+                "one run: read recent notes, extract evidence, apply the rules, summarise"),
+    "apply": ("memory_cli:apply_command", "apply evidence from a JSONL file through the rules, with no LLM"),
+    "remember": ("memory_cli:remember_command", "record one fact the person states"),
+    "schedule": ("memory_cli:schedule_command",
+                 "run refresh on a cron schedule until stopped (SIGTERM or Ctrl-C)"),
+    "status": ("memory_cli:status_command",
+               "show recent runs, the next scheduled run, memory files and sources waiting"),
+    "init": ("memory_cli:init_command",
+             "look at a vault, propose which of its folders to read, and write its .hylo-memory.toml"),
+    # The trust commands (SPEC §8), the assistant's (§9) and its server.
+    "why": ("trust_cli:why_command", "show an item, how it was first added, and every source that supports it"),
+    "history": ("trust_cli:history_command", "every change to the memory files, newest first"),
+    "undo": ("trust_cli:undo_command", "revert the latest change not yet undone, or change CHANGE"),
+    "forget": ("trust_cli:forget_command",
+               "remove an item for good and keep it from coming back; --list shows what is forgotten"),
+    "unforget": ("trust_cli:unforget_command", "let a forgotten fact be kept again"),
+    "context": ("assist_cli:context_command", "print the memory as one markdown block for an assistant's prompt"),
+    "recall": ("assist_cli:recall_command", "the items that best answer QUERY, best first (Active and Fading)"),
+    "mcp": ("mcp_cli:mcp_command", "serve the memory to assistants over the Model Context Protocol (stdio)"),
+}
 
 
 class HyloGroup(click.Group):
-    """The command group; its `main` turns every expected failure into one line and an exit code."""
+    """The command group; its `main` turns every expected failure into one line and an exit code.
+
+    Its commands are named in COMMANDS and each module is imported only when one of its commands is run
+    (click's lazy group), so a command pays for what it uses and `--version` for nothing.
+    """
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*COMMANDS, *self.commands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.commands or cmd_name not in COMMANDS:
+            return super().get_command(ctx, cmd_name)
+        module, _, attribute = COMMANDS[cmd_name][0].partition(":")
+        command = getattr(importlib.import_module(f"{__package__}.{module}"), attribute)
+        assert isinstance(command, click.Command) and command.name == cmd_name, COMMANDS[cmd_name]
+        self.add_command(command)  # once: `--help` of a command, then its run, imports nothing twice
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The list of `--help`, as click writes it, from the table's short help: no command module imported."""
+        names = self.list_commands(ctx)
+        if not names:
+            return
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        listed = {name: self.commands.get(name) or click.Command(name, help=COMMANDS[name][1]) for name in names}
+        rows = [(name, command.get_short_help_str(limit)) for name, command in listed.items()]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,  # type: ignore[override]
              complete_var: str | None = None, standalone_mode: bool = True, **extra: Any) -> int:
@@ -83,6 +120,45 @@ def _exit_code(invoke: Callable[[], Any]) -> int:
     return result if isinstance(result, int) else 0
 
 
+def installed_version() -> str:
+    """This distribution's version, read from its own `.dist-info` on sys.path, as importlib.metadata finds it:
+    importing importlib.metadata (email, zipfile, csv…) would take longer than all the rest of `--version`."""
+    for folder in sys.path:
+        try:
+            names = os.listdir(folder or ".")
+        except OSError:  # a zip, a folder gone
+            continue
+        for name in names:
+            if name.startswith("hylo_memory-") and name.endswith(".dist-info"):
+                found = _metadata_version(Path(folder or ".", name, "METADATA"))
+                if found:
+                    return found
+    from importlib.metadata import version  # installed some other way (an egg, a zip): its own search
+
+    return version("hylo-memory")
+
+
+def _metadata_version(metadata: Path) -> str | None:
+    """The `Version:` in a METADATA file's header (before its first blank line)."""
+    try:
+        with metadata.open(encoding="utf-8") as lines:
+            for line in lines:
+                if line.startswith("Version:"):
+                    return line.removeprefix("Version:").strip()
+                if not line.strip():
+                    break
+    except (OSError, UnicodeDecodeError):
+        pass
+    return None
+
+
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """`--version`, as click's version option prints it; the version is looked up only when asked."""
+    if value and not ctx.resilient_parsing:
+        click.echo(f"{PROG} {installed_version()}", color=ctx.color)
+        ctx.exit()
+
+
 class _StderrHandler(logging.Handler):
     """Log lines to whatever `sys.stderr` is when they are emitted (a test may have replaced it)."""
 
@@ -105,121 +181,14 @@ def configure_logging() -> None:
 
 @click.group(cls=HyloGroup, context_settings={"help_option_names": ["-h", "--help"]},
              help="Keep one person's long-term memory.")
-@click.version_option(version("hylo-memory"), "--version", prog_name=PROG, message="%(prog)s %(version)s")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show the version and exit.")
 @click.option("--config", type=click.Path(path_type=Path),
               help="TOML config file (default ~/.config/hylo-memory/config.toml)")
 @click.pass_context
 def cli(ctx: click.Context, config: Path | None) -> None:
     ctx.obj = config
     configure_logging()
-
-
-@cli.command("refresh", help="one run: read recent notes, extract evidence, apply the rules, summarise")
-@options(extractor=True)
-@click.option("--dry-run", is_flag=True, help="print what would change (a diff per file); write nothing")
-@click.option("--json", "as_json", is_flag=True, help="print the summary as one JSON object")
-@click.option("--intro", help="a self-introduction: name, role, projects")
-@click.option("--quiet", is_flag=True, help="no progress bar on a terminal")
-@click.option("--reextract", is_flag=True, help="read again the window's sources that another extractor read")
-@click.option("--since", type=DateType(), help="with --reextract: reach back to this date (YYYY-MM-DD)")
-@click.pass_context
-@json_failures
-def refresh_command(ctx: click.Context, vault: Path | None, config_file: Path | None, today: dt.date | None,
-                    extractor: str | None, dry_run: bool, as_json: bool, intro: str | None, quiet: bool,
-                    reextract: bool, since: dt.date | None) -> int:
-    if since is not None and not reextract:
-        raise click.UsageError("--since goes with --reextract", ctx)
-    config, vault = setup(ctx, config_file, vault, extractor)
-    day = today or clock.today(config.timezone)
-    if since is not None and since > day:
-        raise click.UsageError(f"--since {since} is after the run's date ({day})", ctx)
-    with progress_bar(quiet) as progress:
-        summary, updates = refresh(vault, config, make_extractor(config.llm()), day, dry_run, intro, progress,
-                                   reextract=reextract, since=since)
-    if as_json:
-        click.echo(summary.to_json())
-    else:
-        click.echo(summary.to_text(), nl=False)
-        if dry_run:  # after the summary, so the header comes first
-            click.echo("\n" + diff(updates, open_store(vault, config)), nl=False)
-    for hint in summary.hints:
-        fail(f"{PROG}: hint: {hint}")
-    if summary.status != "ok":
-        fail(f"{PROG}: run {summary.status}: {summary.waiting} source(s) wait for the next run"
-              + (f" ({summary.failures[0]})" if summary.failures else ""))
-        return 2
-    return 0
-
-
-@cli.command("apply", help="apply evidence from a JSONL file through the rules, with no LLM")
-@options()
-@click.option("--evidence", type=click.Path(path_type=Path), required=True, help="one JSON evidence object a line")
-@click.option("--dry-run", is_flag=True, help="show what would change, write nothing")
-@click.pass_context
-def apply_command(ctx: click.Context, vault: Path | None, config_file: Path | None, today: dt.date | None,
-                  evidence: Path, dry_run: bool) -> int:
-    config, vault = setup(ctx, config_file, vault)
-    found = read_evidence(evidence)
-    updates = apply_evidence(open_store(vault, config), found, today or clock.today(config.timezone), config,
-                             dry_run=dry_run, detail=str(evidence))
-    click.echo(render_changes(updates), nl=False)
-    return 0
-
-
-# A fact may start with dashes ("--- no, really"): unknown options are taken as the fact's words.
-@cli.command("remember", help="record one fact the person states",
-             context_settings={"ignore_unknown_options": True})
-@click.argument("text")
-@options(extractor=True)
-@click.option("--dimension", type=DimensionType(), help=f"one of {DIMENSION_NAMES}")
-@click.option("--pin/--no-pin", default=None,
-              help="pin it (never fades); default: the LLM decides, or offline: pinned for identity, "
-                   "preferences, beliefs, people")
-@click.pass_context
-def remember_command(ctx: click.Context, text: str, vault: Path | None, config_file: Path | None, today: dt.date | None,
-                     extractor: str | None, dimension: Dimension | None, pin: bool | None) -> int:
-    config, vault = setup(ctx, config_file, vault, extractor)
-    line = remember_text(vault, config, text, dimension, pin, today)
-    click.echo(line)
-    return 0
-
-
-@cli.command("schedule", help="run refresh on a cron schedule until stopped (SIGTERM or Ctrl-C)")
-@options(today=False, extractor=True)
-@click.option("--cron", help='a 5-field cron expression, e.g. "0 3 * * *" (default: the config\'s schedule)')
-@click.pass_context
-def schedule_command(ctx: click.Context, vault: Path | None, config_file: Path | None, extractor: str | None,
-                     cron: str | None) -> int:
-    config, vault = setup(ctx, config_file, vault, extractor)
-    return run_schedule(vault, config, cron)
-
-
-@cli.command("status", help="show recent runs, the next scheduled run, memory files and sources waiting")
-@options()
-@click.option("--json", "as_json", is_flag=True, help="print the status as one JSON object")
-@click.pass_context
-@json_failures
-def status_command(ctx: click.Context, vault: Path | None, config_file: Path | None, today: dt.date | None,
-                   as_json: bool) -> int:
-    config, vault = setup(ctx, config_file, vault)
-    report = gather(vault, config, today)
-    click.echo(report.model_dump_json() if as_json else report.to_text(), nl=as_json)
-    return 0
-
-
-@cli.command("init", help="look at a vault, propose which of its folders to read, and write its .hylo-memory.toml")
-@options(today=False)
-@click.option("--yes", is_flag=True, help="write without asking (replacing an existing, different file needs --force)")
-@click.option("--force", is_flag=True, help="with --yes: replace an existing .hylo-memory.toml that differs")
-@click.pass_context
-def init_command(ctx: click.Context, vault: Path | None, config_file: Path | None, yes: bool, force: bool) -> int:
-    config, vault = setup(ctx, config_file, vault)
-    return run_init(vault, config.memory_dir, yes, force)
-
-
-# Commands kept in their own modules: the trust commands (SPEC §8), the assistant's (§9) and its server.
-for command in (*trust_cli.COMMANDS, *assist_cli.COMMANDS, *mcp_cli.COMMANDS):
-    cli.add_command(command)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -11,10 +11,8 @@ from pathlib import Path
 from hylo_memory.decay import Dimension
 from hylo_memory.decay.ranking import MAX_BUDGET, MIN_BUDGET, Block, build_block
 from hylo_memory.errors import InputError
-from hylo_memory.extractors.batching import estimate_tokens
 
 from ..config import Config
-from ..run.profile import build_profile
 from ..state.writing import open_store, settle
 from .recall import check_query
 
@@ -37,6 +35,12 @@ class ContextResult(Block):
 def build_context(vault: Path, config: Config, today: dt.date, budget: int | None = None,
                   query: str | None = None) -> ContextResult:
     """The vault's memory as a block of at most `budget` estimated tokens, items relevant to `query` first."""
+    # Here, not above: `recall` and the MCP server load this module, and need neither the profile's patterns
+    # (and the note reader they bring) nor the extractors' token estimate.
+    from hylo_memory.extractors.batching import estimate_tokens
+
+    from ..run.profile import build_profile
+
     budget = DEFAULT_BUDGET if budget is None else budget
     if not MIN_BUDGET <= budget <= MAX_BUDGET:
         raise InputError(f"the budget must be {MIN_BUDGET:,} to {MAX_BUDGET:,} tokens, not {budget:,}")

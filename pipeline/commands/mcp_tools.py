@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import anyio.from_thread
 from mcp.server.mcpserver import Context, MCPServer
@@ -13,14 +13,7 @@ from pydantic import BeforeValidator, Field, StrictBool
 from hylo_memory.decay import Dimension
 from hylo_memory.decay.model import DIMENSION_NAMES
 from hylo_memory.decay.ranking import MAX_BUDGET, MIN_BUDGET
-from hylo_memory.extractors.choice import make_extractor
 
-from ..run.refresh import diff
-from ..run.refresh import refresh as run_refresh
-from ..run.summary import RunSummary
-from ..state.ledger import STATE_DIR
-from ..state.locking import RUN_LOCK, is_held
-from ..state.writing import open_store
 from . import mcp_text
 from .context import DEFAULT_BUDGET, build_context
 from .forget import forget as forget_item
@@ -29,9 +22,11 @@ from .mcp_calls import Memory, blocking, result
 from .options import PROG
 from .recall import MAX_QUERY_CHARS
 from .recall import recall as ranked
-from .remember import remember_text
-from .status import gather
 from .why import explain
+
+if TYPE_CHECKING:  # the run, the extractors and the status load with the first call that needs them
+    from ..run.summary import RunSummary
+    from .status import Status
 
 LOG = logging.getLogger(__name__)
 
@@ -118,8 +113,12 @@ def register(server: MCPServer[Any], memory: Memory) -> None:
             description="true: a standing fact that never fades; false: it may fade; leave it out to let the "
                         "memory decide")] = None,
     ) -> CallToolResult:
-        line = await blocking(lambda: remember_text(vault, config, text, dimension, pin, memory.fixed_today))
-        return result(line)
+        def record() -> str:
+            from .remember import remember_text  # the extractors load on the worker with a first fact, not at start
+
+            return remember_text(vault, config, text, dimension, pin, memory.fixed_today)
+
+        return result(await blocking(record))
 
     @server.tool(description=mcp_text.RECALL, annotations=_annotations("Recall from memory", read_only=True))
     async def recall(
@@ -151,6 +150,16 @@ def register(server: MCPServer[Any], memory: Memory) -> None:
         day = memory.today()
 
         def run() -> tuple[RunSummary, str]:
+            # The run loads with the first refresh, on its worker thread: the server starts (and answers a first
+            # recall) without it, and no call waits on the event loop while it loads.
+            from hylo_memory.extractors.choice import make_extractor
+
+            from ..run.refresh import diff
+            from ..run.refresh import refresh as run_refresh
+            from ..state.ledger import STATE_DIR
+            from ..state.locking import RUN_LOCK, is_held
+            from ..state.writing import open_store
+
             if is_held(open_store(vault, config).folder / STATE_DIR, RUN_LOCK):  # a notice only: the lock decides
                 progress.waiting()
             summary, updates = run_refresh(vault, config, make_extractor(config.llm()), day, dry_run, intro, progress)
@@ -169,7 +178,12 @@ def register(server: MCPServer[Any], memory: Memory) -> None:
 
     @server.tool(description=mcp_text.STATUS, annotations=_annotations("Memory status", read_only=True))
     async def status() -> CallToolResult:
-        report = await blocking(lambda: gather(vault, config, memory.fixed_today))
+        def gathered() -> Status:
+            from .status import gather  # with the run's modules: loaded on the worker when first asked
+
+            return gather(vault, config, memory.fixed_today)
+
+        report = await blocking(gathered)
         return result(report.to_text(), report.model_dump_json())
 
     @server.tool(description=mcp_text.WHY, annotations=_annotations("Why is this in memory", read_only=True))

@@ -7,17 +7,16 @@ import functools
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from hylo_memory.decay import Dimension
-from hylo_memory.decay.model import DIMENSION_NAMES
-from hylo_memory.errors import HyloMemoryError, storage_error
+from hylo_memory.errors import HyloMemoryError, VaultError, storage_error
 
-from ..config import Config, load_config
-from ..note_dates import EARLIEST, LATEST
-from ..vault import check_vault
+if TYPE_CHECKING:  # the models and the configuration load with a command that uses them, not with `--version`
+    from hylo_memory.decay import Dimension
+
+    from ..config import Config
 
 PROG = "hylo-memory"
 EXTRACTORS = click.Choice(["offline", "openai"])
@@ -29,6 +28,8 @@ class DateType(click.ParamType):  # type: ignore[type-arg]  # generic only from 
     name = "YYYY-MM-DD"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> dt.date:
+        from ..note_dates import EARLIEST, LATEST
+
         if isinstance(value, dt.date):
             return value
         try:
@@ -46,6 +47,8 @@ class DimensionType(click.ParamType):  # type: ignore[type-arg]
     name = "DIMENSION"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Dimension:
+        from hylo_memory.decay.model import DIMENSION_NAMES, Dimension
+
         if isinstance(value, Dimension):
             return value
         try:
@@ -99,8 +102,20 @@ def setup(ctx: click.Context, config_file: Path | None, vault: Path | None,
 
     The vault is --vault, else HYLO_MEMORY_VAULT, else `vault` in the config file.
     """
+    from ..config import load_config
+
     config = load_config(config_file or ctx.obj, extractor=extractor, vault=None if vault is None else str(vault))
     if not config.vault:
         raise click.UsageError("no vault: give --vault PATH, or set `vault` in the config file "
                                "or HYLO_MEMORY_VAULT", ctx)
-    return config, check_vault(Path(config.vault))
+    return config, _checked_vault(Path(config.vault))
+
+
+def _checked_vault(vault: Path) -> Path:
+    """The vault folder, resolved; a clear error when it is not one (here, not beside the note reader it needs
+    not: markdown-it and the rest load with the commands that read notes)."""
+    if not vault.exists():
+        raise VaultError(f"{vault}: vault not found")
+    if not vault.is_dir():
+        raise VaultError(f"{vault}: vault is not a folder")
+    return vault.resolve()

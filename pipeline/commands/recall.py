@@ -20,7 +20,6 @@ from hylo_memory.decay import Dimension
 from hylo_memory.decay.model import clean_text
 from hylo_memory.decay.recall import BM25, Entry, rank, similarities
 from hylo_memory.errors import InputError
-from hylo_memory.extractors.embeddings import EmbeddingSettings, embed
 
 from .. import clock
 from ..config import Config
@@ -131,6 +130,8 @@ def _index(texts: list[str]) -> BM25:
 def _similarities(memory_dir: Path, config: Config, query: str,
                   texts: list[str]) -> tuple[list[float] | None, str | None]:
     """Each text's cosine with the query, embedding only what the cache lacks; or None and why not."""
+    from hylo_memory.extractors.embeddings import EmbeddingSettings, embed  # only with embeddings configured
+
     assert config.embedding_model is not None
     settings = EmbeddingSettings(model=config.embedding_model, api_key=config.api_key, base_url=config.base_url,
                                  timeout=config.embedding_timeout, batch=config.embedding_batch)

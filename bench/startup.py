@@ -1,0 +1,173 @@
+"""Benchmark how fast the command line starts: the edges a person or an assistant waits on.
+
+It writes a memory of N items (default 1,000; one in five Fading, a few pinned) as the six memory
+files of a temporary vault, in the documented format, then runs each of these as a real process,
+--repeat rounds (default 5; one of each per round, so a busy moment slows them all), and reports
+the median of each with its ratio to the floor measured in this same run:
+
+    python -c pass          the floor of any command
+    floors                  `import click` (of any command line), and click with one pydantic-settings model
+                            built (of any command that reads the configuration): no target, they say how
+                            much of each ratio is the libraries'
+    --version, --help       target <= 2x bare Python (--help shown, no target)
+    recall, context         on the N items: target <= 4x bare Python
+    mcp first recall        `hylo-memory mcp` spawned, initialized and its first `recall` answered, through
+                            the SDK's own client: target <= 1.3x `python -c 'import mcp.server.lowlevel'`
+
+Ratios, not seconds: a shared machine only ever errs slow, and the floor errs with it.
+No LLM, no embeddings (the offline extractor, no user config).
+
+    .venv/bin/python bench/startup.py [--items 1000] [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import anyio
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp_types import TextContent
+
+TODAY = "2026-11-30"
+PYTHON = sys.executable
+HYLO = str(Path(sys.executable).parent / "hylo-memory")
+QUERY = "running"
+SETTINGS_FLOOR = "import click\nfrom pydantic_settings import BaseSettings\nclass S(BaseSettings):\n    x: int = 0\nS()"
+
+# (file, decay_window): the six memory files, as README "Memory files" names them.
+FILES = [("_identity.md", "365d"), ("_preferences.md", "90d"), ("_goals.md", "30d"),
+         ("_beliefs.md", "90d"), ("_people.md", "90d"), ("_state.md", "7d")]
+_OPENERS = ["Prefers", "Enjoys", "Works on", "Believes in", "Lives near", "Talks often with", "Dislikes",
+            "Is learning", "Reads about", "Plans to visit", "Loves running with", "Cooks"]
+_CONSONANTS = "bcdfghjklmnprstvwz"
+_VOWELS = "aeiou"
+
+
+def _word(rng: random.Random) -> str:
+    return "".join(rng.choice(_CONSONANTS) + rng.choice(_VOWELS) for _ in range(rng.randint(2, 4)))
+
+
+def _bullet(rng: random.Random, seen: set[str]) -> str:
+    """One item line: a fact no other item has, and its `last:… seen:…` span."""
+    text = ""
+    while not text or text in seen:
+        text = f"{rng.choice(_OPENERS)} {' '.join(_word(rng) for _ in range(rng.randint(2, 6)))}"
+    seen.add(text)
+    span = f"last:2026-{rng.randint(9, 11):02d}-{rng.randint(1, 28):02d} seen:{rng.randint(1, 9)}"
+    return f"- {text} `{span}{' pinned' if rng.random() < 0.05 else ''}`"
+
+
+def write_memory(memory_dir: Path, n_items: int, seed: int = 20261130) -> None:
+    """N items over the six files, written as a person or the pipeline would leave them."""
+    rng = random.Random(seed)
+    seen: set[str] = set()
+    memory_dir.mkdir(parents=True)
+    for k, (name, window) in enumerate(FILES):
+        lines = [_bullet(rng, seen) for _ in range(n_items // 6 + (1 if k < n_items % 6 else 0))]
+        fading = len(lines) // 5
+        text = (f"---\ndecay_window: {window}\nlast_updated: {TODAY}\n---\n## Active\n"
+                + "".join(f"{line}\n" for line in lines[fading:])
+                + "\n## Fading\n" + "".join(f"{line}\n" for line in lines[:fading]))
+        (memory_dir / name).write_text(text, encoding="utf-8")
+
+
+def environment(home: Path) -> dict[str, str]:
+    """No user config, no API key, the offline extractor: only startup is measured."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("HYLO_MEMORY_", "OPENAI_")) and k != "PYTHONWARNINGS"}
+    home.mkdir(parents=True, exist_ok=True)
+    env.update(HOME=str(home), HYLO_MEMORY_EXTRACTOR="offline")
+    return env
+
+
+def process(argv: list[str], env: dict[str, str], prints: bool = True) -> Callable[[], float]:
+    """A timed run of `argv`, which must exit 0 and print (a failing command is not a fast one)."""
+    def run() -> float:
+        started = time.perf_counter()
+        done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
+        seconds = time.perf_counter() - started
+        if done.returncode != 0 or (prints and not done.stdout.strip()):
+            raise SystemExit(f"{' '.join(argv)}: exit {done.returncode}: {done.stderr.strip()[-500:]}")
+        return seconds
+    return run
+
+
+def mcp_recall(vault: Path, env: dict[str, str]) -> Callable[[], float]:
+    """A timed spawn of the server, its initialize and its first recall answered; its shutdown is not timed."""
+    params = StdioServerParameters(command=HYLO, args=["mcp", "--vault", str(vault), "--today", TODAY], env=env)
+
+    async def session(marks: list[float]) -> None:
+        with open(os.devnull, "w", encoding="utf-8") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write):
+                async with ClientSession(read, write) as client:
+                    await client.initialize()
+                    answer = await client.call_tool("recall", {"query": QUERY})
+                    marks.append(time.perf_counter())
+        if answer.is_error or not any(isinstance(b, TextContent) and b.text for b in answer.content):
+            raise SystemExit(f"mcp recall failed: {answer.content}")
+
+    def run() -> float:
+        marks: list[float] = [time.perf_counter()]
+        anyio.run(session, marks)
+        return marks[1] - marks[0]
+    return run
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--items", type=int, default=1_000, help="items over the six memory files")
+    parser.add_argument("--repeat", type=int, default=5, help="rounds; the median of each is reported")
+    args = parser.parse_args(argv)
+
+    with tempfile.TemporaryDirectory(prefix="hylo-bench-startup-") as tmp:
+        vault = Path(tmp) / "vault"
+        write_memory(vault / "_memory", args.items)
+        env = environment(Path(tmp) / "home")
+        on_vault = ["--vault", str(vault), "--today", TODAY]
+        # name: (work, floor's name, target ratio or None)
+        rows: dict[str, tuple[Callable[[], float], str | None, float | None]] = {
+            "python -c pass": (process([PYTHON, "-c", "pass"], env, prints=False), None, None),
+            "import mcp.server.lowlevel": (process([PYTHON, "-c", "import mcp.server.lowlevel"], env,
+                                                   prints=False), None, None),
+            "floor: import click": (process([PYTHON, "-c", "import click"], env, prints=False), "python -c pass",
+                                    None),
+            "floor: click + settings": (process([PYTHON, "-c", SETTINGS_FLOOR], env, prints=False),
+                                        "python -c pass", None),
+            "hylo-memory --version": (process([HYLO, "--version"], env), "python -c pass", 2.0),
+            "hylo-memory --help": (process([HYLO, "--help"], env), "python -c pass", None),
+            f"recall {QUERY!r}": (process([HYLO, "recall", QUERY, *on_vault], env), "python -c pass", 4.0),
+            "context": (process([HYLO, "context", *on_vault], env), "python -c pass", 4.0),
+            "mcp: spawn to 1st recall": (mcp_recall(vault, env), "import mcp.server.lowlevel", 1.3),
+        }
+        for work, _, _ in rows.values():  # once untimed: the files in the page cache, bytecode compiled
+            work()
+        times: dict[str, list[float]] = {name: [] for name in rows}
+        for _ in range(args.repeat):
+            for name, (work, _, _) in rows.items():
+                times[name].append(work())
+
+    median = {name: statistics.median(found) for name, found in times.items()}
+    print(f"python {sys.version.split()[0]}, {args.items:,} memory items, median of {args.repeat} runs each")
+    print(f"{'':<28} {'s':>7} {'ratio':>7}  {'to':<28} {'target':>7}  result")
+    for name, (_, floor, target) in rows.items():
+        if floor is None:
+            print(f"{name:<28} {median[name]:7.3f}")
+            continue
+        ratio = median[name] / median[floor]
+        verdict = "" if target is None else ("met" if ratio <= target else "MISSED")
+        goal = "" if target is None else f"<= {target:g}x"
+        print(f"{name:<28} {median[name]:7.3f} {ratio:6.2f}x  {floor:<28} {goal:>7}  {verdict}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,132 @@
+"""Commands of SPEC §6 that run, change or report the memory, loaded by `cli` only when one of them is run."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import click
+
+from hylo_memory.decay import Dimension
+from hylo_memory.decay.model import DIMENSION_NAMES
+from hylo_memory.extractors.choice import make_extractor
+
+from .. import clock
+from ..run.refresh import diff, refresh
+from ..run.summary import render_changes
+from ..state.writing import open_store
+from .apply import apply_evidence
+from .evidence_file import read_evidence
+from .init import run_init
+from .options import PROG, DateType, DimensionType, fail, json_failures, options, setup
+from .progress_bar import progress_bar
+from .remember import remember_text
+from .schedule import run_schedule
+from .status import gather
+
+
+@click.command("refresh", help="one run: read recent notes, extract evidence, apply the rules, summarise")
+@options(extractor=True)
+@click.option("--dry-run", is_flag=True, help="print what would change (a diff per file); write nothing")
+@click.option("--json", "as_json", is_flag=True, help="print the summary as one JSON object")
+@click.option("--intro", help="a self-introduction: name, role, projects")
+@click.option("--quiet", is_flag=True, help="no progress bar on a terminal")
+@click.option("--reextract", is_flag=True, help="read again the window's sources that another extractor read")
+@click.option("--since", type=DateType(), help="with --reextract: reach back to this date (YYYY-MM-DD)")
+@click.pass_context
+@json_failures
+def refresh_command(ctx: click.Context, vault: Path | None, config_file: Path | None, today: dt.date | None,
+                    extractor: str | None, dry_run: bool, as_json: bool, intro: str | None, quiet: bool,
+                    reextract: bool, since: dt.date | None) -> int:
+    if since is not None and not reextract:
+        raise click.UsageError("--since goes with --reextract", ctx)
+    config, vault = setup(ctx, config_file, vault, extractor)
+    day = today or clock.today(config.timezone)
+    if since is not None and since > day:
+        raise click.UsageError(f"--since {since} is after the run's date ({day})", ctx)
+    with progress_bar(quiet) as progress:
+        summary, updates = refresh(vault, config, make_extractor(config.llm()), day, dry_run, intro, progress,
+                                   reextract=reextract, since=since)
+    if as_json:
+        click.echo(summary.to_json())
+    else:
+        click.echo(summary.to_text(), nl=False)
+        if dry_run:  # after the summary, so the header comes first
+            click.echo("\n" + diff(updates, open_store(vault, config)), nl=False)
+    for hint in summary.hints:
+        fail(f"{PROG}: hint: {hint}")
+    if summary.status != "ok":
+        fail(f"{PROG}: run {summary.status}: {summary.waiting} source(s) wait for the next run"
+              + (f" ({summary.failures[0]})" if summary.failures else ""))
+        return 2
+    return 0
+
+
+@click.command("apply", help="apply evidence from a JSONL file through the rules, with no LLM")
+@options()
+@click.option("--evidence", type=click.Path(path_type=Path), required=True, help="one JSON evidence object a line")
+@click.option("--dry-run", is_flag=True, help="show what would change, write nothing")
+@click.pass_context
+def apply_command(ctx: click.Context, vault: Path | None, config_file: Path | None, today: dt.date | None,
+                  evidence: Path, dry_run: bool) -> int:
+    config, vault = setup(ctx, config_file, vault)
+    found = read_evidence(evidence)
+    updates = apply_evidence(open_store(vault, config), found, today or clock.today(config.timezone), config,
+                             dry_run=dry_run, detail=str(evidence))
+    click.echo(render_changes(updates), nl=False)
+    return 0
+
+
+# A fact may start with dashes ("--- no, really"): unknown options are taken as the fact's words.
+@click.command("remember", help="record one fact the person states",
+             context_settings={"ignore_unknown_options": True})
+@click.argument("text")
+@options(extractor=True)
+@click.option("--dimension", type=DimensionType(), help=f"one of {DIMENSION_NAMES}")
+@click.option("--pin/--no-pin", default=None,
+              help="pin it (never fades); default: the LLM decides, or offline: pinned for identity, "
+                   "preferences, beliefs, people")
+@click.pass_context
+def remember_command(ctx: click.Context, text: str, vault: Path | None, config_file: Path | None, today: dt.date | None,
+                     extractor: str | None, dimension: Dimension | None, pin: bool | None) -> int:
+    config, vault = setup(ctx, config_file, vault, extractor)
+    line = remember_text(vault, config, text, dimension, pin, today)
+    click.echo(line)
+    return 0
+
+
+@click.command("schedule", help="run refresh on a cron schedule until stopped (SIGTERM or Ctrl-C)")
+@options(today=False, extractor=True)
+@click.option("--cron", help='a 5-field cron expression, e.g. "0 3 * * *" (default: the config\'s schedule)')
+@click.pass_context
+def schedule_command(ctx: click.Context, vault: Path | None, config_file: Path | None, extractor: str | None,
+                     cron: str | None) -> int:
+    config, vault = setup(ctx, config_file, vault, extractor)
+    return run_schedule(vault, config, cron)
+
+
+@click.command("status", help="show recent runs, the next scheduled run, memory files and sources waiting")
+@options()
+@click.option("--json", "as_json", is_flag=True, help="print the status as one JSON object")
+@click.pass_context
+@json_failures
+def status_command(ctx: click.Context, vault: Path | None, config_file: Path | None, today: dt.date | None,
+                   as_json: bool) -> int:
+    config, vault = setup(ctx, config_file, vault)
+    report = gather(vault, config, today)
+    click.echo(report.model_dump_json() if as_json else report.to_text(), nl=as_json)
+    return 0
+
+
+@click.command("init", help="look at a vault, propose which of its folders to read, and write its .hylo-memory.toml")
+@options(today=False)
+@click.option("--yes", is_flag=True, help="write without asking (replacing an existing, different file needs --force)")
+@click.option("--force", is_flag=True, help="with --yes: replace an existing .hylo-memory.toml that differs")
+@click.pass_context
+def init_command(ctx: click.Context, vault: Path | None, config_file: Path | None, yes: bool, force: bool) -> int:
+    config, vault = setup(ctx, config_file, vault)
+    return run_init(vault, config.memory_dir, yes, force)
+
+
+COMMANDS: list[click.Command] = [refresh_command, apply_command, remember_command, schedule_command, status_command,
+                                 init_command]
