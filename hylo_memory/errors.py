@@ -6,9 +6,9 @@ import errno
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import ValidationError
+if TYPE_CHECKING:  # the extractors' usage model (this module stays at the root), pydantic (not for `--version`)
+    from pydantic import ValidationError
 
-if TYPE_CHECKING:  # the extractors' usage model; imported lazily so this module stays at the root
     from hylo_memory.extractors.base import Usage
 
 
