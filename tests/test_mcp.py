@@ -273,7 +273,7 @@ def test_forget_removes_the_item_for_good_as_the_command_line_does(server: McpSe
 
     # Gone for good: remembering it again is refused, and it cannot be forgotten twice.
     refused = failed(server.call("remember", {"text": "I enjoy karaoke nights", "dimension": "preferences", "pin": True}))
-    assert refused.startswith('hylo-memory: remember: "I enjoy karaoke nights" is a fact you asked to forget')
+    assert refused.startswith('hylo-memory: remember: "Enjoys karaoke nights" is a fact you asked to forget')
     assert not any("karaoke" in t for t in items(vault, Dimension.preferences))
     code, _, err = cli(["forget", kept[0]], twin, env)
     assert code == 1
