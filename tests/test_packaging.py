@@ -72,7 +72,7 @@ def test_the_wheel_carries_the_templates_and_runs_a_refresh_from_another_folder(
 
 def test_the_wheel_declares_the_console_script(installed: Installed) -> None:
     entry_points = next(installed.site.glob("hylo_memory-*.dist-info")) / "entry_points.txt"
-    assert "hylo-memory = hylo_memory.pipeline.commands.cli:cli" in entry_points.read_text()
+    assert "hylo-memory = hylo_memory.console:main" in entry_points.read_text()
 
 
 def test_the_wheel_is_built_in_a_copy_of_the_tree_leaving_no_build_output_in_the_checkout(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib
 import logging
-import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -15,6 +14,7 @@ import click
 from hylo_memory.errors import HyloMemoryError
 
 from .options import PROG, fail, reason
+from .version import installed_version
 
 # Each command: where it is defined, and its short help for `--help`, so that `--help` and `--version` load
 # no command module (they import the run, the models, the parsers: most of a second).
@@ -118,38 +118,6 @@ def _exit_code(invoke: Callable[[], Any]) -> int:
         fail(f"{PROG}: {reason(exc)}")
         return 1
     return result if isinstance(result, int) else 0
-
-
-def installed_version() -> str:
-    """This distribution's version, read from its own `.dist-info` on sys.path, as importlib.metadata finds it:
-    importing importlib.metadata (email, zipfile, csv…) would take longer than all the rest of `--version`."""
-    for folder in sys.path:
-        try:
-            names = os.listdir(folder or ".")
-        except OSError:  # a zip, a folder gone
-            continue
-        for name in names:
-            if name.startswith("hylo_memory-") and name.endswith(".dist-info"):
-                found = _metadata_version(Path(folder or ".", name, "METADATA"))
-                if found:
-                    return found
-    from importlib.metadata import version  # installed some other way (an egg, a zip): its own search
-
-    return version("hylo-memory")
-
-
-def _metadata_version(metadata: Path) -> str | None:
-    """The `Version:` in a METADATA file's header (before its first blank line)."""
-    try:
-        with metadata.open(encoding="utf-8") as lines:
-            for line in lines:
-                if line.startswith("Version:"):
-                    return line.removeprefix("Version:").strip()
-                if not line.strip():
-                    break
-    except (OSError, UnicodeDecodeError):
-        pass
-    return None
 
 
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:

@@ -13,12 +13,13 @@ import click
 
 from hylo_memory.errors import HyloMemoryError, VaultError, storage_error
 
+from .version import PROG as PROG  # re-exported: every command names itself by it
+
 if TYPE_CHECKING:  # the models and the configuration load with a command that uses them, not with `--version`
     from hylo_memory.decay import Dimension
 
     from ..config import Config
 
-PROG = "hylo-memory"
 EXTRACTORS = click.Choice(["offline", "openai"])
 
 

@@ -1,0 +1,17 @@
+"""The console script. `hylo-memory --version` is answered before the command line is imported (a script
+that checks the version pays for no more than Python's own start); everything else is the click group."""
+
+from __future__ import annotations
+
+import sys
+
+
+def main() -> None:
+    if sys.argv[1:] == ["--version"]:
+        from hylo_memory.pipeline.commands.version import version_line
+
+        sys.stdout.write(version_line() + "\n")
+        return
+    from hylo_memory.pipeline.commands.cli import cli
+
+    cli()
