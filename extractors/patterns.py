@@ -16,6 +16,7 @@ from hylo_memory.decay.match import normalise
 from hylo_memory.decay.model import MAX_ITEM_TEXT, clean_text
 
 from .quotations import SPEECH_END, Quotations, holds_speech
+from .standalone import ZH_SURNAME as _ZH_SURNAME
 from .standalone import stands_alone
 
 RELATIONS = (
@@ -143,12 +144,6 @@ ZH_MOODS = (
     "筋疲力尽", "不开心", "不高兴", "压力大", "压力很大", "压力好大", "压力特别大", "压力非常大", "压力太大",
     "压力有点大", "压力比较大", "压力挺大", "心情很好", "心情不错", "心情不好", "心情很差", "心情很糟",
 )
-# Common surnames (and 小/老/阿, as in 小红, 老王, 阿强): where a Chinese name starts, with no capital to show it.
-_ZH_SURNAME = (
-    r"(?:欧阳|司马|上官|诸葛|东方|皇甫|令狐|慕容|[王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾"
-    r"肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺"
-    r"顾毛郝龚邵万钱严覃武戴莫孔向汤小老阿])"
-)
 _HAN = r"\u3400-\u4dbf\u4e00-\u9fff"
 # A Chinese name ends where a verb, an adverb or a particle starts, or at a clause break.
 _ZH_NAME_STOP = r"(?=[在是说和跟很也都要会来去给住的了今明昨刚又还就不没已想对把被让叫打回带问喜，,。！？!?、；;：:\s]|$)"
@@ -159,11 +154,14 @@ _ZH_BREAK = r"[，,、；;：:。！？!?\n（(]"
 _ZH_END = rf"(?={_ZH_BREAK}|但是?|可是|不过|因为|所以|而且|$)"
 _ZH_REST = r"(?P<rest>[^，,、；;：:。！？!?\n（(]{1,40}?)"
 _ZH_LONG_REST = r"(?P<rest>[^，,、；;：:。！？!?\n（(]{3,40}?)"
-_ZH_I = r"(?<![自忘他她它你您说让对给跟和与叫被把帮使令请教诉问得于替为向像])我(?!们)"
+_ZH_I = r"(?<![自忘他她它你您说让对给跟和与叫被把帮使令请教诉问得于替为向像說讓對給與幫請訴問於為])我(?![们們])"
 _ZH_FILLER = r"(?:真的|其实|也|还|一直|都|很|非常|特别|超级|超|挺|蛮|好)*"
 _ZH_DEGREE = r"(?:真的|有点儿?|有些|非常|特别|十分|相当|比较|越来越|超级|很|好|太|真|挺|超|蛮|更|也|还|都)*"
 _ZH_TIME = r"(?:最近|今天|今晚|今早|今天早上|这周|这个星期|这几天|这段时间|这阵子|现在|此刻|昨天|昨晚|这个月)"
 _ZH_PRONOUN = r"(?:它|他|她|你|您|这个|那个|这样|那样|这|那|他们|她们|它们|你们)"
+# A degree and a word or two, to the clause's end, with no subject: a comment on something the note names.
+_ZH_COMMENT = (r"(?:也|还|都|就|倒|其实)?(?:很|非常|特别|比较|挺|蛮|太|真|超|十分|相当|有点儿?|有些)+(?!多|少)"
+               r"[^，,、；;：:。！？!?\n（(]{1,4}(?:[，,、；;：:。！？!?\n（(]|$)")
 
 
 def _alt(words: tuple[str, ...]) -> str:
@@ -201,9 +199,11 @@ ZH_RULES: list[Rule] = [
     _rule(Dimension.identity, rf"{_ZH_I}(?:会说|能说){_ZH_REST}{_ZH_END}", lambda m: f"会说{_zh_rest(m)}"),
     _rule(Dimension.identity, rf"{_ZH_I}的母语是{_ZH_REST}{_ZH_END}", lambda m: f"母语是{_zh_rest(m)}"),
     # 我是…: a role or an origin, unless it is a diet (a preference, as "I'm vegetarian" is) or not a statement
-    # at all (我是说 "I mean", 我是不是 "am I", 我是因为 "it is because I").
+    # at all (我是说 "I mean", 我是不是 "am I", 我是因为 "it is because I"). What follows must be a noun phrase
+    # for a person (standalone.describes_a_person): 我是直接拖到OneDrive备份的 is "I just dragged them".
     _rule(Dimension.identity,
-          rf"{_ZH_I}是(?!说|不是|否|因为|为了|真的|不|怎么|什么|谁|在开玩笑|(?:一个|一名)?(?:素食|纯素|吃素)){_ZH_REST}{_ZH_END}",
+          rf"{_ZH_I}是(?!说|說|指|不是|否|因为|因為|为了|為了|真的|不|怎么|怎麼|什么|什麼|谁|誰|在开玩笑"
+          rf"|(?:一个|一名)?(?:素食|纯素|吃素)){_ZH_REST}{_ZH_END}",
           lambda m: f"是{_zh_rest(m)}"),
     # preferences
     _rule(Dimension.preferences, rf"{_ZH_I}是(?:一个|一名)?(?P<diet>素食者|素食主义者|纯素食者|纯素主义者|吃素的)",
@@ -230,10 +230,13 @@ ZH_RULES: list[Rule] = [
           rf"{_ZH_I}(?P<when>{_ZH_TIME}|现在|目前)?(?P<verb>正在|在)(?P<what>学习?(?![校院生])|准备|练习?|写|开发|攻读|研究|筹备|忙着?)"
           rf"{_ZH_REST}{_ZH_END}",
           lambda m: (m["when"] or "") + m["verb"] + m["what"] + _zh_rest(m)),
-    # beliefs: 我觉得 + a mood is a state (below); an opinion about a day or someone is not a belief.
+    # beliefs: 我觉得 + a mood is a state (below); an opinion about a day or someone is not a belief, nor is a
+    # degree and a word or two with no subject (我觉得很有意思: what is?). The rest must claim something of its
+    # own (standalone's NO_CLAIM): not 觉得是… or 觉得 + a noun phrase alone.
     _rule(Dimension.beliefs,
           rf"{_ZH_I}(?:一直|始终|真的|坚定地)?(?P<verb>坚信|相信|深信|认为|觉得)"
-          rf"(?!{_ZH_DEGREE}(?:{_alt(ZH_MOODS)}))(?!{_ZH_PRONOUN}|明天|今天|今晚|天气|会下雨){_ZH_LONG_REST}{_ZH_END}",
+          rf"(?!{_ZH_DEGREE}(?:{_alt(ZH_MOODS)}))(?!{_ZH_PRONOUN}|明天|今天|今晚|天气|会下雨)"
+          rf"(?!{_ZH_COMMENT}){_ZH_LONG_REST}{_ZH_END}",
           lambda m: m["verb"] + _zh_rest(m)),
     # people: 我的哥哥张伟, 我哥哥叫张伟, 张伟是我的哥哥, 张伟，我的哥哥 → "张伟 — 哥哥", as "Ines — sister"
     _rule(Dimension.people, rf"(?<!自)我(?!们)的?(?P<rel>{_ZH_PEOPLE})(?:叫|[，,]\s*)?(?P<name>{_ZH_NAME})",
@@ -276,6 +279,19 @@ _ZH_MY = re.compile(r"(?<![自忘])我的")
 _SUPPOSED = re.compile(r"\b(?:if|unless|whether|suppose|supposing|imagine|in case)\s*$"
                        # 如果/要是… reach to the clause's end; 他说：… reports someone else's words
                        r"|(?:如果|要是|假如|假设|假使|倘若|万一|除非)[^，,。；;！!？?]*$|说[：:]\s*$", re.IGNORECASE)
+# A sentence about the text itself ("In this post I want to introduce Spark", "Here I want to show…", "This
+# post will…", 本文想介绍…) says what the text sets out to do for its reader: no goal of the person's.
+_TEXTS = (r"(?:blog )?(?:post|article|note|video|tutorial|guide|series|chapter|section|essay|piece|talk|episode|"
+          r"newsletter|thread|write-?up|page|entry|lesson|course|presentation|walkthrough|part|issue)s?")
+_ABOUT_THE_TEXT = re.compile(
+    rf"\b(?:in|with|through|for) (?:this|today's|today’s|the following|the next|my next|this next) {_TEXTS}\b"
+    rf"|\bthis {_TEXTS} (?:will|is going to|aims|tries|attempts|covers|explains|shows|is about|describes)\b"
+    r"|(?:^|[,;:]\s*)(?:here|below),? I(?:'d| would)? (?:want|like|plan|am going|'m going|’m going|hope|will|'ll|’ll)\b"
+    r"|\btoday,? I(?:'d| would)? (?:want|like|plan|am going|'m going|’m going|will|'ll|’ll) to (?:briefly |quickly )?"
+    r"(?:share|talk|write|introduce|show|explain|discuss|cover|go over|walk)\b"
+    r"|本文|本篇|本期|在这里我|在這裡我|下面我|接下来我|接下來我"
+    r"|[这這]一?[篇期](?:文章|笔记|筆記|博客|博文|帖子|教程|视频|視頻)?(?:[里裡中]|[将將会會主要想])",
+    re.IGNORECASE)
 # A Chinese question need not end in ？: …吗, 是不是/想不想 (A-not-A), 为什么, 难道, 是否.
 _ZH_QUESTION = re.compile(r"[吗嘛][。.!！\s]*$|([\u4e00-\u9fff])不\1|为什么|难道|是否")
 class Sentences(NamedTuple):
@@ -325,6 +341,8 @@ def _found(text: str) -> Iterator[tuple[Dimension, str, bool]]:
         for dimension, pattern, word in RULES:
             for match in pattern.finditer(sentence):
                 if _SUPPOSED.search(sentence[: match.start()]):
+                    continue
+                if dimension is Dimension.goals and _ABOUT_THE_TEXT.search(sentence):
                     continue
                 wording = _cap(_ZH_MY.sub("自己的", _MY.sub("their", word(match))))
                 if not _FIRST_PERSON.search(wording) and _is_item(wording := quotations.restore(wording)):
