@@ -127,11 +127,13 @@ class Extraction(BaseModel):
     def dropped_count(self) -> int:
         return sum(d.count for d in self.dropped)
 
-    def drop(self, reason: str, text: str | None = None, count: int = 1) -> None:
-        """Count `count` proposals dropped for `reason`, keeping a few of their wordings."""
+    def drop(self, reason: str, *texts: str | None, count: int | None = None) -> None:
+        """Count proposals dropped for `reason` (`count`, else one a wording), keeping a few of their wordings:
+        the summary shows what was dropped, whatever the reason, never only how many."""
+        count = len(texts) if count is None else count
         if count <= 0:
             return
-        examples = [" ".join(text.split())[:EXAMPLE_CHARS]] if text else []
+        examples = [" ".join(text.split())[:EXAMPLE_CHARS] for text in texts[:EXAMPLES] if text]
         self._add(Dropped(reason=reason, count=count, examples=examples))
 
     def _add(self, dropped: Dropped) -> None:

@@ -124,8 +124,9 @@ class LLMExtractor:
             # A reply may carry `cap` entries a source: a flood is not even read past that.
             entries = parse_entries(raw, "evidence", EvidenceEntry, limit=cap * len(by_id))
             result = Extraction()
-            result.drop("not a valid evidence entry", count=entries.invalid)
-            result.drop(f"past the reply's limit ({cap} a source)", count=entries.over_limit)
+            result.drop("not a valid evidence entry", *entries.invalid_examples, count=entries.invalid)
+            result.drop(f"past the reply's limit ({cap} a source)", *entries.over_limit_examples,
+                        count=entries.over_limit)
             for entry in entries.valid:
                 source, text = by_id.get(entry.source.strip()), clean_text(entry.text)
                 linked = items.get(entry.restates) if entry.restates is not None else None
@@ -182,8 +183,9 @@ class LLMExtractor:
         def read(raw: str) -> Extraction:
             entries = parse_entries(raw, "preferences", PreferenceEntry, limit=len(clusters))
             result = Extraction()
-            result.drop("not a valid preference entry", count=entries.invalid)
-            result.drop("past the reply's limit (one a cluster)", count=entries.over_limit)
+            result.drop("not a valid preference entry", *entries.invalid_examples, count=entries.invalid)
+            result.drop("past the reply's limit (one a cluster)", *entries.over_limit_examples,
+                        count=entries.over_limit)
             done: set[int] = set()
             for entry in entries.valid:
                 text = clean_text(entry.text)

@@ -17,6 +17,8 @@ from hylo_memory.decay import Dimension
 from hylo_memory.decay.model import MAX_ITEM_TEXT
 from hylo_memory.errors import InvalidReply, validation_line
 
+from .base import EXAMPLE_CHARS, EXAMPLES
+
 E = TypeVar("E", bound=BaseModel)
 M = TypeVar("M", bound=BaseModel)
 
@@ -98,6 +100,9 @@ class Entries(BaseModel, Generic[E]):
     valid: list[E]
     invalid: int = 0
     over_limit: int = 0
+    # A few wordings of each, for the summary: a count alone does not say what the model proposed.
+    invalid_examples: list[str] = []
+    over_limit_examples: list[str] = []
 
 
 def parse_entries(raw: str | None, key: str, entry_model: type[E], limit: int) -> Entries[E]:
@@ -106,13 +111,24 @@ def parse_entries(raw: str | None, key: str, entry_model: type[E], limit: int) -
     if not isinstance(data, dict) or not isinstance(data.get(key), list):
         raise InvalidReply(f'the reply must be a JSON object with a "{key}" list', raw=raw or "")
     items: list[Any] = data[key]
-    result = Entries[E](valid=[], over_limit=max(0, len(items) - limit))
+    result = Entries[E](valid=[], over_limit=max(0, len(items) - limit),
+                        over_limit_examples=[wording(item) for item in items[limit:limit + EXAMPLES]])
     for item in items[:limit]:
         try:
             result.valid.append(entry_model.model_validate(item))
         except ValidationError:
             result.invalid += 1
+            if len(result.invalid_examples) < EXAMPLES:
+                result.invalid_examples.append(wording(item))
     return result
+
+
+def wording(item: Any) -> str:
+    """What an entry proposed, for the summary: its `text` when it has one, else the entry as JSON, cut short."""
+    text = item.get("text") if isinstance(item, dict) else None
+    if isinstance(text, str) and text.strip():
+        return text[: EXAMPLE_CHARS * 2]  # cut again, its spaces folded, by `Extraction.drop`
+    return json.dumps(item, ensure_ascii=False, default=str)[:EXAMPLE_CHARS]
 
 
 def parse_object(raw: str | None, model: type[M]) -> M:

@@ -408,7 +408,8 @@ def test_a_flood_of_evidence_for_one_note_adds_at_most_the_cap_and_counts_the_re
     assert code == 0
     assert len(texts(tmp_path, Dimension.preferences)) == 20
     assert summary["dropped_evidence"] == 4980
-    assert summary["dropped"] == [{"reason": "past the reply's limit (20 a source)", "count": 4980, "examples": []}]
+    assert summary["dropped"] == [{"reason": "past the reply's limit (20 a source)", "count": 4980,
+                                   "examples": [f"Likes {distinct(i)}" for i in range(20, 23)]}]
 
 
 def test_the_per_source_cap_is_configured(llm: FakeOpenAI, tmp_path: Path, capsys, monkeypatch) -> None:
