@@ -13,7 +13,7 @@ import hashlib
 import operator
 import os
 import posixpath
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 from stat import S_ISREG
 from typing import Protocol
@@ -23,6 +23,7 @@ from pydantic import BaseModel
 from hylo_memory.errors import VaultError
 from hylo_memory.extractors.base import Perspective, Source, SourceKind
 
+from . import clock
 from .layouts import LOGSEQ, is_logseq_folder, templates_folders, tool_folder
 from .logseq import read_outline
 from .note_dates import EARLIEST, LATEST, name_date, name_day
@@ -65,7 +66,8 @@ class Skipped(BaseModel):
 
 class Vault(Protocol):
     def sources(self, window: Span) -> Iterator[Source | Skipped]:
-        """Every source dated inside the window, in pages as the backend likes; skips named."""
+        """Every source dated inside the window or after it (a note dated in the future: the run sets it
+        aside until its day), in pages as the backend likes; skips named."""
         ...
 
 
@@ -75,13 +77,20 @@ class FolderVault:
     `"."` as any of them is the whole vault. A folder configured as one kind inside a scan
     path of another (`_knowledge/` inside `"."`) is read as its own kind, not twice; the
     memory folder and hidden folders are never read.
+
+    `zone` is the person's time zone (config `timezone`; None: the machine's): a file's mtime
+    is a date there, so a note saved at 07:30 in Shanghai is dated that day on a UTC machine.
+    `future` names notes an earlier run found dated after its day: opened whatever their mtime,
+    so each is read on its day.
     """
 
     def __init__(self, root: Path, extra_paths: list[str], memory_dir: str, max_bytes: int,
                  shorts_paths: list[str] | None = None, knowledge_paths: list[str] | None = None,
-                 author: Sequence[str] = ()):
+                 author: Sequence[str] = (), zone: dt.tzinfo | None = None, future: Collection[str] = ()):
         self.root = root.resolve()
         self.author = author  # the person's name and aliases: a clipping they wrote is theirs (SPEC §1)
+        self.zone = zone or clock.zone()
+        self.future = frozenset(future)
         self.extra_paths = extra_paths
         self.memory_dir = memory_dir
         self.max_bytes = max_bytes
@@ -116,13 +125,14 @@ class FolderVault:
                 yield Skipped(path=folder, reason=problem)
                 continue
             left_out = self._left_out(folder, kind, scans, templates)
-            for rel, path in self._candidates(folder, _Prefilter(kind, window), seen, left_out):
+            prefilter = _Prefilter(kind, window, self.zone, self.future)
+            for rel, path in self._candidates(folder, prefilter, seen, left_out):
                 try:
                     source = self._read(Path(path), rel, kind)
                 except Unreadable as exc:
                     yield Skipped(path=rel, reason=str(exc))
                     continue
-                if source is not None and window.contains(source.date):
+                if source is not None and window.start <= source.date:
                     yield source
 
     def resolve(self, link: str, where: str = "") -> str:
@@ -183,7 +193,7 @@ class FolderVault:
         rel = top.relative_to(self.root).as_posix()
         if top.is_file():
             if top.suffix == ".md" and _first_time(seen, top.stat, str(top)):
-                if may_be_in(top.name, top.stat, may_be_in.settled(str(top.parent))):
+                if may_be_in(top.name, top.stat, may_be_in.settled(str(top.parent))) or rel in may_be_in.future:
                     yield rel, str(top)
             return
         yield from self._walk(str(top), rel, may_be_in, seen, left_out)
@@ -210,13 +220,15 @@ class FolderVault:
                 continue
             settled = may_be_in.settled(folder)
             prefix = "" if rel == "." else f"{rel}/"  # the whole vault's notes are named from its root
+            future = may_be_in.future
             subfolders = []
             for entry in entries:
                 name = entry.name
                 if name.startswith("."):
                     continue  # hidden folders (.obsidian, .trash) and files are not notes
                 by_name = may_be_in.by_name(name, settled) if name.endswith(".md") else None
-                if by_name is False:
+                awaited = bool(future) and f"{prefix}{name}" in future  # dated after an earlier run's day
+                if by_name is False and not awaited:
                     continue  # the bulk of a big vault: passed over by its name, first and fast
                 if entry.is_symlink():
                     if not name.endswith(".md") or _leads_away(entry.path, self.root):
@@ -230,7 +242,7 @@ class FolderVault:
                     continue
                 if not _first_time(seen, entry.stat, entry.path):
                     continue
-                if by_name or may_be_in.modified(entry.stat):
+                if by_name or awaited or may_be_in.modified(entry.stat):
                     yield f"{prefix}{name}", entry.path
             folders += reversed(subfolders)
 
@@ -260,7 +272,7 @@ class FolderVault:
                 | {"perspective": Perspective.external}
         written, unreadable = source_date(meta, kind)
         by_name = None if written else name_date(path)
-        date = written or by_name or _mtime_date(path)
+        date = written or by_name or _mtime_date(path, self.zone)
         # Named in the summary: a date the note gives and we cannot read, or none but the file's mtime.
         undated = unreadable or not (written or by_name)
         # What the person wrote, not its markup nor the words they quote (SPEC §1); the hash stays the file's bytes'.
@@ -274,13 +286,15 @@ class _Prefilter:
     """Cheap test before opening a file: can this note be dated inside the window?
 
     A note dated inside the window was written then, so either its name says so or it
-    was modified since the window began. This keeps an incremental run from opening
-    the years of notes outside it.
+    was modified since the window began — midnight in the person's zone, where mtimes are
+    dated. This keeps an incremental run from opening the years of notes outside it.
+    A note named for a day after the window is opened too, to be named as waiting.
     """
 
-    def __init__(self, kind: SourceKind, window: Span):
+    def __init__(self, kind: SourceKind, window: Span, zone: dt.tzinfo, future: frozenset[str] = frozenset()):
         self.first, self.last = window.start, window.today
-        self.since = _midnight(window.start)
+        self.since = _midnight(window.start, zone)
+        self.future = future  # vault paths dated after an earlier run's day: opened whatever their mtime
         # Knowledge units are dated by `updated`, which an edit in place moves.
         self.dated_once = kind is not SourceKind.knowledge
 
@@ -303,11 +317,12 @@ class _Prefilter:
 
         Every dated name counts (`name_day`: ISO, Logseq's `YYYY_MM_DD`, a Zettelkasten id), and
         only a real date: an impossible one dates nothing, so its note is dated by its mtime.
+        A name after the window is in it too: the run names that note as waiting for its day.
         """
         day = name_day(name)
         if day is None:
             return None
-        return True if self.first <= day <= self.last else (False if settled else None)
+        return True if self.first <= day else (False if settled else None)
 
     def modified(self, stat: Callable[[], os.stat_result]) -> bool:
         """Whether the note was modified since the window began."""
@@ -340,9 +355,9 @@ def _mtime(folder: str) -> float:
         return float("inf")
 
 
-def _midnight(day: dt.date) -> float:
-    """The timestamp at which `day` begins in local time, as `date.fromtimestamp` reads mtimes."""
-    return dt.datetime.combine(day, dt.time()).timestamp()
+def _midnight(day: dt.date, zone: dt.tzinfo) -> float:
+    """The timestamp at which `day` begins in the person's zone, where `_mtime_date` dates mtimes."""
+    return dt.datetime.combine(day, dt.time(), tzinfo=zone).timestamp()
 
 
 def _read_bytes(path: Path, max_bytes: int) -> bytes:
@@ -391,10 +406,11 @@ def _inside(path: Path, root: Path) -> bool:
         return False
 
 
-def _mtime_date(path: Path) -> dt.date:
-    """The note's modification date: its date of last resort, checked like any other."""
+def _mtime_date(path: Path, zone: dt.tzinfo) -> dt.date:
+    """The note's modification date in the person's zone (not the machine's): its date of last resort,
+    checked like any other."""
     try:
-        day = dt.date.fromtimestamp(path.stat().st_mtime)
+        day = dt.datetime.fromtimestamp(path.stat().st_mtime, zone).date()
     except (OSError, OverflowError, ValueError):
         raise Unreadable("no date: none in its frontmatter or name, and its modification time "
                          "is out of range") from None

@@ -10,11 +10,20 @@ from pydantic import BaseModel
 from hylo_memory.decay import Dimension, MemoryFile
 from hylo_memory.extractors.base import AuthorProfile, Source
 
+from .. import clock
 from ..config import Config
 from ..state.ledger import Ledger
 from ..vault import FolderVault, Skipped, Vault
 from .profile import build_profile, judge_perspective
 from .window import Window, choose_window
+
+
+class Future(BaseModel):
+    """A source dated after the run's day. Applied now, it would date items after today: it waits, not
+    extracted, and each run names it until the one on its day reads it."""
+
+    path: str
+    date: dt.date
 
 
 class Collected(BaseModel):
@@ -26,6 +35,7 @@ class Collected(BaseModel):
     waiting: int = 0  # over the per-run cap: the next run takes them
     reextracted: int = 0  # read again: another extractor read them (`refresh --reextract`)
     undated: list[str] = []  # paths of sources whose date was not theirs to give (SPEC §1), at most MAX_UNDATED
+    future: list[Future] = []  # dated after the run's day: they wait for it
 
 
 MAX_UNDATED = 50
@@ -52,7 +62,8 @@ def plan(vault: Path, config: Config, ledger: Ledger, files: dict[Dimension, Mem
                             config.shorts_paths + config.extra_scan_paths)  # the author's own note folders
     reader = FolderVault(vault, config.extra_scan_paths, config.memory_dir, config.max_note_bytes,
                          config.shorts_paths, config.knowledge_paths,
-                         author=[n for n in (profile.name, *profile.aliases) if n])  # whose clippings (SPEC §1)
+                         author=[n for n in (profile.name, *profile.aliases) if n],  # whose clippings (SPEC §1)
+                         zone=clock.zone(config.timezone), future=ledger.future())
     return Plan(window=window, profile=profile, collected=collect(reader, window, ledger, profile, cap, reread))
 
 
@@ -71,6 +82,10 @@ def collect(vault: Vault, window: Window, ledger: Ledger, profile: AuthorProfile
     for found in vault.sources(window):
         if isinstance(found, Skipped):
             result.skipped.append(found)
+            continue
+        if found.date > window.today:
+            if not ledger.is_extracted(found.path, found.content_hash):  # a back-fill passes over what was read
+                result.future.append(Future(path=found.path, date=found.date))
             continue
         if ledger.is_extracted(found.path, found.content_hash):
             if reread is None or ledger.extracted_by(found.path) in (reread.extractor, None):

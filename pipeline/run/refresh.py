@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+import logging
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from hylo_memory.decay import Evidence, FileUpdate, plan_updates, render
 from hylo_memory.decay.store import MemoryStore, atomic_write
 from hylo_memory.extractors.base import Extraction, Extractor, Source
 
+from .. import clock
 from ..config import Config
 from ..state.changes import change_of
 from ..state.journal import RUNS_DIR, Journal, RunEnd, commit
@@ -24,6 +26,8 @@ from .hints import layout_hints
 from .progress import RunProgress, Silent
 from .summary import Deleted, RunSummary, SourceCounts, file_reports, others_words, total_counts, trust_lists
 from .window import Window
+
+LOG = logging.getLogger(__name__)
 
 
 def refresh(
@@ -69,10 +73,13 @@ def _run(
     dry_run: bool,
 ) -> tuple[RunSummary, list[FileUpdate]]:
     files = store.read_all()  # a hand-broken file stops the run here, before any work
+    _say_if_back_fill(ledger, today, config)
     progress.reading()
     planned = plan(vault, config, ledger, files, today, intro, config.per_run_cap, reread)
     window, profile, collected = planned.window, planned.profile, planned.collected
     run_id = ledger.start_run(today, window.mode, window.start, window.days)
+    if not dry_run:  # before any evidence is applied: a crash later still leaves them to be opened
+        ledger.record_future((f.path, f.date) for f in collected.future)
     earlier_pool = ledger.pool(since=today - dt.timedelta(days=config.pool_days))
     hashes = {s.path: s.content_hash for s in collected.sources}
     kept = ledger.kept_evidence(hashes)  # an interrupted run's batches, already paid for
@@ -115,6 +122,16 @@ def _run(
     return summary, updates
 
 
+def _say_if_back_fill(ledger: Ledger, today: dt.date, config: Config) -> None:
+    """One line when the run's date is before the last complete run's: allowed (a back-fill uses it), but
+    an item it refreshes keeps its later `last`, and a mistyped --today should not pass unseen."""
+    last = ledger.last_complete()
+    if last is None or today >= last:
+        return
+    day = f"--today {today}" if today != clock.today(config.timezone) else f"today ({today})"
+    LOG.warning("%s is before the last complete run (%s): a back-fill", day, last)
+
+
 def _summary(
     window: Window,
     extractor: str,
@@ -146,6 +163,7 @@ def _summary(
         reextracted=collected.reextracted,
         skipped=collected.skipped,
         undated=collected.undated,
+        future=collected.future,
         others_words=others_words(extracted),
         status=status,
         dry_run=dry_run,

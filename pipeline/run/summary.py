@@ -15,6 +15,7 @@ from hylo_memory.templates import render
 from ..state.ledger import Counts, RunStatus
 from ..vault import Skipped
 from ..whose import Reason
+from .collect import Future
 from .window import Mode
 
 
@@ -97,6 +98,7 @@ class RunSummary(BaseModel):
     # Sources whose frontmatter date could not be read, or that had none but their mtime: dated
     # by file name or mtime, so a copied old note may read as current. At most MAX_UNDATED.
     undated: list[str] = []
+    future: list[Future] = []  # dated after the run's day: not read until then, named by every run meanwhile
     others_words: dict[str, int] = {}  # sources read as someone else's, by reason: see `others_words`
     status: RunStatus = "ok"
     dry_run: bool = False

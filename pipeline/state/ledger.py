@@ -217,6 +217,19 @@ class Ledger:
         )
         self.db.executemany("DELETE FROM kept_evidence WHERE path = ? OR hash = ?", rows)
 
+    @guarded
+    def future(self) -> list[str]:
+        """The sources the last run found dated after its day: each is opened by later runs until it is read."""
+        return [row["path"] for row in self.db.execute("SELECT path FROM future_sources ORDER BY path")]
+
+    @guarded
+    def record_future(self, sources: Iterable[tuple[str, dt.date]]) -> None:
+        """The sources (path, date) this run found dated after its day, in place of the last run's."""
+        with self.transaction():
+            self.db.execute("DELETE FROM future_sources")
+            self.db.executemany("INSERT OR REPLACE INTO future_sources VALUES (?, ?)",
+                                [(path, day.isoformat()) for path, day in sources])
+
     # Evidence kept from an unfinished run
 
     @guarded

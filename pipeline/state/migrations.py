@@ -124,6 +124,11 @@ def _m007_provenance_via(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE provenance ADD COLUMN via TEXT")
 
 
+def _m008_future_sources(db: sqlite3.Connection) -> None:
+    # Notes dated after their run's day wait for it: later runs open them whatever their mtime.
+    db.execute("CREATE TABLE future_sources (path TEXT PRIMARY KEY, date TEXT NOT NULL)")
+
+
 MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("m001_initial", _m001_initial),
     ("m002_hash_index", _m002_hash_index),
@@ -132,4 +137,5 @@ MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("m005_changes", _m005_changes),
     ("m006_source_extractor", _m006_source_extractor),
     ("m007_provenance_via", _m007_provenance_via),
+    ("m008_future_sources", _m008_future_sources),
 ]
