@@ -53,6 +53,18 @@ class StorageError(HyloMemoryError):
     """The file system refused a read or a write (a full disk, a read-only folder); names the path."""
 
 
+class FileChanged(HyloMemoryError):
+    """A memory file saved by someone else (their editor takes no lock) while a command was writing it.
+
+    The command plans again on the new text; after `attempts` tries it refuses with this line."""
+
+    def __init__(self, path: str | Path, attempts: int = 1):
+        self.path = str(path)
+        times = f" ({attempts} times)" if attempts > 1 else ""
+        super().__init__(f"{path}: was saved while hylo-memory was writing it{times}; that version is kept "
+                         "and this command wrote nothing — run it again")
+
+
 class LLMError(HyloMemoryError):
     """The model could not give a usable answer: carries the attempts, the last reply and the usage so far."""
 

@@ -178,7 +178,7 @@ def do_remember(vault: Path, config) -> None:
 def die_before_the_journal(monkeypatch: pytest.MonkeyPatch) -> None:
     def dead(*args, **kwargs):
         raise Died
-    monkeypatch.setattr(refresh_module, "commit", dead)
+    monkeypatch.setattr(journal_module, "commit", dead)
 
 
 def die_after_the_journal(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -188,12 +188,12 @@ def die_after_the_journal(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def die_after_the_first_file(monkeypatch: pytest.MonkeyPatch) -> None:
-    original = MemoryStore.write_text
+    original = MemoryStore.replace
 
-    def write_then_die(self, dimension, text):
-        original(self, dimension, text)
+    def write_then_die(self, *args):
+        original(self, *args)
         raise Died
-    monkeypatch.setattr(MemoryStore, "write_text", write_then_die)
+    monkeypatch.setattr(MemoryStore, "replace", write_then_die)
 
 
 def die_inside_the_ledger_transaction(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -12,6 +12,7 @@ from engine_helpers import item_line, memory_text, write_memory
 from freezegun import freeze_time
 
 from hylo_memory.decay import Dimension, parse
+from hylo_memory.decay import store as store_module
 from hylo_memory.decay.store import ARCHIVE_DIR, MemoryStore, atomic_write
 from hylo_memory.errors import MemoryFileError
 
@@ -113,13 +114,37 @@ def test_the_version_a_write_replaces_is_kept_in_the_archive(tmp_path: Path) -> 
     assert mode(archived[0]) == 0o600
 
 
-def test_the_archive_keeps_only_the_newest_archive_keep_versions_of_a_file(tmp_path: Path) -> None:
-    store = MemoryStore(tmp_path / "_memory", archive_keep=3)
-    for n in range(1, 7):
-        write_version(store, n)
+def archived_texts(tmp_path: Path) -> list[str]:
     archived = sorted((tmp_path / "_memory" / ARCHIVE_DIR).iterdir(), key=lambda p: p.name)
-    assert [p.read_text(encoding="utf-8") for p in archived] == [version(3), version(4), version(5)]
-    assert store.path(Dimension.preferences).read_text(encoding="utf-8") == version(6)
+    return [p.read_text(encoding="utf-8") for p in archived]
+
+
+def test_versions_older_than_a_day_beyond_the_newest_archive_keep_are_removed(tmp_path: Path) -> None:
+    store = MemoryStore(tmp_path / "_memory", archive_keep=3)
+    with freeze_time("2026-11-28 12:00:00", tick=True):
+        for n in range(1, 7):
+            write_version(store, n)
+    with freeze_time("2026-11-30 12:00:00"):
+        write_version(store, 7)
+    assert archived_texts(tmp_path) == [version(4), version(5), version(6)]
+    assert store.path(Dimension.preferences).read_text(encoding="utf-8") == version(7)
+
+
+def test_every_version_of_the_last_day_is_kept_however_many_writes_came_after(tmp_path: Path) -> None:
+    store = MemoryStore(tmp_path / "_memory", archive_keep=3)
+    for n in range(1, 31):  # a burst of writes, as thirty remembers in a second
+        write_version(store, n)
+    assert archived_texts(tmp_path) == [version(n) for n in range(1, 30)]
+
+
+def test_the_days_versions_are_kept_only_while_they_fit_in_the_archives_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(store_module, "ARCHIVE_BYTES", 5 * len(version(1).encode()))
+    store = MemoryStore(tmp_path / "_memory", archive_keep=3)
+    for n in range(1, 11):
+        write_version(store, n)
+    assert archived_texts(tmp_path) == [version(n) for n in range(5, 10)]
 
 
 def test_versions_archived_within_one_clock_tick_are_all_kept(tmp_path: Path) -> None:
@@ -134,10 +159,13 @@ def test_versions_archived_within_one_clock_tick_are_all_kept(tmp_path: Path) ->
 def test_pruning_one_files_archive_leaves_the_other_files_versions(tmp_path: Path) -> None:
     store = MemoryStore(tmp_path / "_memory", archive_keep=1)
     goals = parse(memory_text(active=[item_line("Ship the beta", DAY)], window=30), Dimension.goals)
-    store.write(goals)
-    store.write(goals)
-    for n in range(1, 4):
-        write_version(store, n)
+    with freeze_time("2026-11-28 12:00:00", tick=True):
+        store.write(goals)
+        store.write(goals)
+        for n in range(1, 4):
+            write_version(store, n)
+    with freeze_time("2026-11-30 12:00:00"):
+        write_version(store, 4)
     names = sorted(p.name.rsplit(".", 1)[0] for p in (tmp_path / "_memory" / ARCHIVE_DIR).iterdir())
     assert names == ["_goals.md", "_preferences.md"]
 

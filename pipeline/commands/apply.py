@@ -9,7 +9,7 @@ from hylo_memory.decay.store import MemoryStore
 
 from ..config import Config
 from ..state.changes import change_of
-from ..state.journal import Journal, commit
+from ..state.journal import Journal, commit_planned
 from ..state.ledger import Ledger
 from ..state.trust import tombstones
 from ..state.writing import writing
@@ -29,11 +29,13 @@ def apply_evidence(
             return plan_updates(store.read_all(), evidence, today, config.similarity_threshold,
                                 forgotten=tombstones(ledger))
     with writing(store, config.lock_timeout), Ledger.for_memory_dir(store.folder) as ledger:
-        files = store.read_all()  # refuses a hand-broken file before anything is written
-        updates = plan_updates(files, evidence, today, config.similarity_threshold, forgotten=tombstones(ledger))
-        changed: dict[Dimension, str | None] = {u.dimension: render(u.after) for u in updates if u.write}
-        if changed:
-            change = change_of("apply", updates, today, detail)
+        def plan() -> tuple[Journal | None, list[FileUpdate]]:
+            files = store.read_all()  # refuses a hand-broken file before anything is written
+            updates = plan_updates(files, evidence, today, config.similarity_threshold, forgotten=tombstones(ledger))
+            changed: dict[Dimension, str | None] = {u.dimension: render(u.after) for u in updates if u.write}
+            if not changed:
+                return None, updates
             # Several files change together or not at all, even if the process dies midway.
-            commit(store, Journal(files=changed, change=change), ledger)
-    return updates
+            return Journal(files=changed, change=change_of("apply", updates, today, detail)), updates
+
+        return commit_planned(store, ledger, plan)

@@ -6,15 +6,15 @@ import datetime as dt
 from pathlib import Path
 
 from hylo_memory.decay import Dimension, Tombstone, render
-from hylo_memory.decay.find import without
+from hylo_memory.decay.find import Found, without
 from hylo_memory.decay.match import TextIndex, normalise
 from hylo_memory.decay.model import MAX_ITEM_TEXT
-from hylo_memory.errors import InputError
+from hylo_memory.errors import FileChanged, InputError
 
 from .. import clock
 from ..config import Config
 from ..state.changes import ChangeRecord, Provenance
-from ..state.journal import Journal, commit
+from ..state.journal import Journal, commit, commit_planned
 from ..state.ledger import Ledger
 from ..state.trust import tombstones
 from ..state.writing import open_store, settle, writing
@@ -54,19 +54,23 @@ def forget(vault: Path, config: Config, text: str, dimension: Dimension | None =
     day = today or clock.today(config.timezone)
     store = open_store(vault, config)
     with writing(store, config.lock_timeout), Ledger.for_memory_dir(store.folder) as ledger:
-        # Only the item's own file is written: another that cannot be read is left as it is.
-        found = the_item("forget", store, text, config.similarity_threshold, dimension)
-        memory = store.read(found.dimension)
-        assert memory is not None  # the item was found in it, under this lock
-        after = without(memory, found.item)
-        after.last_updated = day
-        stone = Tombstone(dimension=found.dimension, text=found.item.text, forgotten_on=day)
-        # Its provenance ends here: kept again after `unforget`, the fact starts a new story (`why`).
-        end = Provenance(dimension=found.dimension, item=found.item.text, wording=found.item.text, source="forget",
-                         kind="forgotten")
-        change = ChangeRecord(command="forget", today=day, detail=found.item.text, counts={"forgotten": 1},
-                              buried=[stone], provenance=[end])
-        commit(store, Journal(files={found.dimension: render(after)}, change=change), ledger)
+        def plan() -> tuple[Journal, Found]:
+            # Only the item's own file is written: another that cannot be read is left as it is.
+            found = the_item("forget", store, text, config.similarity_threshold, dimension)
+            memory = store.read(found.dimension)
+            if memory is None:  # saved away by the person between the two reads: plan again, or refuse
+                raise FileChanged(store.path(found.dimension))
+            after = without(memory, found.item)
+            after.last_updated = day
+            stone = Tombstone(dimension=found.dimension, text=found.item.text, forgotten_on=day)
+            # Its provenance ends here: kept again after `unforget`, the fact starts a new story (`why`).
+            end = Provenance(dimension=found.dimension, item=found.item.text, wording=found.item.text,
+                             source="forget", kind="forgotten")
+            change = ChangeRecord(command="forget", today=day, detail=found.item.text, counts={"forgotten": 1},
+                                  buried=[stone], provenance=[end])
+            return Journal(files={found.dimension: render(after)}, change=change), found
+
+        found = commit_planned(store, ledger, plan)
     return ForgetReport(command="forget", file=found.dimension.filename, dimension=found.dimension,
                         text=found.item.text, section=found.section)
 

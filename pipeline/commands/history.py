@@ -13,7 +13,7 @@ from hylo_memory.errors import InputError
 from .. import clock
 from ..config import Config
 from ..state.changes import ChangeRecord
-from ..state.journal import Journal, commit
+from ..state.journal import Journal, commit_planned
 from ..state.ledger import Ledger
 from ..state.trust import (
     KEEP_CHANGES,
@@ -82,10 +82,14 @@ def undo(vault: Path, config: Config, number: int | None = None, dry_run: bool =
             target, files = _target(store, ledger, number)
             return UndoReport(undone=target, dry_run=True, diff=_diff(store, files))
     with writing(store, config.lock_timeout), Ledger.for_memory_dir(store.folder) as ledger:
-        target, files = _target(store, ledger, number)
-        record = ChangeRecord(command="undo", today=clock.today(config.timezone),
-                              detail=f"#{target.id} {target.command}", undoes=target.id, counts={"files": len(files)})
-        commit(store, Journal(files={d: before for d, (before, _) in files.items()}, change=record), ledger)
+        def plan() -> tuple[Journal, tuple[ChangeInfo, Files]]:
+            target, files = _target(store, ledger, number)  # saved by the person meanwhile: refused, named
+            record = ChangeRecord(command="undo", today=clock.today(config.timezone),
+                                  detail=f"#{target.id} {target.command}", undoes=target.id,
+                                  counts={"files": len(files)})
+            return Journal(files={d: before for d, (before, _) in files.items()}, change=record), (target, files)
+
+        target, files = commit_planned(store, ledger, plan)
         return UndoReport(undone=target, dry_run=False, diff=_diff(store, files))
 
 

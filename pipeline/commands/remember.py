@@ -19,7 +19,7 @@ from hylo_memory.extractors.offline import OfflineExtractor
 from .. import clock
 from ..config import Config
 from ..state.changes import change_of
-from ..state.journal import Journal, commit
+from ..state.journal import Journal, commit_planned
 from ..state.ledger import Ledger
 from ..state.locking import DEFAULT_TIMEOUT
 from ..state.trust import tombstones
@@ -79,18 +79,23 @@ def remember(
                         pinned=decision.pinned, date=today, supersedes=decision.supersedes)
     # Read and write under the memory lock: a refresh committing meanwhile is waited for, never overwritten.
     with writing(store, lock_timeout), Ledger.for_memory_dir(store.folder) as ledger:
-        before = store.read(decision.dimension)
-        stones = tombstones(ledger)
-        after, changes = apply_rules(before or MemoryFile.new(decision.dimension), [evidence], today, threshold,
-                                     decay=False, forgotten=stones)
-        in_their_words = [evidence.model_copy(update={"text": stated})] if stated else []
-        if changes.forgotten or screen(in_their_words, stones, threshold)[1]:
-            raise InputError(f'remember: "{decision.text}" is a fact you asked to forget; '
-                             f'`hylo-memory unforget "{decision.text}"` lets it be kept again')
-        update = FileUpdate(dimension=decision.dimension, before=before, after=after, changes=changes)
-        if update.write:
+        def plan() -> tuple[Journal | None, FileUpdate]:
+            before = store.read(decision.dimension)
+            stones = tombstones(ledger)
+            after, changes = apply_rules(before or MemoryFile.new(decision.dimension), [evidence], today,
+                                         threshold, decay=False, forgotten=stones)
+            in_their_words = [evidence.model_copy(update={"text": stated})] if stated else []
+            if changes.forgotten or screen(in_their_words, stones, threshold)[1]:
+                raise InputError(f'remember: "{decision.text}" is a fact you asked to forget; '
+                                 f'`hylo-memory unforget "{decision.text}"` lets it be kept again')
+            update = FileUpdate(dimension=decision.dimension, before=before, after=after, changes=changes)
+            if not update.write:
+                return None, update
             change = change_of("remember", [update], today, decision.text)
-            commit(store, Journal(files={decision.dimension: render(after)}, change=change), ledger)
+            return Journal(files={decision.dimension: render(after)}, change=change), update
+
+        update = commit_planned(store, ledger, plan)  # planned again on a file the person saved meanwhile
+    after, changes = update.after, update.changes
     kept = next(i for i in after.items if i.text in changes.added + changes.refreshed)
     verb = "Kept" if changes.added else "Refreshed"
     pin = "pinned" if kept.pinned else "not pinned, it will fade"

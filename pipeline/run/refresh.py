@@ -15,7 +15,7 @@ from hylo_memory.extractors.base import Extraction, Extractor, Source
 from .. import clock
 from ..config import Config
 from ..state.changes import change_of
-from ..state.journal import RUNS_DIR, Journal, RunEnd, commit
+from ..state.journal import RUNS_DIR, Journal, RunEnd, commit_planned
 from ..state.ledger import STATE_DIR, Ledger
 from ..state.locking import RUN_LOCK, hold
 from ..state.trust import known, tombstones
@@ -94,28 +94,33 @@ def _run(
     extraction = outcome.extraction
     extracted = [s for s in collected.sources if s.path not in extraction.failed]
 
-    # Read again under the lock: a `remember` (or an `apply` a crash interrupted, which
-    # `writing` finishes first) may have written while we extracted.
-    with nullcontext() if dry_run else writing(store, config.lock_timeout, run_lock_held=True):
+    def plan_writes() -> tuple[Journal | None, tuple[RunSummary, list[FileUpdate]]]:
         files = store.read_all()
         updates = plan_updates(files, extraction.evidence, today, config.similarity_threshold,
                                forgotten=tombstones(ledger), known=known(ledger, hashes))
         summary = _summary(window, extractor.name, collected, extraction, extracted, updates, dry_run)
         summary.resumed = len(kept)
         summary.hints = layout_hints(vault, config)
-        if not dry_run:
-            written = {u.dimension: render(u.after) for u in updates if u.write}
-            journal = Journal(
-                files=written,
-                sources=[(s.path, s.content_hash) for s in extracted],
-                pool=outcome.pool,
-                run=RunEnd(run_id=run_id, today=today, status=summary.status, waiting=summary.waiting,
-                           counts=summary.counts, usage=summary.usage, extractor=extractor.name),
-                # A run that wrote nothing is no change to take back: `history` lists what changed files.
-                change=change_of("refresh", updates, today, f"run {run_id}, {window.mode}", hashes, run_id,
-                                 outcome.synthesised) if written else None,
-            )
-            commit(store, journal, ledger)
+        if dry_run:
+            return None, (summary, updates)
+        written = {u.dimension: render(u.after) for u in updates if u.write}
+        journal = Journal(
+            files=written,
+            sources=[(s.path, s.content_hash) for s in extracted],
+            pool=outcome.pool,
+            run=RunEnd(run_id=run_id, today=today, status=summary.status, waiting=summary.waiting,
+                       counts=summary.counts, usage=summary.usage, extractor=extractor.name),
+            # A run that wrote nothing is no change to take back: `history` lists what changed files.
+            change=change_of("refresh", updates, today, f"run {run_id}, {window.mode}", hashes, run_id,
+                             outcome.synthesised) if written else None,
+        )
+        return journal, (summary, updates)
+
+    # Read again under the lock: a `remember` (or an `apply` a crash interrupted, which
+    # `writing` finishes first) may have written while we extracted; a person's save while
+    # it commits has it planned again on their text.
+    with nullcontext() if dry_run else writing(store, config.lock_timeout, run_lock_held=True):
+        summary, updates = commit_planned(store, ledger, plan_writes)
     if not dry_run:
         atomic_write(store.folder / STATE_DIR / RUNS_DIR / f"{run_id:06d}.json",
                      summary.model_dump_json(indent=2).encode())
@@ -163,6 +168,7 @@ def _summary(
         reextracted=collected.reextracted,
         skipped=collected.skipped,
         undated=collected.undated,
+        plain_text=collected.plain_text,
         future=collected.future,
         others_words=others_words(extracted),
         status=status,

@@ -9,23 +9,38 @@ the next process to take the memory lock replays the journal — rewriting files
 committing the ledger are both idempotent — so the run ends exactly as if it had not been
 interrupted. Every writer holds the memory lock and calls `recover` first, so nothing is
 written between a crash and its replay.
+
+A person's editor takes no lock. So a command carries the hash of each file as it READ it
+(`MemoryStore.planned_from`), never read again at commit time, and each file is written only
+if it still holds that (checked just before its rename, and again just after: see
+`MemoryStore.replace`). A file saved meanwhile raises `FileChanged` with nothing of the
+command written, and `commit_planned` plans the command again on the person's text
+(ATTEMPTS times, then a one-line refusal naming the file).
+
+A command that fails (rather than dies) leaves nothing behind: when a file cannot be written
+(a folder it may not write, a full disk, a person's save) or the ledger refuses, the files it
+already wrote are put back as they were, the journal is removed, and the error is raised —
+no change, no provenance, nothing a later command would carry out. Only a process that dies
+(a kill, a power cut, Ctrl-C) leaves its journal to be finished. If putting a file back fails
+too, the journal stays, so that the next command finishes the command rather than leave it half done.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import logging
 import os
 import stat
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from hylo_memory.decay import Dimension
-from hylo_memory.decay.store import ARCHIVE_DIR, MemoryStore, atomic_write, fsync_dir
-from hylo_memory.errors import HyloMemoryError, JournalError, storage_error
+from hylo_memory.decay.store import ARCHIVE_DIR, MemoryStore, atomic_write, digest, fsync_dir
+from hylo_memory.errors import FileChanged, HyloMemoryError, JournalError, storage_error
 from hylo_memory.extractors.base import PoolUnit, Usage
 
 from .changes import ChangeRecord
@@ -41,6 +56,9 @@ BROKEN_SUFFIX = ".broken-"  # a journal set aside: journal.json.broken-20261130T
 MAX_JOURNAL_BYTES = 256 * 1024 * 1024
 MAX_FIELD = 65_536  # characters of a path, hash, title or tag in a journal (the vault bounds them far lower)
 MAX_TAGS = 1000
+ATTEMPTS = 3  # plans of one command on files a person keeps saving, before it refuses
+REPLAN_PAUSE = 0.05  # seconds, times the attempt, before planning again on a person's save
+T = TypeVar("T")
 
 
 class RunEnd(BaseModel):
@@ -66,23 +84,74 @@ class Journal(BaseModel):
     change: ChangeRecord | None = None  # what `history` and `undo` will know of this command (SPEC §8)
 
 
+def commit_planned(store: MemoryStore, ledger: Ledger | None, plan: Callable[[], tuple[Journal | None, T]]) -> T:
+    """Plan from the files as they are now and commit; plan again on a person's text when they saved
+    a file meanwhile (up to ATTEMPTS times, then a one-line refusal naming the file). `plan` reads the
+    files through `store` and returns the journal (None: nothing to write) and what the command reports."""
+    for attempt in range(ATTEMPTS):
+        if attempt:
+            time.sleep(REPLAN_PAUSE * attempt)  # a save under way ends before its text is read
+        try:
+            journal, result = plan()
+            if journal is not None:
+                commit(store, journal, ledger)
+            return result
+        except FileChanged as exc:
+            changed = exc.path
+    raise FileChanged(changed, ATTEMPTS)
+
+
 def commit(store: MemoryStore, journal: Journal, ledger: Ledger | None = None) -> None:
-    """Make the journal's writes durable, in the crash-safe order above (call under the memory lock)."""
+    """Make the journal's writes durable, in the crash-safe order above (call under the memory lock).
+
+    Each file must still hold what the command read: else `FileChanged`, with nothing written."""
     path = journal_path(store)
     if path.exists():  # an unfinished journal is finished by `recover`, never overwritten
         raise JournalError(f"{path}: an interrupted run's journal is waiting; run the command again")
-    current = {d: store.read_bytes(d) for d in journal.files}
-    update: dict[str, object] = {"before": {d: _digest(data) for d, data in current.items()}}
+    read = {d: store.planned_from(d) for d in journal.files}
+    _still_as_read(store, read)
+    update: dict[str, object] = {"before": {d: digest(data) for d, data in read.items()}}
     if journal.change is not None:
         update["change"] = journal.change.model_copy(update={"before": {
-            d: None if data is None else data.decode("utf-8") for d, data in current.items()}})
+            d: None if data is None else data.decode("utf-8") for d, data in read.items()}})
     journal = journal.model_copy(update=update)
     data = journal.model_dump_json().encode("utf-8")
     if len(data) > MAX_JOURNAL_BYTES:  # nothing is written: a journal recover would refuse is no safety
         raise JournalError(f"{path}: this run's writes ({len(data):,} bytes) are more than a journal holds "
                            f"({MAX_JOURNAL_BYTES:,}); nothing was written")
     atomic_write(path, data)
-    _apply(store, ledger, journal)
+    written: list[Dimension] = []
+    try:
+        _apply(store, ledger, journal, written)
+    except Exception:
+        if _put_back(store, journal, read, written):
+            _remove(path)
+        raise
+    _remove(path)
+
+
+def _still_as_read(store: MemoryStore, read: dict[Dimension, bytes | None]) -> None:
+    """Before the journal: a file saved since the command read it is `FileChanged`, and nothing is written."""
+    for dimension, data in read.items():
+        if store.read_bytes(dimension) != data:
+            raise FileChanged(store.path(dimension))
+
+
+def _put_back(store: MemoryStore, journal: Journal, read: dict[Dimension, bytes | None],
+              written: list[Dimension]) -> bool:
+    """Give the files a failed commit wrote what they held before it; False if one could not be."""
+    for dimension in reversed(written):
+        text = journal.files[dimension]
+        try:
+            store.replace(dimension, read[dimension], digest(None if text is None else text.encode("utf-8")))
+        except (HyloMemoryError, OSError) as exc:
+            LOG.warning("%s: could not be put back as it was before this failed command (%s); the next "
+                        "command finishes that command instead", store.path(dimension), exc)
+            return False
+    return True
+
+
+def _remove(path: Path) -> None:
     path.unlink()
     fsync_dir(path.parent)
 
@@ -165,29 +234,39 @@ def _set_aside(path: Path, why: str) -> None:
                 "hold, and the notes that run read may be read again", path, target.name, why)
 
 
-def _digest(data: bytes | None) -> str | None:
-    return hashlib.sha256(data).hexdigest() if data is not None else None
-
-
 def journal_path(store: MemoryStore) -> Path:
     return store.folder / STATE_DIR / JOURNAL_FILE
 
 
-def _apply(store: MemoryStore, ledger: Ledger | None, journal: Journal) -> None:
+def _apply(store: MemoryStore, ledger: Ledger | None, journal: Journal,
+           written: list[Dimension] | None = None) -> None:
+    """Write the journal's files, then record it in the ledger. A live commit lists in `written` the
+    files written so far; a replay (no `written`) leaves a file already written, or edited since, as it is."""
     for dimension, text in journal.files.items():
-        current = store.read_bytes(dimension)
-        if current == (None if text is None else text.encode("utf-8")):
-            continue  # on a replay, a file already written is left as it is (and not archived again)
-        if dimension in journal.before and _digest(current) != journal.before[dimension]:
-            LOG.warning("%s changed since the interrupted command planned its writes: kept as it is now "
-                        "(that command's version of it is not written)", store.path(dimension))
-            continue
-        if text is None:
-            store.remove(dimension)  # an undo of the change that created it
+        if written is None:
+            _replay(store, journal, dimension, text)
         else:
-            store.write_text(dimension, text)
-    if ledger is None:
-        return
+            store.replace(dimension, None if text is None else text.encode("utf-8"), journal.before[dimension])
+            written.append(dimension)
+    if ledger is not None:
+        _record(ledger, journal)
+
+
+def _replay(store: MemoryStore, journal: Journal, dimension: Dimension, text: str | None) -> None:
+    current = store.read_bytes(dimension)
+    if current == (None if text is None else text.encode("utf-8")):
+        return  # on a replay, a file already written is left as it is (and not archived again)
+    expected = journal.before.get(dimension, digest(current))
+    try:
+        if digest(current) != expected:
+            raise FileChanged(store.path(dimension))
+        store.replace(dimension, None if text is None else text.encode("utf-8"), expected)
+    except FileChanged:
+        LOG.warning("%s changed since the interrupted command planned its writes: kept as it is now "
+                    "(that command's version of it is not written)", store.path(dimension))
+
+
+def _record(ledger: Ledger, journal: Journal) -> None:
     run, change = journal.run, journal.change
     with ledger.transaction():
         if run is not None and ledger.run_status(run.run_id) == "running":

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
+from hylo_memory.decay.store import writable
 from hylo_memory.errors import LockTimeout
 
 LOG = logging.getLogger(__name__)
@@ -28,12 +29,14 @@ DEFAULT_TIMEOUT = 600.0  # the config's `lock_timeout` default, for callers with
 def hold(state_dir: Path, name: str, timeout: float, what: str) -> Iterator[None]:
     """Hold the named lock; wait for it (saying so after a second) up to `timeout` seconds."""
     # The memory folder too is created private: parents=True alone would use the umask.
-    state_dir.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    state_dir.mkdir(mode=0o700, exist_ok=True)
+    with writable(state_dir.parent):
+        state_dir.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        state_dir.mkdir(mode=0o700, exist_ok=True)
     lock = FileLock(str(state_dir / name), mode=0o600, preserve_lock_file=True,
                     fallback_to_soft=False)
     try:
-        lock.acquire(timeout=min(PATIENCE, timeout))
+        with writable(state_dir):
+            lock.acquire(timeout=min(PATIENCE, timeout))
     except Timeout:
         if timeout <= PATIENCE:
             raise LockTimeout(f"{state_dir.parent}: another hylo-memory process is using this vault ({what})") from None

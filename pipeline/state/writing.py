@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from hylo_memory.decay.store import MemoryStore
-from hylo_memory.errors import ConfigError
+from hylo_memory.errors import ConfigError, HyloMemoryError, LedgerError, StorageError, storage_error
 
 from ..config import Config
 from .journal import journal_path, recover
 from .ledger import STATE_DIR
 from .locking import DEFAULT_TIMEOUT, MEMORY_LOCK, hold
+
+LOG = logging.getLogger(__name__)
 
 
 def open_store(vault: Path, config: Config) -> MemoryStore:
@@ -36,10 +39,18 @@ def open_store(vault: Path, config: Config) -> MemoryStore:
 
 
 def settle(store: MemoryStore, timeout: float = DEFAULT_TIMEOUT) -> None:
-    """Before reading: finish the writes of a command a crash interrupted, so no reader shows half a change."""
-    if journal_path(store).exists():
+    """Before reading: finish the writes of a command a crash interrupted, so no reader shows half a change.
+
+    A reader that cannot (a memory folder it may not write, a full disk) says so in one line and
+    reads the files as they are: reading needs no write."""
+    if not journal_path(store).exists():
+        return
+    try:
         with writing(store, timeout):
             pass
+    except (StorageError, LedgerError, OSError) as exc:
+        LOG.warning("a change interrupted earlier could not be finished (%s); the memory is read as it is",
+                    str(exc if isinstance(exc, HyloMemoryError) else storage_error(exc)))
 
 
 @contextmanager
