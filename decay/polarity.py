@@ -109,9 +109,26 @@ class _Reading:
         self.core.append("".join(kept))
 
 
-@functools.lru_cache(maxsize=50_000)
+# Any word a marker or a phrase's may start with: a text without one (most items) is read by a quicker path.
+_MARKER_WORDS = (_POSITIVE | _NEGATIVE | _NEGATIONS | _FILLER | _AUXILIARIES
+                 | frozenset("stand tired sick fed into fond fan any anymore".split()))
+_ALONE = (f"(?<![^\\W_{CJK_CLASS}])", f"(?![^\\W_{CJK_CLASS}])")  # a whole Latin word, as the reading splits them
+_ANY_MARKER = re.compile(
+    "['’‘`]|" + _ALONE[0] + "(?:" + "|".join(re.escape(w) for w in sorted(_MARKER_WORDS, key=len, reverse=True))
+    + ")" + _ALONE[1] + "|" + _CJK_MARKER.pattern)
+_PLAIN_WORD = re.compile(f"[{CJK_CLASS}]+|[^\\W_{CJK_CLASS}]+")
+
+
+@functools.lru_cache(maxsize=200_000)
 def _read(text: str) -> tuple[int, bool, tuple[str, ...]]:
     """(polarity sign, whether it has a polarity marker at all, the words left once they are set aside)."""
+    folded = text.casefold()
+    if not _ANY_MARKER.search(folded):  # no marker: every word is the core, as the full reading would find
+        return 1, False, tuple(w if _CJK_RUN.fullmatch(w) else stem(fold(w)) for w in _PLAIN_WORD.findall(folded))
+    return _read_marked(text)
+
+
+def _read_marked(text: str) -> tuple[int, bool, tuple[str, ...]]:
     low = _CONTRACTION.sub(r"\1'\2", " ".join(text.translate(_APOSTROPHES).casefold().split()))
     reading = _Reading()
     pos = 0
@@ -122,6 +139,17 @@ def _read(text: str) -> tuple[int, bool, tuple[str, ...]]:
     reading.words(low[pos:])
     sign = (reading.liking or 1) * (-1 if reading.negations % 2 else 1)
     return sign, reading.marked, tuple(w for w in reading.core if w)
+
+
+@functools.lru_cache(maxsize=200_000)
+def marked(text: str) -> bool:
+    """Whether the text has a polarity marker (a liking or a negation): most items have none."""
+    return bool(_ANY_MARKER.search(text.casefold())) and _read(text)[1]
+
+
+def liking(text: str) -> bool:
+    """Whether the text states a liking, of either sign ("Loves X", "讨厌X")."""
+    return "♥" in _read(text)[2]
 
 
 def sign(text: str) -> int:

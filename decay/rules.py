@@ -13,7 +13,7 @@ from .forgetting import Tombstone, screen
 from .format import gc_paused
 from .match import TextIndex, normalise
 from .model import ACTIVE, FADING, Dimension, Entry, Evidence, Item, Layout, MemoryFile, RawLine, Section
-from .polarity import core, opposed
+from .polarity import core, liking, marked, opposed
 
 DEFAULT_THRESHOLD = 90.0
 
@@ -322,28 +322,43 @@ def _supersede(pool: _Pool, landed: list[tuple[Evidence, _Slot, dt.date]], chang
 
 
 class _Opposites:
-    """The file's items by their polarity-free core (decay/polarity.py), built the first time one is asked for.
+    """The file's items by their polarity-free core (decay/polarity.py), built when first asked for.
 
     The opposite of an item ("Hates X" of "Loves X", "No longer eats meat" of "Eats meat") replaces
-    it by rule H whatever the extractor said: opposites never reinforce each other.
+    it by rule H whatever the extractor said: opposites never reinforce each other. Of two opposites
+    one at least has a polarity marker, and a liking's opposite is a liking; so the items without a
+    marker (most of a file) are read only for a negation without a liking ("Doesn't eat meat").
     """
 
     def __init__(self, pool: _Pool):
         self.pool = pool
-        self.by_core: dict[str, list[int]] | None = None
+        self.marked: dict[str, list[int]] | None = None
+        self.plain: dict[str, list[int]] | None = None
 
     def of(self, slot: _Slot) -> list[int]:
         """The items that say the opposite of `slot`."""
-        mine = core(slot.text)
+        text = slot.text
+        mine = core(text)
         if not mine.replace("♥", "").strip():
             return []  # nothing but a liking ("Loves it"): no thing to be the opposite about
-        if self.by_core is None:
-            self.by_core = {}
-            for number, other in enumerate(self.pool.slots):
-                if not other.deleted:
-                    self.by_core.setdefault(core(other.text), []).append(number)
+        found = self._index(plain=False).get(mine, [])
+        if marked(text) and not liking(text):
+            found = found + self._index(plain=True).get(mine, [])
         slots = self.pool.slots
-        return [n for n in self.by_core.get(mine, ()) if not slots[n].deleted and opposed(slots[n].text, slot.text)]
+        return [n for n in found if not slots[n].deleted and opposed(slots[n].text, text)]
+
+    def _index(self, plain: bool) -> dict[str, list[int]]:
+        index = self.plain if plain else self.marked
+        if index is None:
+            index = {}
+            for number, other in enumerate(self.pool.slots):
+                if not other.deleted and marked(other.text) != plain:
+                    index.setdefault(core(other.text), []).append(number)
+            if plain:
+                self.plain = index
+            else:
+                self.marked = index
+        return index
 
 
 def _replace(old: _Slot, new: _Slot, ev: Evidence, seen_on: dt.date, changes: FileChanges) -> None:
