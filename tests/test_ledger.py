@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import sqlite3
 import stat
+import threading
 from pathlib import Path
 
 import pytest
@@ -220,3 +221,21 @@ def test_a_corrupt_ledger_is_a_one_line_error_naming_it(tmp_path: Path) -> None:
     result = hylo("refresh", "--vault", tmp_path, "--today", "2026-11-29")
     assert result.exit_code == 1
     assert "ledger.db" in one_line(result.stderr)
+
+
+def test_two_commands_opening_a_new_ledger_at_once_both_succeed(tmp_path: Path) -> None:
+    start, failures = threading.Barrier(8), []
+
+    def open_it() -> None:
+        start.wait()
+        try:
+            Ledger.for_memory_dir(tmp_path / "_memory").close()
+        except Exception as exc:  # noqa: BLE001 - the test reports whatever a racing opener raised
+            failures.append(exc)
+
+    threads = [threading.Thread(target=open_it) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []

@@ -163,6 +163,10 @@ class Ledger:
             if name in done:
                 continue
             with self.transaction():
+                # Asked again under the write lock: two commands opening a new ledger at once (an assistant's
+                # remember and the nightly run) would otherwise both apply it ("table … already exists").
+                if self.db.execute("SELECT 1 FROM migrations WHERE name = ?", (name,)).fetchone():
+                    continue
                 migrate(self.db)
                 self.db.execute("INSERT INTO migrations VALUES (?, ?)", (name, stamp()))
 
