@@ -1,4 +1,4 @@
-"""Benchmark the vault scan: a first run over a big vault, then an incremental run.
+"""Benchmark the vault scan: a first run over a big vault, then an incremental run; a markup-heavy vault's first run.
 
 It generates a vault of 100,000 short notes over two years in a temporary folder
 (`YYYY-MM-DD-slug.md` with frontmatter `created`; each file's and folder's mtime set
@@ -20,7 +20,16 @@ alone; in one big folder, which changes every day, each note's mtime must be rea
 stat per note), which costs more than the 10% target — see `_Prefilter` in
 pipeline/vault.py.
 
-    .venv/bin/python bench/scan.py [--notes 100000] [--new 50] [--layout dated|flat|both] [--repeat 3] [--keep]
+The second vault (`--vault markup`) is like the real Chinese vault of issue 17.6: 400 notes,
+about 9 MB, of Obsidian markup — wiki links (aliased, to headings, embeds, in table cells),
+callouts, tables, code blocks, tasks, `%%` comments, bold, tags, footnote marks, a link left
+unclosed now and then, and one note of 400 KB of `[[` never closed. Its first run is timed,
+and so is the part of it spent reading notes (inside FolderVault._read: frontmatter, whose
+words, the parse or plain-text reading); both are printed in MB/s of note bytes, against a
+target of 2 MB/s, with the notes read as plain text (over note_text's parse budget).
+
+    .venv/bin/python bench/scan.py [--vault shorts|markup|both] [--notes 100000] [--new 50]
+                                   [--layout dated|flat|both] [--markup-notes 400] [--markup-mb 9] [--repeat 3] [--keep]
 """
 
 from __future__ import annotations
@@ -130,11 +139,139 @@ def add_new(root: Path, count: int, date: dt.date, flat: bool, seed: int = 7) ->
         _write(folder, date, 900_000 + n, _note(rng, date, 900_000 + n))
 
 
+# ---- the markup-heavy vault: a Chinese Obsidian vault, as on the real trial ----
+
+MARKUP_NOTES = 400
+MARKUP_MB = 9.0
+
+_ZH_TOPICS = ["项目管理", "系统设计", "读书笔记", "杭州", "数据库", "机器学习", "写作", "跑步", "咖啡", "日本旅行",
+              "前端", "分布式系统", "心理学", "摄影", "围棋", "Rust", "Python", "产品思考", "时间管理", "家庭"]
+_ZH_FILLER = ["这是关于{t}的一些想法，记录下来以后再整理。", "关于{t}，书里提到了几个有意思的观点。",
+              "{t}的核心问题在于边界不清楚，需要进一步拆分。", "今天读到一篇讲{t}的文章，结构很清楚。",
+              "和团队讨论了{t}的方案，大家意见不太一致。", "{t}这部分还没有想明白，先放在这里。",
+              "参考资料里有一张图解释了{t}的流程。", "下周需要把{t}的文档补完整。"]
+_ZH_OWN = ["我觉得{t}很重要。", "我想要学会{t}。", "我住在杭州。", "我喜欢早上喝咖啡。", "我的妹妹在上海工作。",
+           "最近压力有点大。", "我相信小团队效率更高。", "我打算明年去日本旅行。"]
+_EN_OWN = ["I live in Hangzhou.", "I love strong coffee.", "I want to run a half marathon.",
+           "I believe small teams ship faster.", "Coffee with my sister Lin."]
+
+
+def _zh_link(rng: random.Random) -> str:
+    topic = rng.choice(_ZH_TOPICS)
+    kind = rng.randrange(4)
+    if kind == 0:
+        return f"[[{topic}]]"
+    if kind == 1:
+        return f"[[笔记/{topic}|{topic}的笔记]]"
+    if kind == 2:
+        return f"[[{topic}#概述]]"
+    return f"![[{topic}.png]]"
+
+
+def _zh_sentence(rng: random.Random) -> str:
+    """A sentence of a Chinese note: a wiki link in one of four, other markup in one of four."""
+    topic = rng.choice(_ZH_TOPICS)
+    if rng.random() < 0.08:
+        return rng.choice(_ZH_OWN).format(t=topic)
+    if rng.random() < 0.03:
+        return rng.choice(_EN_OWN)
+    text = rng.choice(_ZH_FILLER).format(t=_zh_link(rng) if rng.random() < 0.25 else topic)
+    mark = rng.randrange(24)
+    if mark == 0:
+        text = f"**{text}**"
+    elif mark == 1:
+        text += f" `{topic.lower()}_config`"
+    elif mark == 2:
+        text += f" #{topic}"
+    elif mark == 3:
+        text = f"=={text}=="
+    elif mark == 4:
+        text += f" 见[官方文档](https://example.com/{rng.randrange(999)})。"
+    elif mark == 5:
+        text += "[^1]"
+    return text
+
+
+def _zh_paragraph(rng: random.Random) -> str:
+    text = "".join(_zh_sentence(rng) for _ in range(rng.randint(3, 10)))
+    if rng.random() < 0.04:  # a link left unclosed, as half-typed notes have
+        text += f"还要看看[[{rng.choice(_ZH_TOPICS)}以及后面的内容"
+    return text
+
+
+def _zh_block(rng: random.Random) -> str:
+    """One block of a note: mostly paragraphs, then headings, lists, callouts, tables, code and comments."""
+    kind = rng.choices(range(8), weights=[55, 10, 10, 8, 5, 5, 4, 3])[0]
+    topic = rng.choice(_ZH_TOPICS)
+    if kind == 1:
+        return f"## {topic} {rng.randrange(100)}"
+    if kind == 2:
+        items = [f"- [{rng.choice(' x ')}] {_zh_sentence(rng)}" for _ in range(rng.randint(2, 8))]
+        items.insert(1, f"    - {_zh_sentence(rng)}")
+        return "\n".join(items)
+    if kind == 3:
+        callout = rng.choice(["note", "tip", "warning", "quote", "info"])
+        return "\n".join([f"> [!{callout}] {topic}"] + [f"> {_zh_paragraph(rng)}" for _ in range(rng.randint(1, 3))])
+    if kind == 4:
+        rows = [f"| {rng.choice(_ZH_TOPICS)} | {_zh_link(rng).replace('|', chr(92) + '|')} | {rng.randrange(1000)} |"
+                for _ in range(rng.randint(3, 10))]
+        return "\n".join(["| 名称 | 链接 | 数量 |", "| --- | --- | --- |", *rows])
+    if kind == 5:
+        body = [f"    step_{i} = compute('{topic}', {i})  # [[not a link" for i in range(rng.randint(3, 20))]
+        return "\n".join([f"```{rng.choice(['python', 'mermaid', 'sql', ''])}", *body, "```"])
+    if kind == 6:
+        return "\n".join(f"{i}. {_zh_sentence(rng)}" for i in range(1, rng.randint(3, 6)))
+    if kind == 7:
+        return f"%% {topic}：待整理的草稿 %%"
+    return _zh_paragraph(rng)
+
+
+def _markup_note(rng: random.Random, size: int, date: dt.date) -> str:
+    topic = rng.choice(_ZH_TOPICS)
+    blocks = [f"---\ncreated: {date.isoformat()}\ntags: [{topic}, 笔记]\naliases: [\"{topic}笔记\"]\n---",
+              f"# {topic}"]
+    length = 0
+    while length < size:
+        block = _zh_block(rng)
+        blocks.append(block)
+        length += len(block.encode("utf-8")) + 2
+    if rng.random() < 0.3:
+        blocks.append("[^1]: 脚注：来自一本书。")
+    return "\n\n".join(blocks) + "\n"
+
+
+def _unclosed_links_note(size: int, date: dt.date) -> str:
+    """The note of the real trial: hundreds of KB of `[[` never closed (a paste gone wrong)."""
+    line = "[[未完成 [[链接 [[项目管理 [[系统设计\n"
+    return f"---\ncreated: {date.isoformat()}\n---\n我喜欢整理笔记。\n\n" + line * (size // len(line.encode()))
+
+
+def generate_markup(root: Path, notes: int, megabytes: float, seed: int = 398) -> int:
+    """`notes` markup-heavy Chinese notes, `megabytes` in all, dated in the first run's window; their bytes."""
+    rng = random.Random(seed)
+    folder = root / "_shorts"
+    folder.mkdir(parents=True, exist_ok=True)
+    pathological = 400_000
+    mean = max(1_000, int((megabytes * 1e6 - pathological) / max(1, notes - 1)))
+    total = 0
+    for n in range(notes):
+        date = TODAY - dt.timedelta(days=n % 80)
+        if n == notes // 2:
+            text = _unclosed_links_note(pathological, date)
+        else:
+            # Sizes spread as a vault's are (a few long notes, many short), averaging `mean`.
+            text = _markup_note(rng, min(int(rng.lognormvariate(0, 0.9) * mean * 0.69), 20 * mean), date)
+        _write(folder, date, n, text)
+        total += len(text.encode("utf-8"))
+    return total
+
+
 class OpenCounter:
-    """Counts the notes FolderVault opens (its `_read`), run by run."""
+    """Counts the notes FolderVault opens (its `_read`), run by run, and the time reading them takes."""
 
     def __init__(self) -> None:
         self.count = 0
+        self.reading = 0.0  # seconds inside `_read`: a note's bytes to its Source, plain text and all
         self._original = FolderVault._read
 
     def __enter__(self) -> OpenCounter:
@@ -142,7 +279,11 @@ class OpenCounter:
 
         def counted(vault, path, rel, kind):  # noqa: ANN001, ANN202
             counter.count += 1
-            return original(vault, path, rel, kind)
+            started = time.perf_counter()
+            try:
+                return original(vault, path, rel, kind)
+            finally:
+                counter.reading += time.perf_counter() - started
 
         FolderVault._read = counted  # type: ignore[method-assign]
         return self
@@ -152,11 +293,17 @@ class OpenCounter:
 
 
 def timed_run(root: Path, today: dt.date, memory_dir: str) -> tuple[float, int, RunSummary]:
+    elapsed, opened, summary, _ = timed_reading(root, today, memory_dir)
+    return elapsed, opened, summary
+
+
+def timed_reading(root: Path, today: dt.date, memory_dir: str) -> tuple[float, int, RunSummary, float]:
+    """A refresh's time, the notes it opened, its summary, and the time it spent reading them."""
     with OpenCounter() as opened:
         started = time.perf_counter()
         summary, _ = refresh(root, Config(extractor="offline", memory_dir=memory_dir), OfflineExtractor(), today)
         elapsed = time.perf_counter() - started
-    return elapsed, opened.count, summary
+    return elapsed, opened.count, summary, opened.reading
 
 
 def bench(notes: int, new: int, flat: bool, repeat: int, keep: bool) -> None:
@@ -202,6 +349,41 @@ def bench(notes: int, new: int, flat: bool, repeat: int, keep: bool) -> None:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
+def bench_markup(notes: int, megabytes: float, repeat: int, keep: bool) -> None:
+    """The markup-heavy vault: generate; first runs; MB/s of the run and of its reading, against 2 MB/s.
+
+    Reading is the time inside FolderVault._read (bytes to a Source: frontmatter, whose words,
+    the markdown parse or the plain-text reading); the rest of the run is mostly the offline
+    extractor's patterns over the text read.
+    """
+    tmp = Path(tempfile.mkdtemp(prefix="hylo-bench-markup-"))
+    root = tmp / "vault"
+    try:
+        started = time.perf_counter()
+        size = generate_markup(root, notes, megabytes)
+        print(f"\n{notes:,} markup-heavy Chinese notes in _shorts/ (wiki links, callouts, tables, code, "
+              f"some unclosed [[), {size / 1e6:.1f} MB: generated in {time.perf_counter() - started:.1f} s (not timed)")
+        runs = [timed_reading(root, TODAY, f"_memory{'' if r == 0 else r + 1}") for r in range(repeat)]
+        first, opened, summary, _ = min(runs, key=lambda r: r[0])
+        reading = min(r[3] for r in runs)
+        plain = getattr(summary, "plain_text", None)  # None: a version that names no such notes
+        print(f"  first run        {first:7.3f} s  opened {opened:,} notes, extracted {summary.sources.shorts:,}, "
+              f"+{summary.counts.added} ~{summary.counts.refreshed}   (fastest of {_times([r[:3] for r in runs])})")
+        for what, seconds in (("reading notes", reading), ("whole first run", first)):
+            rate = size / 1e6 / seconds
+            print(f"  {what:16s} {seconds:7.3f} s  {rate:5.2f} MB/s  (target >= {TARGET_MB_S:g} MB/s: "
+                  f"{'met' if rate >= TARGET_MB_S else 'MISSED'})")
+        print(f"  read as plain text: {', '.join(plain) if plain else 'none' if plain is not None else 'n/a'}")
+    finally:
+        if keep:
+            print(f"  vault kept in {root}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+TARGET_MB_S = 2.0
+
+
 def _times(runs: list[tuple[float, int, RunSummary]]) -> str:
     return ", ".join(f"{t:.3f}" for t, _, _ in runs)
 
@@ -215,12 +397,19 @@ def main(argv: list[str] | None = None) -> int:
                              "or a vault of each")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each kind per vault; the fastest is reported")
     parser.add_argument("--keep", action="store_true", help="keep the generated vaults and print their paths")
+    parser.add_argument("--vault", choices=["shorts", "markup", "both"], default="both",
+                        help="the vault of many short notes (shorts), the markup-heavy Chinese one (markup), or both")
+    parser.add_argument("--markup-notes", type=int, default=MARKUP_NOTES, help="notes in the markup-heavy vault")
+    parser.add_argument("--markup-mb", type=float, default=MARKUP_MB, help="megabytes of the markup-heavy vault")
     args = parser.parse_args(argv)
 
     print(f"python {sys.version.split()[0]}, offline extractor, in process")
     layouts = {"dated": [False], "flat": [True], "both": [False, True]}[args.layout]
-    for flat in layouts:
-        bench(args.notes, args.new, flat, args.repeat, args.keep)
+    if args.vault in ("shorts", "both"):
+        for flat in layouts:
+            bench(args.notes, args.new, flat, args.repeat, args.keep)
+    if args.vault in ("markup", "both"):
+        bench_markup(args.markup_notes, args.markup_mb, args.repeat, args.keep)
     return 0
 
 

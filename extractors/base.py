@@ -38,6 +38,7 @@ class Source(BaseModel):
     source_notes: list[str] = []
     undated: bool = False  # its frontmatter date could not be read, or it is dated by its mtime (SPEC §1)
     others_words: str | None = None  # why some or all of it is someone else's words (pipeline/whose.py, SPEC §1)
+    plain_text: bool = False  # read without the parser: its markup was over the budget (pipeline/note_text.py)
 
     @property
     def dimensions(self) -> frozenset[Dimension]:

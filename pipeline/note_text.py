@@ -17,25 +17,38 @@ plain lines:
 - code blocks (a mermaid diagram too), inline Dataview queries, HTML and Obsidian comments,
   embeds, images, footnote marks, struck-out text and bare URLs are dropped; links, wiki
   links, emphasis, inline code and tags are reduced to their text.
+
+Bounded: a note whose markup would cost more than PARSE_BUDGET to parse (counted before
+parsing, `markup_cost`) is read as plain text by pipeline/note_plain.py instead, and says so
+(`read_note(...).plain`: the run summary names it). Below the budget the parse is linear:
+an unclosed `[` is text at once, GFM's autolink rules look only where a URL may start, and
+text whose only markup is wiki links is not handed to the inline parser at all.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from html.parser import HTMLParser
+from typing import NamedTuple
 
 from markdown_it import MarkdownIt
+from markdown_it.parser_inline import RuleFuncInlineType
 from markdown_it.rules_block import StateBlock
+from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 from mdit_py_plugins.gfm_autolink import gfm_autolink_plugin
 
+from .note_plain import link_title as link_title  # what a wiki link reads as, in both readings
+from .note_plain import plain_reading
+
 # How far an inline construct may reach for its closing mark: bounded, so that a note of
 # a million unclosed `[[` costs linear time, not quadratic.
 _REACH = 1000
+_WIKI_STOP = re.compile(r"\]\]|[\[\n]")
 _TAG_CHARS = re.compile(r"[\w/-]+")
 _TASK = re.compile(r"\[(.)\]\s+")
 _DONE = "xX-"  # finished and cancelled tasks: not goals, not anything
@@ -46,11 +59,45 @@ _DATAVIEW = ("=", "$=")
 _LOOSE_MARK = re.compile(r"\s+([,.;:!?])(?=\s|$)")  # "see the docs ." where a link was dropped
 
 
-def note_text(markdown: str) -> str:
-    """The plain text of a note's markdown body (or of a whole file, frontmatter and all)."""
+class NoteText(NamedTuple):
+    """A note's text, and whether it was read without the parser (markup over PARSE_BUDGET), as the summary says."""
+
+    text: str
+    plain: bool = False
+
+
+def read_note(markdown: str) -> NoteText:
+    """The plain text of a note's markdown body (or of a whole file, frontmatter and all), in bounded time."""
     if _is_plain(markdown):  # most short notes: nothing for the parser to find, and it costs ~0.4 ms a note
-        return _plain_text(markdown)
-    return parsed_text(markdown)
+        return NoteText(_plain_text(markdown))
+    if markup_cost(markdown) > PARSE_BUDGET:
+        return NoteText(plain_reading(markdown), plain=True)
+    return NoteText(parsed_text(markdown))
+
+
+def note_text(markdown: str) -> str:
+    """`read_note`'s text."""
+    return read_note(markdown).text
+
+
+# What the parser's time grows with, counted before parsing: each line runs a dozen block rules, and
+# each character an inline rule may start at (markup, `w` for `www.`) stops the text scan and runs a
+# dozen more. A unit is ~8 µs of parsing on a slow machine (~30 µs for the costliest markup), so the
+# budget keeps a note's parse to about a second at worst there; the notes of bench/scan.py's markup
+# vault cost under 17,000 units each, a paste of 400 KB of unclosed `[[` over 200,000.
+PARSE_BUDGET = 50_000
+_LINE_COST = 6
+_COSTLY = "!#$%&*+-:<=>@[\\]^_`{}~|w"
+
+
+# More for what costs more: a `[` scans for its label's end, a bare URL or email becomes a link.
+_COSTLIER = {"[": 2, "://": 8, "www.": 8, "@": 8}
+
+
+def markup_cost(markdown: str) -> int:
+    """What parsing `markdown` would cost, in units of PARSE_BUDGET: linear, C-speed counts."""
+    return _LINE_COST * markdown.count("\n") + sum(markdown.count(c) for c in _COSTLY) \
+        + sum(weight * markdown.count(mark) for mark, weight in _COSTLIER.items())
 
 
 def parsed_text(markdown: str) -> str:
@@ -91,15 +138,6 @@ def _plain_text(markdown: str) -> str:
     return "\n\n".join(paragraphs)
 
 
-def link_title(target: str) -> str:
-    """What a wiki link's target reads as: the note's name, without folder, `.md` or `#heading`."""
-    note, _, sub = target.partition("#")
-    if not note.strip():
-        return sub.lstrip("^").strip()
-    name = note.strip().rsplit("/", 1)[-1]
-    return name[:-3] if name.lower().endswith(".md") else name
-
-
 _WIKI = re.compile(r"!?\[\[([^\[\]]*)\]\]")
 
 
@@ -128,17 +166,83 @@ def _wikilink(state: StateInline, silent: bool) -> bool:
     start = pos + (3 if embed else 2)
     if not (embed or src.startswith("[[", pos)):
         return False
-    end = src.find("]]", start, start + _REACH)
-    inner = src[start:end] if end >= 0 else ""
-    if not inner.strip() or "\n" in inner or "[" in inner:
+    # The first `]]`, `[` or line break: a link holds neither, so the search stops at the next `[`,
+    # and a line of unclosed `[[` costs each one a step, not a reach.
+    stop = _WIKI_STOP.search(src, start, min(state.posMax, start + _REACH))
+    if stop is None or stop.group() != "]]" or not src[start:stop.start()].strip():
         return False
+    end = stop.start()
+    inner = src[start:end]
     if not silent:
-        target, _, alias = inner.replace("\\|", "|").partition("|")
         token = state.push("embed" if embed else "wikilink", "", 0)
-        token.content = alias.strip() or link_title(target)
-        token.info = target.strip()
+        token.content, token.info = _link_parts(inner)
     state.pos = end + 2
     return True
+
+
+def _link_parts(inner: str) -> tuple[str, str]:
+    """What a wiki link's inside reads as (its alias, else its note's name), and its target."""
+    target, _, alias = inner.replace("\\|", "|").partition("|")
+    return alias.strip() or link_title(target), target.strip()
+
+
+def _unclosed(state: StateInline, silent: bool) -> bool:
+    """A `[` or `![` with no `]` after it opens nothing: text at once.
+
+    markdown-it would try a link, an image and a footnote at each, every try scanning a label
+    token by token, up to 20 deep: hundreds of rule calls a bracket, 47 s for a note of 400 KB.
+    """
+    src, pos = state.src, state.pos
+    width = 2 if src.startswith("![", pos) else 1 if src[pos] == "[" else 0
+    if not width or _last_close(state) > pos:
+        return False
+    if not silent:  # a token, not `pending`: appending to a long pending string copies it
+        state.push("text", "", 0).content = src[pos:pos + width]
+    state.pos += width
+    return True
+
+
+def _last_close(state: StateInline) -> int:
+    """Where this inline text's last `]` is (-1: none), found once per text, not once per `[`."""
+    memo = state.env.get(_LAST_CLOSE)
+    if memo is None or memo[0] is not state.src:
+        memo = state.env[_LAST_CLOSE] = (state.src, state.src.rfind("]"))
+    return int(memo[1])
+
+
+_LAST_CLOSE = "hylo_last_close"
+
+
+def _bounded(rule: RuleFuncInlineType, may_start: Callable[[str, int], bool]) -> RuleFuncInlineType:
+    """A GFM autolink rule tried only where a URL or an email may start, on at most _URL_REACH characters.
+
+    The plugin's rules copy the rest of the paragraph at every `:` and `@`: quadratic in a long one.
+    """
+    def bounded(state: StateInline, silent: bool) -> bool:
+        if not may_start(state.src, state.pos):
+            return False
+        old_max = state.posMax
+        state.posMax = min(old_max, state.pos + _URL_REACH)
+        try:
+            return rule(state, silent)
+        finally:
+            state.posMax = old_max
+    return bounded
+
+
+_URL_REACH = 2048  # the longest bare URL or email address read as one
+
+
+def _may_be_protocol(src: str, pos: int) -> bool:
+    return src.startswith("://", pos) or src.endswith(("mailto", "xmpp"), 0, pos)
+
+
+def _may_be_email(src: str, pos: int) -> bool:
+    return pos > 0 and (src[pos - 1].isascii() and (src[pos - 1].isalnum() or src[pos - 1] in ".+-_"))
+
+
+def _may_be_www(src: str, pos: int) -> bool:
+    return src.startswith("www.", pos)
 
 
 def _tag(state: StateInline, silent: bool) -> bool:
@@ -221,7 +325,8 @@ def _comment_block(state: StateBlock, start: int, end: int, silent: bool) -> boo
     return True
 
 
-def _parser() -> MarkdownIt:
+def _parser(fast: bool = True) -> MarkdownIt:
+    """Our markdown-it; `fast=False` without the shortcuts that give the same tokens sooner (for tests)."""
     md = MarkdownIt("commonmark", {"maxNesting": 20}).enable(["table", "strikethrough"])
     md.use(front_matter_plugin).use(footnote_plugin).use(gfm_autolink_plugin)
     md.block.ruler.after("fence", "obsidian_comment", _comment_block, {"alt": ["paragraph", "blockquote", "list"]})
@@ -229,7 +334,69 @@ def _parser() -> MarkdownIt:
     md.inline.ruler.before("backticks", "obsidian_comment", _comment)
     md.inline.ruler.before("emphasis", "highlight", _highlight)
     md.inline.ruler.before("link", "tag", _tag)
+    if fast:
+        md.inline.ruler.before("wikilink", "unclosed", _unclosed)
+        for name, may_start in (("gfm_autolink_protocol", _may_be_protocol), ("gfm_autolink_email", _may_be_email),
+                                ("gfm_autolink_www", _may_be_www)):
+            md.inline.ruler.at(name, _bounded(_rule(md, name), may_start))
+        md.core.ruler.at("inline", _inline_core)
     return md
+
+
+def _rule(md: MarkdownIt, name: str) -> RuleFuncInlineType:
+    return next(rule.fn for rule in md.inline.ruler.__rules__ if rule.name == name)
+
+
+# What makes inline text more than its characters: a rule starts at it (our rules and GFM's too).
+_INLINE_MARKUP = re.compile(r"[!#%&*<=@\[\\\]^_`~]|://|mailto:|xmpp:|www\.")
+
+
+def _inline_core(state: StateCore) -> None:
+    """markdown-it's inline stage, but text with nothing an inline rule reads but wiki links is not parsed.
+
+    Most headings and table cells, much of a Chinese note's prose: a third of the parse.
+    """
+    for token in state.tokens:
+        if token.type != "inline":
+            continue
+        quick = _quick_children(token.content)
+        if quick is None:
+            token.children = []
+            state.md.inline.parse(token.content, state.md, state.env, token.children)
+        else:
+            token.children = quick
+
+
+_LINK_RUN = re.compile(r"!?\[\[([^\[\]\n]*)\]\]")
+
+
+def _quick_children(content: str) -> list[Token] | None:
+    """The tokens the inline rules would give text whose only markup is wiki links; None for any other text.
+
+    Wiki links are the markup Obsidian notes hold most: their cells and sentences need no parse.
+    """
+    children: list[Token] = []
+    pos = 0
+    for link in _LINK_RUN.finditer(content):
+        inner = link.group(1)
+        if not inner.strip() or len(inner) > _REACH - 2 or not _quick_text(content[pos:link.start()], children):
+            return None
+        token = Token("embed" if link.group().startswith("!") else "wikilink", "", 0)
+        token.content, token.info = _link_parts(inner)
+        children.append(token)
+        pos = link.end()
+    return children if _quick_text(content[pos:], children) else None
+
+
+def _quick_text(text: str, children: list[Token]) -> bool:
+    """Add `text` as a text token, if no inline rule would read anything in it."""
+    if _INLINE_MARKUP.search(text):
+        return False
+    if text:
+        token = Token("text", "", 0)
+        token.content = text
+        children.append(token)
+    return True
 
 
 _MD = _parser()

@@ -28,7 +28,7 @@ from .layouts import LOGSEQ, is_logseq_folder, templates_folders, tool_folder
 from .logseq import read_outline
 from .note_dates import EARLIEST, LATEST, name_date, name_day
 from .note_fields import MAX_WORD, Unreadable, parse_note, source_date, text_field, unit_fields
-from .note_text import link_target, note_text
+from .note_text import link_target, read_note
 from .whose import Reason, judge, pool_fields, without_quotes
 
 
@@ -276,10 +276,11 @@ class FolderVault:
         # Named in the summary: a date the note gives and we cannot read, or none but the file's mtime.
         undated = unreadable or not (written or by_name)
         # What the person wrote, not its markup nor the words they quote (SPEC §1); the hash stays the file's bytes'.
-        text, quoted = without_quotes(note_text(whose.body))
+        body = read_note(whose.body)  # as plain text when its markup would cost too much to parse: named
+        text, quoted = without_quotes(body.text)
         others = whose.reason or (Reason.quotes if quoted else None)
-        return Source(path=rel, kind=kind, date=date, text=text, content_hash=content_hash,
-                      undated=undated, others_words=others.value if others else None, **fields)
+        return Source(path=rel, kind=kind, date=date, text=text, content_hash=content_hash, undated=undated,
+                      others_words=others.value if others else None, plain_text=body.plain, **fields)
 
 
 class _Prefilter:

@@ -35,6 +35,7 @@ class Collected(BaseModel):
     waiting: int = 0  # over the per-run cap: the next run takes them
     reextracted: int = 0  # read again: another extractor read them (`refresh --reextract`)
     undated: list[str] = []  # paths of sources whose date was not theirs to give (SPEC §1), at most MAX_UNDATED
+    plain_text: list[str] = []  # paths of sources read without the parser (markup over its budget), as many too
     future: list[Future] = []  # dated after the run's day: they wait for it
 
 
@@ -95,6 +96,8 @@ def collect(vault: Vault, window: Window, ledger: Ledger, profile: AuthorProfile
         fresh.append(found.model_copy(update={"perspective": judge_perspective(found, profile)}))
         if found.undated and len(result.undated) < MAX_UNDATED:
             result.undated.append(found.path)
+        if found.plain_text and len(result.plain_text) < MAX_UNDATED:
+            result.plain_text.append(found.path)
     # Oldest first, so a backlog drains in the order it was written.
     fresh.sort(key=lambda s: (s.date, s.path))
     if cap is not None and len(fresh) > cap:

@@ -100,6 +100,9 @@ class RunSummary(BaseModel):
     undated: list[str] = []
     future: list[Future] = []  # dated after the run's day: not read until then, named by every run meanwhile
     others_words: dict[str, int] = {}  # sources read as someone else's, by reason: see `others_words`
+    # Sources whose markup would have cost too much to parse (pipeline/note_text.py's budget), read
+    # as plain text instead: their facts are read, finer markup may not be dropped. At most MAX_UNDATED.
+    plain_text: list[str] = []
     status: RunStatus = "ok"
     dry_run: bool = False
     already_extracted: int = 0
