@@ -139,9 +139,7 @@ def same_words(mine: list[Word], theirs: list[Word]) -> bool:
 
 def same_fact(a: str, b: str) -> bool:
     """Whether two wordings are the same fact by §3's rules (no extractor's word taken)."""
-    if opposed(a, b):
-        return False
-    return normalise(a) == normalise(b) or same_words(words(a), words(b))
+    return normalise(a) == normalise(b) or _Prepared(a).same_fact(_Prepared(b))
 
 
 class _Prepared:

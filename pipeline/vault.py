@@ -20,7 +20,6 @@ from typing import Protocol
 
 from pydantic import BaseModel
 
-from hylo_memory.errors import VaultError
 from hylo_memory.extractors.base import Perspective, Source, SourceKind
 
 from . import clock
@@ -30,15 +29,6 @@ from .note_dates import EARLIEST, LATEST, name_date, name_day
 from .note_fields import MAX_WORD, Unreadable, parse_note, source_date, text_field, unit_fields
 from .note_text import link_target, read_note
 from .whose import Reason, judge, pool_fields, without_quotes
-
-
-def check_vault(vault: Path) -> Path:
-    """The vault folder, resolved; a clear error when it is not one."""
-    if not vault.exists():
-        raise VaultError(f"{vault}: vault not found")
-    if not vault.is_dir():
-        raise VaultError(f"{vault}: vault is not a folder")
-    return vault.resolve()
 
 
 class Span(Protocol):

@@ -7,6 +7,7 @@ import datetime as dt
 from pathlib import Path
 
 import pytest
+from cli_helpers import hylo
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from trust_helpers import TODAY, ago, apply, fact, forget, ok, refresh_json, remember
@@ -167,3 +168,27 @@ def test_forgetting_one_side_still_blocks_that_side(tmp_path: Path) -> None:
     ok(forget(tmp_path, "Loves working from the office on Mondays"))
     result = remember(tmp_path, "I love working from the office on Mondays", today=TODAY + dt.timedelta(days=1))
     assert result.exit_code != 0 and "a fact you asked to forget" in result.stderr
+
+
+# One word apart, 90 and more alike in letters: only polarity keeps them apart.
+OFFICE, HATES_OFFICE = "Loves working from the office on Mondays", "Hates working from the office on Mondays"
+
+
+def test_why_never_names_an_item_by_its_opposite(tmp_path: Path) -> None:
+    ok(apply(tmp_path, fact("preferences", OFFICE, date=ago(10))))
+    result = hylo("why", HATES_OFFICE, "--vault", str(tmp_path))
+    assert result.exit_code == 1 and "no item matches 'Hates working from the office on Mondays'" in result.stderr
+
+
+def test_forget_of_an_opposite_removes_nothing(tmp_path: Path) -> None:
+    ok(apply(tmp_path, fact("preferences", OFFICE, date=ago(10))))
+    assert forget(tmp_path, HATES_OFFICE).exit_code == 1
+    assert items(tmp_path, Dimension.preferences) == {OFFICE: ("Active", 1, False)}
+
+
+def test_unforget_lifts_the_tombstone_of_the_side_it_names_only(tmp_path: Path) -> None:
+    ok(remember(tmp_path, "I love working from the office on Mondays", today=ago(5)))
+    ok(forget(tmp_path, OFFICE))
+    assert hylo("unforget", "Dislikes working from the office on Mondays", "--vault", str(tmp_path)).exit_code == 1
+    listed = ok(hylo("forget", "--list", "--vault", str(tmp_path))).stdout
+    assert OFFICE in listed
