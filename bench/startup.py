@@ -6,7 +6,8 @@ files of a temporary vault, in the documented format, then runs each of these as
 the median of each with its ratio to the floor measured in this same run:
 
     python -c pass          the floor of any command
-    floors                  `import click` (of any command line), and click with one pydantic-settings model
+    floors                  `import click` (of any command line), click with one pydantic model built (of any
+                            command that reads a file into models), and with one pydantic-settings model
                             built (of any command that reads the configuration): no target, they say how
                             much of each ratio is the libraries'
     --version, --help       target <= 2x bare Python (--help shown, no target)
@@ -41,6 +42,7 @@ TODAY = "2026-11-30"
 PYTHON = sys.executable
 HYLO = str(Path(sys.executable).parent / "hylo-memory")
 QUERY = "running"
+PYDANTIC_FLOOR = "import click\nfrom pydantic import BaseModel\nclass M(BaseModel):\n    x: int = 0\nM()"
 SETTINGS_FLOOR = "import click\nfrom pydantic_settings import BaseSettings\nclass S(BaseSettings):\n    x: int = 0\nS()"
 
 # (file, decay_window): the six memory files, as README "Memory files" names them.
@@ -81,9 +83,12 @@ def write_memory(memory_dir: Path, n_items: int, seed: int = 20261130) -> None:
 
 
 def environment(home: Path) -> dict[str, str]:
-    """No user config, no API key, the offline extractor: only startup is measured."""
+    """No user config, no API key, the offline extractor: only startup is measured.
+
+    Bytecode may be written: an installed command has its modules compiled (pip compiles them), and a
+    shell that forbids it would time the compiler instead of the command."""
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("HYLO_MEMORY_", "OPENAI_")) and k != "PYTHONWARNINGS"}
+           if not k.startswith(("HYLO_MEMORY_", "OPENAI_")) and k not in ("PYTHONWARNINGS", "PYTHONDONTWRITEBYTECODE")}
     home.mkdir(parents=True, exist_ok=True)
     env.update(HOME=str(home), HYLO_MEMORY_EXTRACTOR="offline")
     return env
@@ -140,6 +145,8 @@ def main(argv: list[str] | None = None) -> int:
                                                    prints=False), None, None),
             "floor: import click": (process([PYTHON, "-c", "import click"], env, prints=False), "python -c pass",
                                     None),
+            "floor: click + pydantic": (process([PYTHON, "-c", PYDANTIC_FLOOR], env, prints=False),
+                                        "python -c pass", None),
             "floor: click + settings": (process([PYTHON, "-c", SETTINGS_FLOOR], env, prints=False),
                                         "python -c pass", None),
             "hylo-memory --version": (process([HYLO, "--version"], env), "python -c pass", 2.0),

@@ -1,13 +1,36 @@
-"""The memory model: memory files, rules A–H, matching and merging, tombstones. Pure but for `store`."""
+"""The memory model: memory files, rules A–H, matching and merging, tombstones. Pure but for `store`.
 
-from .engine import FileUpdate, plan_updates
-from .forgetting import Tombstone
-from .format import parse, render
-from .model import DEFAULT_WINDOWS, Dimension, Evidence, Item, MemoryFile
-from .rules import DEFAULT_THRESHOLD, FileChanges, apply_rules
+The names are loaded on first use (PEP 562): a reader that needs `Dimension` or `parse` does not pay
+for the rules, the matcher and the stemmer, which `recall` and `context` never run."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .engine import FileUpdate, plan_updates
+    from .forgetting import Tombstone
+    from .format import parse, render
+    from .model import DEFAULT_WINDOWS, Dimension, Evidence, Item, MemoryFile
+    from .rules import DEFAULT_THRESHOLD, FileChanges, apply_rules
+
+_HOME = {
+    "FileUpdate": "engine", "plan_updates": "engine", "Tombstone": "forgetting", "parse": "format",
+    "render": "format", "DEFAULT_WINDOWS": "model", "Dimension": "model", "Evidence": "model", "Item": "model",
+    "MemoryFile": "model", "DEFAULT_THRESHOLD": "rules", "FileChanges": "rules", "apply_rules": "rules",
+}
 
 __all__ = [
     "DEFAULT_THRESHOLD", "DEFAULT_WINDOWS", "Dimension", "Evidence", "FileChanges", "FileUpdate",
     "Item", "MemoryFile", "Tombstone", "apply_rules", "parse",
     "plan_updates", "render",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOME:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_HOME[name]}", __name__), name)
+    globals()[name] = value  # once: the next lookup is a plain global
+    return value

@@ -16,17 +16,10 @@ from hylo_memory.decay.match import normalise
 from hylo_memory.decay.model import MAX_ITEM_TEXT, clean_text
 
 from .quotations import SPEECH_END, Quotations, holds_speech
+from .relations import RELATIONS as RELATIONS  # re-exported: the patterns speak of people by them
 from .standalone import ZH_SURNAME as _ZH_SURNAME
 from .standalone import stands_alone
 
-RELATIONS = (
-    "sister", "brother", "mother", "mom", "mum", "father", "dad", "partner", "wife", "husband",
-    "boyfriend", "girlfriend", "fiancé", "fiancée", "fiance", "fiancee", "son", "daughter", "cousin",
-    "aunt", "uncle", "grandmother", "grandfather", "grandma", "grandpa", "niece", "nephew",
-    "friend", "best friend", "manager", "boss", "colleague", "coworker", "co-worker", "cofounder",
-    "co-founder", "mentor", "therapist", "coach", "roommate", "flatmate", "neighbour", "neighbor",
-    "teacher", "doctor", "landlord", "client",
-)
 MOODS = (
     "stressed", "exhausted", "tired", "anxious", "overwhelmed", "burned out", "burnt out", "happy",
     "excited", "calm", "motivated", "sad", "lonely", "frustrated", "nervous", "worried", "restless",

@@ -3,6 +3,7 @@ that checks the version pays for no more than Python's own start); everything el
 
 from __future__ import annotations
 
+import os
 import sys
 
 
@@ -12,6 +13,9 @@ def main() -> None:
 
         sys.stdout.write(version_line() + "\n")
         return
+    # pydantic looks for plugins by reading every installed package's metadata on its first model: a
+    # command line has none to load, and the look costs each command more than its own work.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     from hylo_memory.pipeline.commands.cli import cli
 
     cli()

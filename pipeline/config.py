@@ -1,28 +1,25 @@
-"""Configuration: a TOML file, `HYLO_MEMORY_*` variables, and the SDK's own OpenAI variables."""
+"""Configuration: a TOML file, `HYLO_MEMORY_*` variables, and the SDK's own OpenAI variables.
+
+The sources are merged here, by hand, into one pydantic model: a settings library would cost every
+command, `recall` and `context` included, more start-up than reading two small files does."""
 
 from __future__ import annotations
 
+import json
 import os
 import tomllib
 import zoneinfo
-from contextvars import ContextVar
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args, get_origin
 
 from pydantic import (
     AliasChoices,
+    ConfigDict,
     Field,
     SecretStr,
     ValidationError,
     field_validator,
     model_validator,
-)
-from pydantic_settings import (
-    BaseSettings,
-    PydanticBaseSettingsSource,
-    SettingsConfigDict,
-    SettingsError,
-    TomlConfigSettingsSource,
 )
 
 from hylo_memory.errors import ConfigError, validation_line
@@ -37,10 +34,11 @@ DAYS = 36_500  # a hundred years: any window, from any `--today`, stays inside t
 PATH_CHARS = 1024
 
 
-class Config(BaseSettings, LLMSettings):
-    """Every setting, with its default. Precedence: command line, environment, the vault's file, the user's file."""
+class Config(LLMSettings):
+    """Every setting, with its default. Precedence: command line, environment, the vault's file, the user's file
+    (`load_config` merges them; a `Config` built directly is its arguments and the defaults)."""
 
-    model_config = SettingsConfigDict(env_prefix="HYLO_MEMORY_", extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     # The vault
     vault: str | None = Field(None, max_length=PATH_CHARS)  # makes --vault optional; not in the vault's own file
@@ -123,20 +121,6 @@ class Config(BaseSettings, LLMSettings):
         """The LLM extractor's settings when the LLM is used, else None."""
         return self if self.uses_llm else None
 
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        # Command-line options (init), then the environment, then the vault's own file, then the user's.
-        vault_file, user_file = _config_files.get()
-        return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, vault_file),
-                TomlConfigSettingsSource(settings_cls, user_file))
-
     @field_validator("vault")
     @classmethod
     def _home(cls, value: str | None) -> str | None:
@@ -151,8 +135,6 @@ def is_whole_vault(path: str) -> bool:
 # The per-vault file holds how this vault is laid out and read; where its notes are sent does not
 # belong in it (a vault is synced and shared: it must not point your key and notes at another server).
 NOT_IN_VAULT_FILE = ("vault", "api_key", "base_url")
-
-_config_files: ContextVar[tuple[Path | None, Path | None]] = ContextVar("config_files", default=(None, None))
 
 
 def vault_file(vault: str | Path) -> Path:
@@ -178,21 +160,16 @@ def load_config(path: str | Path | None = None, **overrides: Any) -> Config:
         _check_vault_file(local, _read_toml(local))
     else:
         local = None
-    token = _config_files.set((local, user))
+    # Later sources give way to earlier ones: the user's file, the vault's, the environment, the options.
+    merged: dict[str, Any] = {}
+    for table in (user_table, _read_toml(local) if local else {}, _environment_table(), overrides):
+        merged.update(_by_field(table))
     try:
-        return Config(**overrides)
-    except tomllib.TOMLDecodeError as exc:  # read above: only a file changed since then gets here
-        raise ConfigError(f"{file}: not valid TOML: {exc}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{file}: cannot read: {exc}") from None
-    except SettingsError as exc:  # an environment variable that is not valid JSON for a list
-        raise ConfigError(f"environment: {exc} (a list is JSON, e.g. '[\"journal\"]')") from None
+        return Config(**merged)
     except ValidationError as exc:
         files = [f for f in (local, user) if f is not None]
         origin = "".join(f"{f}, " for f in files if _sets(f, exc)) or "".join(f"{f}, " for f in files)
         raise ConfigError(f"configuration ({origin}HYLO_MEMORY_*): {validation_line(exc, 'config')}") from None
-    finally:
-        _config_files.reset(token)
 
 
 def _read_toml(file: Path) -> dict[str, Any]:
@@ -215,9 +192,52 @@ def _check_vault_file(file: Path, table: dict[str, Any]) -> None:
 
 
 def _environment(name: str) -> str | None:
-    """`HYLO_MEMORY_<NAME>`, in any case, as pydantic-settings reads it."""
+    """`HYLO_MEMORY_<NAME>`, in any case."""
     wanted = f"HYLO_MEMORY_{name}".upper()
     return next((v for k, v in os.environ.items() if k.upper() == wanted and v), None)
+
+
+def _env_names(name: str) -> list[str]:
+    """The variables a setting is read from, first found wins: `HYLO_MEMORY_<NAME>`, then its aliases' (the SDK's)."""
+    alias = Config.model_fields[name].validation_alias
+    choices = [c for c in alias.choices if isinstance(c, str)] if isinstance(alias, AliasChoices) else []
+    return [f"HYLO_MEMORY_{name}".upper(), *(c.upper() for c in choices if c.upper().startswith(("HYLO_", "OPENAI_")))]
+
+
+def _environment_table() -> dict[str, Any]:
+    """The settings the environment sets, by field name; a list or table is JSON (`'["journal"]'`)."""
+    upper = {k.upper(): v for k, v in os.environ.items()}
+    table: dict[str, Any] = {}
+    for name, field in Config.model_fields.items():
+        value = next((upper[n] for n in dict.fromkeys(_env_names(name)) if n in upper), None)
+        if value is None:
+            continue
+        if _is_structured(field.annotation):
+            try:
+                value = json.loads(value)
+            except json.JSONDecodeError as exc:
+                raise ConfigError(f"environment: {_env_names(name)[0]} sets {name}, which must be JSON ({exc.msg}); "
+                                  "a list is JSON, e.g. '[\"journal\"]'") from None
+        table[name] = value
+    return table
+
+
+def _is_structured(annotation: Any) -> bool:
+    """Whether a setting's type is a list or a table (read from a variable as JSON), unwrapping `X | None`."""
+    origin = get_origin(annotation)
+    if origin in (list, dict, tuple, set):
+        return True
+    return any(_is_structured(arg) for arg in get_args(annotation)) if origin is not None else False
+
+
+def _by_field(table: dict[str, Any]) -> dict[str, Any]:
+    """A source's keys as field names: an alias (`OPENAI_API_KEY`) counts as its field, so precedence holds."""
+    named: dict[str, Any] = {}
+    for key, value in table.items():
+        field = next((name for name, info in Config.model_fields.items() if isinstance(info.validation_alias,
+                      AliasChoices) and key in info.validation_alias.choices), key)
+        named[field] = value
+    return named
 
 
 def _sets(file: Path, exc: ValidationError) -> bool:

@@ -6,9 +6,7 @@ import re
 
 from hylo_memory.decay import MemoryFile
 from hylo_memory.extractors.base import AuthorProfile, Perspective, Source
-from hylo_memory.extractors.patterns import RELATIONS
-
-from ..note_text import link_target
+from hylo_memory.extractors.relations import RELATIONS
 
 _CAP = r"[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+){0,3}"
 # Keywords are matched in any case, names only with their capital: (?i:…) scopes the former.
@@ -69,6 +67,8 @@ def judge_perspective(unit: Source, profile: AuthorProfile) -> Perspective:
         return unit.perspective
     if not unit.source_notes:
         return Perspective.own
+    from ..note_text import link_target  # here: `context` builds a profile and never parses a note
+
     # A vault resolves its units' links to paths when it reads them; any other backend's are read as written.
     own = [is_own_path(link_target(p), profile) for p in unit.source_notes]
     if all(own):

@@ -45,10 +45,11 @@ from hylo_memory.extractors.base import PoolUnit, Usage
 
 from .changes import ChangeRecord
 from .ledger import STATE_DIR, Counts, Ledger, RunStatus
+from .names import JOURNAL_FILE as JOURNAL_FILE
+from .names import journal_path as journal_path
 from .trust import has_change, record_change, recorded_sources
 
 LOG = logging.getLogger(__name__)
-JOURNAL_FILE = "journal.json"
 RUNS_DIR = "runs"  # a refresh's summaries (pipeline/refresh.py writes them)
 BROKEN_SUFFIX = ".broken-"  # a journal set aside: journal.json.broken-20261130T030000
 # A journal is the new text of six memory files and a run's source list: far below this.
@@ -232,10 +233,6 @@ def _set_aside(path: Path, why: str) -> None:
         raise storage_error(exc) from None
     LOG.warning("%s: an interrupted run's journal was set aside as %s (%s); the memory files keep what they "
                 "hold, and the notes that run read may be read again", path, target.name, why)
-
-
-def journal_path(store: MemoryStore) -> Path:
-    return store.folder / STATE_DIR / JOURNAL_FILE
 
 
 def _apply(store: MemoryStore, ledger: Ledger | None, journal: Journal,

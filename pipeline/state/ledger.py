@@ -21,11 +21,11 @@ from hylo_memory.errors import LedgerError
 from hylo_memory.extractors.base import PoolUnit, Usage
 
 from .migrations import MIGRATIONS
+from .names import STATE_DIR as STATE_DIR  # re-exported: where the ledger and its kin live
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
-STATE_DIR = ".state"
 KEPT_DAYS = 90  # how long an interrupted run's kept evidence waits for its note to be read again
 LEDGER_FILE = "ledger.db"
 

@@ -11,9 +11,8 @@ from hylo_memory.decay.store import MemoryStore
 from hylo_memory.errors import ConfigError, HyloMemoryError, LedgerError, StorageError, storage_error
 
 from ..config import Config
-from .journal import journal_path, recover
-from .ledger import STATE_DIR
 from .locking import DEFAULT_TIMEOUT, MEMORY_LOCK, hold
+from .names import STATE_DIR, journal_path
 
 LOG = logging.getLogger(__name__)
 
@@ -57,5 +56,7 @@ def settle(store: MemoryStore, timeout: float = DEFAULT_TIMEOUT) -> None:
 def writing(store: MemoryStore, timeout: float = DEFAULT_TIMEOUT, run_lock_held: bool = False) -> Iterator[None]:
     """Hold the memory lock with any interrupted writes finished first: how every writer reads and writes."""
     with hold(store.folder / STATE_DIR, MEMORY_LOCK, timeout, "memory files are being written"):
+        from .journal import recover  # here, not above: a reader with no journal to finish never loads the rules
+
         recover(store, run_lock_held)
         yield

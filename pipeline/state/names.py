@@ -1,0 +1,17 @@
+"""Where the state lives beside the memory files: names only, so a reader that needs a path
+imports no ledger, journal or rules to learn it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hylo_memory.decay.store import MemoryStore
+
+STATE_DIR = ".state"
+JOURNAL_FILE = "journal.json"
+
+
+def journal_path(store: MemoryStore) -> Path:
+    return store.folder / STATE_DIR / JOURNAL_FILE
