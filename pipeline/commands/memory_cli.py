@@ -12,6 +12,7 @@ from hylo_memory.decay.model import DIMENSION_NAMES
 from hylo_memory.extractors.choice import make_extractor
 
 from .. import clock
+from ..run.profile import MAX_INTRO, intro_for_run
 from ..run.refresh import diff, refresh
 from ..run.summary import render_changes
 from ..state.writing import open_store
@@ -21,6 +22,7 @@ from .init import run_init
 from .options import PROG, DateType, DimensionType, fail, json_failures, options, setup
 from .progress_bar import progress_bar
 from .remember import remember_text
+from .run_outcome import not_ok_line
 from .schedule import run_schedule
 from .status import gather
 
@@ -29,7 +31,7 @@ from .status import gather
 @options(extractor=True)
 @click.option("--dry-run", is_flag=True, help="print what would change (a diff per file); write nothing")
 @click.option("--json", "as_json", is_flag=True, help="print the summary as one JSON object")
-@click.option("--intro", help="a self-introduction: name, role, projects")
+@click.option("--intro", help="a self-introduction: name, role, projects (kept: later runs and `context` use it)")
 @click.option("--quiet", is_flag=True, help="no progress bar on a terminal")
 @click.option("--reextract", is_flag=True, help="read again the window's sources that another extractor read")
 @click.option("--since", type=DateType(), help="with --reextract: reach back to this date (YYYY-MM-DD)")
@@ -44,6 +46,9 @@ def refresh_command(ctx: click.Context, vault: Path | None, config_file: Path | 
     day = today or clock.today(config.timezone)
     if since is not None and since > day:
         raise click.UsageError(f"--since {since} is after the run's date ({day})", ctx)
+    if intro is not None and len(intro) > MAX_INTRO:
+        raise click.UsageError(f"--intro is at most {MAX_INTRO:,} characters, not {len(intro):,}", ctx)
+    intro = intro_for_run(open_store(vault, config), intro, dry_run)  # kept for the later runs' profile
     with progress_bar(quiet) as progress:
         summary, updates = refresh(vault, config, make_extractor(config.llm()), day, dry_run, intro, progress,
                                    reextract=reextract, since=since)
@@ -55,9 +60,9 @@ def refresh_command(ctx: click.Context, vault: Path | None, config_file: Path | 
             click.echo("\n" + diff(updates, open_store(vault, config)), nl=False)
     for hint in summary.hints:
         fail(f"{PROG}: hint: {hint}")
-    if summary.status != "ok":
-        fail(f"{PROG}: run {summary.status}: {summary.waiting} source(s) wait for the next run"
-              + (f" ({summary.failures[0]})" if summary.failures else ""))
+    line = not_ok_line(summary)
+    if line is not None:
+        fail(line)
         return 2
     return 0
 

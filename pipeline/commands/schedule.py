@@ -24,6 +24,7 @@ from hylo_memory.extractors.choice import make_extractor
 
 from .. import clock
 from ..config import Config
+from ..run.profile import intro_for_run
 from ..run.refresh import refresh
 from ..run.summary import RunSummary
 from ..state.ledger import Ledger
@@ -187,7 +188,8 @@ class _Runner:
         self.running.set()
         try:
             today = clock.today(self.config.timezone)
-            summary, _ = refresh(self.vault, self.config, make_extractor(self.config.llm()), today)
+            intro = intro_for_run(open_store(self.vault, self.config), None)  # the last `refresh --intro`
+            summary, _ = refresh(self.vault, self.config, make_extractor(self.config.llm()), today, intro=intro)
             LOG.info(run_line(summary))
         except HyloMemoryError as exc:
             LOG.error("refresh failed: %s", exc)
