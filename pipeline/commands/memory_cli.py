@@ -9,6 +9,7 @@ import click
 
 from hylo_memory.decay import Dimension
 from hylo_memory.decay.model import DIMENSION_NAMES
+from hylo_memory.errors import ConfigError
 from hylo_memory.extractors.choice import make_extractor
 
 from .. import clock
@@ -23,7 +24,7 @@ from .options import PROG, DateType, DimensionType, fail, json_failures, options
 from .progress_bar import progress_bar
 from .remember import remember_text
 from .run_outcome import not_ok_line
-from .schedule import run_schedule
+from .schedule import parse_cron, run_schedule
 from .status import gather
 
 
@@ -107,6 +108,11 @@ def remember_command(ctx: click.Context, text: str, vault: Path | None, config_f
 def schedule_command(ctx: click.Context, vault: Path | None, config_file: Path | None, extractor: str | None,
                      cron: str | None) -> int:
     config, vault = setup(ctx, config_file, vault, extractor)
+    if cron is not None:  # a mistyped --cron is a usage mistake (exit 2); a bad `schedule` setting a config error
+        try:
+            parse_cron(cron, config.timezone)
+        except ConfigError as exc:
+            raise click.BadParameter(str(exc).removeprefix("schedule "), ctx, param_hint="'--cron'") from None
     return run_schedule(vault, config, cron)
 
 
