@@ -18,6 +18,7 @@ from ..run.refresh import diff, refresh
 from ..run.summary import render_changes
 from ..state.writing import open_store
 from .apply import apply_evidence
+from .arguments import not_blank
 from .evidence_file import read_evidence
 from .init import run_init
 from .options import PROG, DateType, DimensionType, fail, json_failures, options, setup
@@ -79,6 +80,8 @@ def apply_command(ctx: click.Context, vault: Path | None, config_file: Path | No
     found = read_evidence(evidence)
     updates = apply_evidence(open_store(vault, config), found, today or clock.today(config.timezone), config,
                              dry_run=dry_run, detail=str(evidence))
+    if dry_run:  # before the report, which reads as a real apply's
+        click.echo(f"{PROG} apply --dry-run: what {evidence} would change; nothing was written")
     click.echo(render_changes(updates), nl=False)
     return 0
 
@@ -86,7 +89,7 @@ def apply_command(ctx: click.Context, vault: Path | None, config_file: Path | No
 # A fact may start with dashes ("--- no, really"): unknown options are taken as the fact's words.
 @click.command("remember", help="record one fact the person states",
              context_settings={"ignore_unknown_options": True})
-@click.argument("text")
+@click.argument("text", callback=not_blank)
 @options(extractor=True)
 @click.option("--dimension", type=DimensionType(), help=f"one of {DIMENSION_NAMES}")
 @click.option("--pin/--no-pin", default=None,
@@ -135,6 +138,8 @@ def status_command(ctx: click.Context, vault: Path | None, config_file: Path | N
 @click.option("--force", is_flag=True, help="with --yes: replace an existing .hylo-memory.toml that differs")
 @click.pass_context
 def init_command(ctx: click.Context, vault: Path | None, config_file: Path | None, yes: bool, force: bool) -> int:
+    if force and not yes:
+        raise click.UsageError("--force goes with --yes", ctx)
     config, vault = setup(ctx, config_file, vault)
     return run_init(vault, config.memory_dir, yes, force)
 
