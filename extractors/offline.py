@@ -29,10 +29,15 @@ _CUES: list[tuple[Dimension, re.Pattern[str]]] = [
     (Dimension.identity, re.compile(r"\b(my name|call me|i am called|i'm called|live in|living in|work as|work at|"
                                     r"i'm from|i am from|born|speak|years old|my job|married|native|work in)\b", re.I)),
     (Dimension.identity, re.compile(r"我叫|名字|住在|来自|工作|上班|职业|出生|岁|结婚|母语|(?<!自)我(?!们)是")),
+    # "I'm Sam", "I am Sam Rivera", "I'm American": who they are; a diet or a taste a pattern read first.
+    (Dimension.identity, re.compile(r"^\s*(?i:i(?:'m|’m| am))\s+(?:[A-Z][\w'’-]+)(?:\s+[A-Z][\w'’-]+){0,2}\s*[.!]?$")),
     # "I'm a nurse", "I am an architect": a role, unless it is a diet or a taste.
     (Dimension.identity, re.compile(r"\bi(?:'m|’m| am) an? (?!(?:vegetarian|vegan|pescatarian|fan|big fan|"
                                     r"morning person|night owl|huge)\b)[a-z-]+(?: [a-z-]+)?\s*[.!]?$", re.I)),
 ]
+
+
+_OFFLINE = "offline patterns, no model asked"  # said whether or not a model is configured: both are true
 
 
 class OfflineExtractor:
@@ -76,10 +81,10 @@ class OfflineExtractor:
             read = {d for d, _ in statements(text)}
             if whole or len(read) == 1:
                 dimension = whole[0] if whole else read.pop()
-                how.append(f"filed under {dimension.value} by a first-person pattern (offline, no LLM)")
+                how.append(f"filed under {dimension.value} by a first-person pattern ({_OFFLINE})")
             else:
                 dimension = next((d for d, cue in _CUES if cue.search(text)), Dimension.preferences)
-                how.append(f"filed under {dimension.value} by keywords (offline, no LLM)")
+                how.append(f"filed under {dimension.value} by keywords ({_OFFLINE})")
         if whole and whole[0] is dimension:
             text = whole[1]
         if pinned is None:

@@ -104,7 +104,7 @@ def test_the_tools_are_listed_with_typed_bounded_arguments_and_hints(server: Mcp
     assert "something lasting about themselves" in (remember.description or "")
     schema = remember.input_schema
     assert schema["required"] == ["text"]
-    assert schema["properties"]["text"]["maxLength"] == 2000
+    assert schema["properties"]["text"]["maxLength"] == 300  # the command's own limit (one item's line)
     assert schema["$defs"]["Dimension"]["enum"] == [d.value for d in Dimension]
     assert {"type": "boolean"} in schema["properties"]["pin"]["anyOf"]
     refresh = tools["refresh"].input_schema["properties"]
@@ -302,7 +302,7 @@ BAD_CALLS = [
     ("remember", {"text": "I like tea", "dimension": "hobbies"},
      "hylo-memory: remember: unknown dimension 'hobbies' (one of identity, preferences, goals, beliefs, people, state)"),
     ("remember", {}, "hylo-memory: remember: missing argument 'text'"),
-    ("remember", {"text": "x" * 2001}, "hylo-memory: remember: text: String should have at most 2000 characters"),
+    ("remember", {"text": "x" * 301}, "hylo-memory: remember: text: String should have at most 300 characters"),
     ("remember", {"text": "I like tea", "pin": "perhaps"}, "hylo-memory: remember: pin: Input should be a valid boolean"),
     ("remember", {"text": "I like tea", "pin": "yes"}, "hylo-memory: remember: pin: Input should be a valid boolean"),
     ("remember", {"text": "I like tea", "dimesion": "preferences"},
@@ -319,7 +319,7 @@ BAD_CALLS = [
     ("context", {"budget": 99}, "hylo-memory: context: budget: Input should be greater than or equal to 100"),
     ("context", {"budget": "lots"}, "hylo-memory: context: budget: Input should be a valid integer"),
     ("why", {"text": "tea", "dimension": "hobbies"}, "hylo-memory: why: unknown dimension 'hobbies' (one of "),
-    ("why", {"text": "t" * 2001}, "hylo-memory: why: text: String should have at most 2000 characters"),
+    ("why", {"text": "t" * 301}, "hylo-memory: why: text: String should have at most 300 characters"),
     ("forget", {}, "hylo-memory: forget: missing argument 'text'"),
     ("forget", {"text": "tea", "dimension": "moods"}, "hylo-memory: forget: unknown dimension 'moods' (one of "),
     ("history", {"limit": 0}, "hylo-memory: history: limit: Input should be greater than or equal to 1"),

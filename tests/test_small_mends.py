@@ -11,12 +11,12 @@ from vault_helpers import short
 
 def test_a_schedule_that_never_fires_is_refused(tmp_path: Path) -> None:
     result = hylo("schedule", "--vault", tmp_path, "--cron", "0 3 31 2 *")
-    assert result.exit_code == 1 and "never fires" in one_line(result.stderr)
+    assert result.exit_code == 2 and "never fires" in one_line(result.stderr)
 
 
 def test_an_empty_cron_is_refused_not_replaced_by_the_default(tmp_path: Path) -> None:
     result = hylo("schedule", "--vault", tmp_path, "--cron", "")
-    assert result.exit_code == 1 and "5 fields" in one_line(result.stderr)
+    assert result.exit_code == 2 and "5 fields" in one_line(result.stderr)
 
 
 def test_remember_of_only_punctuation_says_why_and_keeps_nothing(tmp_path: Path) -> None:

@@ -39,7 +39,7 @@ def build_context(vault: Path, config: Config, today: dt.date, budget: int | Non
     # (and the note reader they bring) nor the extractors' token estimate.
     from hylo_memory.extractors.batching import estimate_tokens
 
-    from ..run.profile import build_profile
+    from ..run.profile import build_profile, kept_intro
 
     budget = DEFAULT_BUDGET if budget is None else budget
     if not MIN_BUDGET <= budget <= MAX_BUDGET:
@@ -52,6 +52,7 @@ def build_context(vault: Path, config: Config, today: dt.date, budget: int | Non
     notes = [f"_Left out, it cannot be read: {exc}. Fix it to bring its items back._" for exc in refused]
     if sum(estimate_tokens(n) for n in notes) > budget // 2:  # long paths, a small budget: one short line
         notes = [f"_Left out: {len(refused)} memory file(s) cannot be read; `hylo-memory status` names them._"]
-    name = build_profile(files[Dimension.identity], None, None).name  # a name is an identity fact
+    # A name is an identity fact; until the identity file holds one, the name a `refresh --intro` gave.
+    name = build_profile(files[Dimension.identity], None, kept_intro(store)).name
     block = build_block(files, today, budget, estimate_tokens, name, query, notes)
     return ContextResult(**dict(block), refused=[str(e) for e in refused])

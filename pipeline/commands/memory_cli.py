@@ -9,19 +9,23 @@ import click
 
 from hylo_memory.decay import Dimension
 from hylo_memory.decay.model import DIMENSION_NAMES
+from hylo_memory.errors import ConfigError
 from hylo_memory.extractors.choice import make_extractor
 
 from .. import clock
+from ..run.profile import MAX_INTRO, intro_for_run
 from ..run.refresh import diff, refresh
 from ..run.summary import render_changes
 from ..state.writing import open_store
 from .apply import apply_evidence
+from .arguments import not_blank
 from .evidence_file import read_evidence
 from .init import run_init
 from .options import PROG, DateType, DimensionType, fail, json_failures, options, setup
 from .progress_bar import progress_bar
 from .remember import remember_text
-from .schedule import run_schedule
+from .run_outcome import not_ok_line
+from .schedule import parse_cron, run_schedule
 from .status import gather
 
 
@@ -29,7 +33,7 @@ from .status import gather
 @options(extractor=True)
 @click.option("--dry-run", is_flag=True, help="print what would change (a diff per file); write nothing")
 @click.option("--json", "as_json", is_flag=True, help="print the summary as one JSON object")
-@click.option("--intro", help="a self-introduction: name, role, projects")
+@click.option("--intro", help="a self-introduction: name, role, projects (kept: later runs and `context` use it)")
 @click.option("--quiet", is_flag=True, help="no progress bar on a terminal")
 @click.option("--reextract", is_flag=True, help="read again the window's sources that another extractor read")
 @click.option("--since", type=DateType(), help="with --reextract: reach back to this date (YYYY-MM-DD)")
@@ -44,6 +48,9 @@ def refresh_command(ctx: click.Context, vault: Path | None, config_file: Path | 
     day = today or clock.today(config.timezone)
     if since is not None and since > day:
         raise click.UsageError(f"--since {since} is after the run's date ({day})", ctx)
+    if intro is not None and len(intro) > MAX_INTRO:
+        raise click.UsageError(f"--intro is at most {MAX_INTRO:,} characters, not {len(intro):,}", ctx)
+    intro = intro_for_run(open_store(vault, config), intro, dry_run)  # kept for the later runs' profile
     with progress_bar(quiet) as progress:
         summary, updates = refresh(vault, config, make_extractor(config.llm()), day, dry_run, intro, progress,
                                    reextract=reextract, since=since)
@@ -55,9 +62,9 @@ def refresh_command(ctx: click.Context, vault: Path | None, config_file: Path | 
             click.echo("\n" + diff(updates, open_store(vault, config)), nl=False)
     for hint in summary.hints:
         fail(f"{PROG}: hint: {hint}")
-    if summary.status != "ok":
-        fail(f"{PROG}: run {summary.status}: {summary.waiting} source(s) wait for the next run"
-              + (f" ({summary.failures[0]})" if summary.failures else ""))
+    line = not_ok_line(summary)
+    if line is not None:
+        fail(line)
         return 2
     return 0
 
@@ -73,6 +80,8 @@ def apply_command(ctx: click.Context, vault: Path | None, config_file: Path | No
     found = read_evidence(evidence)
     updates = apply_evidence(open_store(vault, config), found, today or clock.today(config.timezone), config,
                              dry_run=dry_run, detail=str(evidence))
+    if dry_run:  # before the report, which reads as a real apply's
+        click.echo(f"{PROG} apply --dry-run: what {evidence} would change; nothing was written")
     click.echo(render_changes(updates), nl=False)
     return 0
 
@@ -80,7 +89,7 @@ def apply_command(ctx: click.Context, vault: Path | None, config_file: Path | No
 # A fact may start with dashes ("--- no, really"): unknown options are taken as the fact's words.
 @click.command("remember", help="record one fact the person states",
              context_settings={"ignore_unknown_options": True})
-@click.argument("text")
+@click.argument("text", callback=not_blank)
 @options(extractor=True)
 @click.option("--dimension", type=DimensionType(), help=f"one of {DIMENSION_NAMES}")
 @click.option("--pin/--no-pin", default=None,
@@ -102,6 +111,11 @@ def remember_command(ctx: click.Context, text: str, vault: Path | None, config_f
 def schedule_command(ctx: click.Context, vault: Path | None, config_file: Path | None, extractor: str | None,
                      cron: str | None) -> int:
     config, vault = setup(ctx, config_file, vault, extractor)
+    if cron is not None:  # a mistyped --cron is a usage mistake (exit 2); a bad `schedule` setting a config error
+        try:
+            parse_cron(cron, config.timezone)
+        except ConfigError as exc:
+            raise click.BadParameter(str(exc).removeprefix("schedule "), ctx, param_hint="'--cron'") from None
     return run_schedule(vault, config, cron)
 
 
@@ -124,6 +138,8 @@ def status_command(ctx: click.Context, vault: Path | None, config_file: Path | N
 @click.option("--force", is_flag=True, help="with --yes: replace an existing .hylo-memory.toml that differs")
 @click.pass_context
 def init_command(ctx: click.Context, vault: Path | None, config_file: Path | None, yes: bool, force: bool) -> int:
+    if force and not yes:
+        raise click.UsageError("--force goes with --yes", ctx)
     config, vault = setup(ctx, config_file, vault)
     return run_init(vault, config.memory_dir, yes, force)
 

@@ -65,11 +65,19 @@ class RecallResult(BaseModel):
                      *([f"last {found.last}"] if found.last else []), *(["pinned"] if found.pinned else [])]
             lines.append(f"{found.rank}. {found.text}  ({', '.join(marks)})")
         if not self.items:
-            lines.append(f"No item matches {self.query!r}.")
+            lines.append(f"No item matches {self.query!r}. {self.what_to_try()}")
         if self.fallback:
             lines.append(f"Ranked by BM25 alone: embeddings unavailable ({self.fallback}).")
         lines += [f"Not searched: {line}" for line in self.refused]
         return "\n".join(lines) + "\n"
+
+    def what_to_try(self) -> str:
+        """Recall matches words, not meanings: what to do when none of the query's words is in an item."""
+        tries = ["other words, the ones the fact would use (\"vegetarian\" rather than \"diet\")",
+                 "`hylo-memory context` for the whole memory"]
+        if self.ranking == "bm25" and self.fallback is None:  # no embeddings configured: say they would help
+            tries.append("an `embedding_model` setting to match by meaning")
+        return f"Recall matches words, not meanings: try {', '.join(tries[:-1])}, or {tries[-1]}."
 
     def to_json(self) -> str:
         return self.model_dump_json()

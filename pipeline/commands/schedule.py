@@ -7,27 +7,34 @@ start) take `now` and are tested with freezegun; `run_schedule` is the long-runn
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
 import os
 import re
 import signal
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
+from filelock import FileLock, Timeout
 
+from hylo_memory.decay.store import atomic_write, writable
 from hylo_memory.errors import ConfigError, HyloMemoryError
 from hylo_memory.extractors.choice import make_extractor
 
 from .. import clock
 from ..config import Config
+from ..run.profile import intro_for_run
 from ..run.refresh import refresh
 from ..run.summary import RunSummary
-from ..state.ledger import Ledger
+from ..state.ledger import STATE_DIR, Ledger
 from ..state.writing import open_store
+from .schedule_found import SCHEDULE_FILE, SCHEDULE_LOCK
 
 LOG = logging.getLogger("hylo_memory.schedule")
 WAKE_SECONDS = 60.0  # re-check the clock this often: timers do not count time spent suspended
@@ -159,20 +166,46 @@ def run_schedule(
     for sig in previous_handlers:
         signal.signal(sig, on_signal)
     try:
-        scheduler.start()
-        when = "now (catching up: no successful run since the last scheduled time)" if catch_up else \
-            _fmt(next_fire_time(trigger, now))
-        LOG.info("scheduling refreshes of %s at %r (%s); next run %s", vault, expr, trigger.timezone, when)
-        while not stop.wait(WAKE_SECONDS):
-            scheduler.wakeup()
-        if runner.running.is_set():
-            LOG.info("stopping after the running refresh finishes (signal again to abandon it safely)")
-        scheduler.shutdown(wait=True)
-        LOG.info("stopped")
+        with _announced(open_store(vault, config).folder / STATE_DIR, expr, str(trigger.timezone)):
+            _serve(scheduler, trigger, runner, stop, vault, expr, catch_up, now)
     finally:
         for sig, handler in previous_handlers.items():
             signal.signal(sig, handler)
     return 0
+
+
+def _serve(scheduler: BackgroundScheduler, trigger: CronTrigger, runner: _Runner, stop: threading.Event,
+           vault: Path, expr: str, catch_up: bool, now: dt.datetime) -> None:
+    """Run the scheduler until `stop` is set, then let a running refresh finish."""
+    scheduler.start()
+    when = "now (catching up: no successful run since the last scheduled time)" if catch_up else \
+        _fmt(next_fire_time(trigger, now))
+    LOG.info("scheduling refreshes of %s at %r (%s); next run %s", vault, expr, trigger.timezone, when)
+    while not stop.wait(WAKE_SECONDS):
+        scheduler.wakeup()
+    if runner.running.is_set():
+        LOG.info("stopping after the running refresh finishes (signal again to abandon it safely)")
+    scheduler.shutdown(wait=True)
+    LOG.info("stopped")
+
+
+@contextmanager
+def _announced(state_dir: Path, expr: str, zone: str) -> Iterator[None]:
+    """Hold the schedule lock while running, its expression beside it, so `status` names this schedule."""
+    with writable(state_dir.parent):
+        state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    lock = FileLock(str(state_dir / SCHEDULE_LOCK), mode=0o600, preserve_lock_file=True, fallback_to_soft=False)
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:  # a second schedule on one vault: each run still waits for the other's (the run lock)
+        LOG.warning("another `hylo-memory schedule` is already running on this vault")
+        yield
+        return
+    try:
+        atomic_write(state_dir / SCHEDULE_FILE, json.dumps({"cron": expr, "timezone": zone}).encode())
+        yield
+    finally:
+        lock.release()
 
 
 class _Runner:
@@ -187,7 +220,8 @@ class _Runner:
         self.running.set()
         try:
             today = clock.today(self.config.timezone)
-            summary, _ = refresh(self.vault, self.config, make_extractor(self.config.llm()), today)
+            intro = intro_for_run(open_store(self.vault, self.config), None)  # the last `refresh --intro`
+            summary, _ = refresh(self.vault, self.config, make_extractor(self.config.llm()), today, intro=intro)
             LOG.info(run_line(summary))
         except HyloMemoryError as exc:
             LOG.error("refresh failed: %s", exc)

@@ -26,6 +26,9 @@ from ..state.ledger import STATE_DIR, Counts, Ledger, RunRecord
 from ..state.locking import RUN_LOCK, is_held
 from ..state.writing import open_store
 from .schedule import next_fire_time, parse_cron, previous_fire_time, should_catch_up
+from .schedule_found import Found, home, installed, read_crontab
+from .schedule_found import running as running_schedule
+from .status_runs import LastRun, last_run
 
 RECENT_RUNS = 5
 
@@ -66,7 +69,8 @@ class Waiting(SourceCounts):
 
 
 class Schedule(BaseModel):
-    cron: str
+    source: str = "the `schedule` setting"  # where it is set: the setting, a crontab line, a timer, `schedule`
+    cron: str | None  # None: set up with no time we can read (a crontab "@reboot", a systemd calendar)
     timezone: str
     next_run: dt.datetime | None = None
     previous_run: dt.datetime | None = None
@@ -82,7 +86,9 @@ class Status(BaseModel):
     interrupted_writes: bool  # a journal a killed command left; the next command finishes it
     last_success: dt.datetime | None
     runs: list[RunLine]
-    schedule: Schedule
+    last_run: LastRun | None = None  # why the newest finished run was not ok, and what it set aside
+    schedule: Schedule | None  # the first of `schedules`: None when nothing schedules this vault
+    schedules: list[Schedule] = []
     files: list[FileLine]
     waiting: Waiting | None
     extractor: str = ""  # the configured one
@@ -97,32 +103,37 @@ class Status(BaseModel):
 def gather(vault: Path, config: Config, today: dt.date | None = None, now: dt.datetime | None = None) -> Status:
     """Everything `status` shows, read without writing a byte."""
     now = now or clock.now(config.timezone)
-    schedule, trigger = _schedule(config, now)
-    # What the next run will fade and delete: a run on `--today` when given, else at the next scheduled time.
-    ahead = today or (schedule.next_run.date() if schedule.next_run else now.date())
-    today = today or now.date()
     store = open_store(vault, config)
     state = store.folder / STATE_DIR
+    schedules = [_schedule(found, config, now) for found in found_schedules(vault, config, state)]
+    upcoming = sorted(s.next_run for s, _ in schedules if s.next_run)
+    # What the next run will fade and delete: a run on `--today` when given, else at the next scheduled time.
+    ahead = today or (upcoming[0].date() if upcoming else now.date())
+    today = today or now.date()
     running = is_held(state, RUN_LOCK)
     problems: list[str] = []
     parsed: dict[Dimension, MemoryFile | None] = {}
     files = [_file_line(store.path(d), d, store, parsed, ahead, config.similarity_threshold) for d in Dimension]
     try:
         with Ledger.for_memory_dir(store.folder, readonly=True) as ledger:
-            runs = _runs(ledger.recent_runs(RECENT_RUNS), running, config)
+            records = ledger.recent_runs(RECENT_RUNS)
+            runs = _runs(records, running, config)
             last = ledger.last_success_at()
             waiting = _waiting(vault, config, ledger, parsed, today)
             others: int | None = ledger.read_by_others(extractor_name(config.llm()))
             others_since = ledger.read_by_others_since(extractor_name(config.llm())) if others else None
     except LedgerError as exc:
         problems.append(f"the ledger cannot be read now ({exc}); a run may be writing it")
-        runs, last, waiting, others, others_since = [], None, None, None, None
-    if trigger is not None:
-        schedule.overdue = should_catch_up(trigger, last, now)  # what `schedule` would do if started now
+        runs, last, waiting, others, others_since, records = [], None, None, None, None, []
+    for schedule, trigger in schedules:
+        if trigger is not None:
+            schedule.overdue = should_catch_up(trigger, last, now)  # what `schedule` would do if started now
+    listed = [s for s, _ in schedules]
     return Status(
         vault=str(vault), memory_dir=str(store.folder), today=today, refresh_running=running,
         interrupted_writes=journal_path(store).exists(), last_success=_local(last, config),
-        runs=runs, schedule=schedule, files=files, waiting=waiting, problems=problems,
+        runs=runs, last_run=last_run(state, records, config), schedule=listed[0] if listed else None,
+        schedules=listed, files=files, waiting=waiting, problems=problems,
         extractor=extractor_name(config.llm()), read_by_others=others, read_by_others_since=others_since,
     )
 
@@ -172,11 +183,23 @@ def _waiting(vault: Path, config: Config, ledger: Ledger, parsed: dict[Dimension
     )
 
 
-def _schedule(config: Config, now: dt.datetime) -> tuple[Schedule, CronTrigger | None]:
-    """The configured schedule's next and previous runs, and its trigger (None, and the error, when it has none)."""
-    schedule = Schedule(cron=config.schedule, timezone=config.timezone or "local time")
+def found_schedules(vault: Path, config: Config, state: Path) -> list[Found]:
+    """What schedules this vault: a running `schedule`, an installed crontab line, timer or agent, the setting."""
+    found = [f for f in [running_schedule(state)] if f is not None]
+    found += installed(vault, home(), read_crontab())
+    if "schedule" in config.model_fields_set:  # set in a file or HYLO_MEMORY_SCHEDULE, not the default alone
+        found.append(Found("the `schedule` setting", config.schedule, local_time=False))
+    return found
+
+
+def _schedule(found: Found, config: Config, now: dt.datetime) -> tuple[Schedule, CronTrigger | None]:
+    """A schedule's next and previous runs, and its trigger (None, and the error, when it has none)."""
+    zone = None if found.local_time else config.timezone
+    schedule = Schedule(source=found.source, cron=found.cron, timezone=zone or "local time")
+    if found.cron is None:
+        return schedule, None
     try:
-        trigger = parse_cron(config.schedule, config.timezone)
+        trigger = parse_cron(found.cron, zone)
     except HyloMemoryError as exc:
         schedule.error = str(exc)
         return schedule, None

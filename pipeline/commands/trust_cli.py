@@ -11,6 +11,7 @@ from hylo_memory.decay import Dimension
 from hylo_memory.decay.model import DIMENSION_NAMES
 
 from ..state.trust import MAX_HISTORY
+from .arguments import not_blank
 from .forget import forget, forgotten, unforget
 from .history import history, undo
 from .options import DimensionType, json_failures, options, setup
@@ -31,7 +32,7 @@ _DIMENSION = click.option("--dimension", type=DimensionType(), help=f"only this 
 
 
 @click.command("why", help="show an item, how it was first added, and every source that supports it")
-@click.argument("text")
+@click.argument("text", callback=not_blank)
 @options(today=False)
 @_DIMENSION
 @_JSON
@@ -70,7 +71,7 @@ def undo_command(ctx: click.Context, change: int | None, vault: Path | None, con
 
 
 @click.command("forget", help="remove an item for good and keep it from coming back; --list shows what is forgotten")
-@click.argument("text", required=False)
+@click.argument("text", required=False, callback=not_blank)
 @options()
 @_DIMENSION
 @click.option("--list", "listing", is_flag=True, help="list the forgotten facts")
@@ -89,7 +90,7 @@ def forget_command(ctx: click.Context, text: str | None, vault: Path | None, con
 
 
 @click.command("unforget", help="let a forgotten fact be kept again")
-@click.argument("text")
+@click.argument("text", callback=not_blank)
 @options(today=False)
 @_DIMENSION
 @_JSON

@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from hylo_memory.decay import MemoryFile
+from hylo_memory.decay.store import MemoryStore, atomic_write
 from hylo_memory.extractors.base import AuthorProfile, Perspective, Source
 from hylo_memory.extractors.relations import RELATIONS
 
+from ..state.names import STATE_DIR
+
+INTRO_FILE = "intro.txt"  # the last `refresh --intro`, in the state folder: the profile keeps it for later runs
+MAX_INTRO = 4_000  # characters: a few paragraphs about oneself; the command line and the MCP tool alike
+
 _CAP = r"[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+){0,3}"
 # Keywords are matched in any case, names only with their capital: (?i:…) scopes the former.
-_NAME = re.compile(rf"(?i:\bname(?: is|:)\s*|\bcalled\s+|\bnamed\s+|^I(?:'m|’m| am)\s+)(?P<v>{_CAP})")
+_NAME = re.compile(rf"(?i:\bname(?: is|:)\s*|\bcalled\s+|\bnamed\s+|^I(?:'m|’m| am)\s+)(?P<v>{_CAP})"
+                   # Chinese: 我叫…, 名字是… (an item "叫萨姆" or "名字是萨姆" as `remember` keeps it)
+                   r"|(?:^我?叫|名字(?:是|叫))(?P<zh>[^\s，,。.；;！!？?]{1,20})")
 _ALIAS = re.compile(r"\b(?:also known as|aka|a\.k\.a\.|goes by|alias(?:es)?:?|handle:?)\s+@?(?P<v>\w[\w.'’-]*\w)", re.I)
 _ROLE = re.compile(r"\b(?i:works as|role:|job:|I(?:'m| am) an?)\s+(?:an?\s+)?(?P<v>[a-z][\w -]{2,40}?)(?=\s+(?:at|for|of)\b|[,.;]|$)")
 _PROJECT = re.compile(
@@ -36,7 +45,7 @@ def build_profile(
     profile.note_folders += [f.strip("/") for f in extra_note_folders or [] if f.strip("/")]
     for text in texts:
         if profile.name is None and (m := _NAME.search(text)):
-            profile.name = m["v"]
+            profile.name = m["v"] or m["zh"]
         profile.aliases += [m["v"] for m in _ALIAS.finditer(text)]
         profile.roles += [m["v"].strip() for m in _ROLE.finditer(text)]
         profile.projects += [m["v"].strip() for m in _PROJECT.finditer(text)]
@@ -74,3 +83,26 @@ def judge_perspective(unit: Source, profile: AuthorProfile) -> Perspective:
     if all(own):
         return Perspective.own
     return Perspective.mixed if any(own) else Perspective.external
+
+
+def _intro_path(store: MemoryStore) -> Path:
+    return store.folder / STATE_DIR / INTRO_FILE
+
+
+def kept_intro(store: MemoryStore) -> str | None:
+    """The self-introduction a run was given last, or None (none given yet, or its file unreadable)."""
+    try:
+        text = _intro_path(store).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):  # no intro yet; a broken one is no reason to refuse a run
+        return None
+    return text or None
+
+
+def intro_for_run(store: MemoryStore, intro: str | None, dry_run: bool = False) -> str | None:
+    """The intro a run's profile uses: the one given now (kept for later runs, unless it is a dry run), else the
+    one kept. `context` names the person from it until the identity file says otherwise."""
+    if intro is None or not intro.strip():
+        return kept_intro(store)
+    if not dry_run:
+        atomic_write(_intro_path(store), intro.strip().encode("utf-8") + b"\n")
+    return intro
