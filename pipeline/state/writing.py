@@ -11,6 +11,7 @@ from hylo_memory.decay.store import MemoryStore
 from hylo_memory.errors import ConfigError, HyloMemoryError, LedgerError, StorageError, storage_error
 
 from ..config import Config
+from ..hylo.mirror import mirror_of
 from .journal import journal_path, recover
 from .ledger import STATE_DIR
 from .locking import DEFAULT_TIMEOUT, MEMORY_LOCK, hold
@@ -58,4 +59,9 @@ def writing(store: MemoryStore, timeout: float = DEFAULT_TIMEOUT, run_lock_held:
     """Hold the memory lock with any interrupted writes finished first: how every writer reads and writes."""
     with hold(store.folder / STATE_DIR, MEMORY_LOCK, timeout, "memory files are being written"):
         recover(store, run_lock_held)
+        hylo = mirror_of(store.root)  # a Hylo vault's mirror: its memory files synced while the lock is held
+        if hylo is not None:
+            hylo.sync_in()
         yield
+        if hylo is not None:
+            hylo.push()
