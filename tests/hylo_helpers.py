@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from cli_helpers import hylo
 from click.testing import Result
 
 from hylo_memory.pipeline.hylo_shorts import render_daily
-from hylo_memory.testing.fake_hylo import KEY, FakeHylo
+from hylo_memory.testing.fake_hylo import FakeHylo
 
 TODAY = dt.date(2026, 11, 30)
 
@@ -24,24 +22,11 @@ def daily(root: Path, day: dt.date, *items: tuple[str, str]) -> Path:
     return path
 
 
-@pytest.fixture
-def hylo_root(tmp_path: Path) -> Path:
-    """The folder the fake Hylo serves: two days of shorts."""
-    root = tmp_path / "hylo"
+def two_days(root: Path) -> None:
+    """Two days of Hylo shorts: one entry three days ago, two yesterday."""
     daily(root, TODAY - dt.timedelta(days=3), ("08:00:00", "My name is Maya Okafor. I live in Lisbon."))
     daily(root, TODAY - dt.timedelta(days=1), ("09:30:00", "I love long walks by the river."),
           ("18:00:00", "I believe tests are specifications."))
-    return root
-
-
-@pytest.fixture
-def fake_hylo(hylo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeHylo]:
-    """A running fake Hylo with its key in HYLO_API_KEY and the local state in tmp_path/state."""
-    monkeypatch.setenv("HYLO_API_KEY", KEY)
-    monkeypatch.setenv("HYLO_MEMORY_STATE_DIR", str(tmp_path / "state"))
-    monkeypatch.setenv("HYLO_MEMORY_HYLO_TIMEOUT", "10")
-    with FakeHylo(hylo_root) as fake:
-        yield fake
 
 
 def run(fake: FakeHylo, *args: str, today: dt.date = TODAY) -> Result:
