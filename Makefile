@@ -34,6 +34,9 @@ check: $(CHECK_STAMP)
 demo: $(STAMP)
 	$(BIN)/python examples/demo.py
 
+demo-hylo: $(STAMP)
+	$(BIN)/python examples/demo_hylo.py
+
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
 

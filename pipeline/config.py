@@ -124,7 +124,14 @@ class Config(LLMSettings):
     @field_validator("vault")
     @classmethod
     def _home(cls, value: str | None) -> str | None:
+        if value and value.strip().lower().startswith(("http://", "https://")):
+            return value.strip()  # a Hylo MCP endpoint (docs/spec.md §10)
         return os.path.expanduser(value) if value else None
+
+    # A Hylo vault reached by URL (docs/spec.md §10); its key is HYLO_API_KEY, never a setting
+    state_dir: str | None = Field(None, max_length=PATH_CHARS)  # its local state; None: the user's state directory
+    hylo_timeout: float = Field(30.0, gt=0, le=3600)  # seconds for any one exchange with Hylo
+    hylo_page: int = Field(500, ge=1, le=100_000)  # notes a listing asks for at once: bounds a run's memory
 
 
 def is_whole_vault(path: str) -> bool:
@@ -134,7 +141,7 @@ def is_whole_vault(path: str) -> bool:
 
 # The per-vault file holds how this vault is laid out and read; where its notes are sent does not
 # belong in it (a vault is synced and shared: it must not point your key and notes at another server).
-NOT_IN_VAULT_FILE = ("vault", "api_key", "base_url")
+NOT_IN_VAULT_FILE = ("vault", "api_key", "base_url", "state_dir")
 
 
 def vault_file(vault: str | Path) -> Path:

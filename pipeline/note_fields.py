@@ -95,6 +95,9 @@ def source_date(meta: dict[str, object], kind: SourceKind) -> tuple[dt.date | No
     fields = ("updated", "created") if kind == SourceKind.knowledge else ("created", "date")
     given = [meta.get(f) for f in fields if meta.get(f) not in (None, "")]
     dates = [d for d in map(as_date, given) if d]
+    if not given and kind == SourceKind.knowledge and meta.get("compiled") not in (None, ""):
+        given = [meta["compiled"]]  # Hylo's units carry when they were compiled (docs/spec.md §10)
+        dates = [d for d in map(as_date, given) if d]
     if not dates:
         return None, bool(given)
     return (max(dates) if kind == SourceKind.knowledge else dates[0]), False  # a unit counts from its last edit

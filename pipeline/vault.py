@@ -22,7 +22,7 @@ from pydantic import BaseModel
 
 from hylo_memory.extractors.base import Perspective, Source, SourceKind
 
-from . import clock
+from . import clock, hylo_shorts
 from .layouts import LOGSEQ, is_logseq_folder, templates_folders, tool_folder
 from .logseq import read_outline
 from .note_dates import EARLIEST, LATEST, name_date, name_day
@@ -118,12 +118,11 @@ class FolderVault:
             prefilter = _Prefilter(kind, window, self.zone, self.future)
             for rel, path in self._candidates(folder, prefilter, seen, left_out):
                 try:
-                    source = self._read(Path(path), rel, kind)
+                    read = self._read(Path(path), rel, kind)
                 except Unreadable as exc:
                     yield Skipped(path=rel, reason=str(exc))
                     continue
-                if source is not None and window.start <= source.date:
-                    yield source
+                yield from (s for s in read if window.start <= s.date)
 
     def resolve(self, link: str, where: str = "") -> str:
         """The vault path a `source_notes` entry names, resolved as Obsidian resolves links (SPEC §1).
@@ -236,7 +235,8 @@ class FolderVault:
                     yield f"{prefix}{name}", entry.path
             folders += reversed(subfolders)
 
-    def _read(self, path: Path, rel: str, kind: SourceKind) -> Source | None:
+    def _read(self, path: Path, rel: str, kind: SourceKind) -> list[Source]:
+        """The note's source — or, for Hylo's daily aggregation file, one source an entry (docs/spec.md §10)."""
         data = _read_bytes(path, self.max_bytes)
         # Before decoding: most binary files are not UTF-8 either, and "binary" says more.
         # UTF-16 text has NUL bytes too, but it is text in the wrong encoding.
@@ -251,7 +251,9 @@ class FolderVault:
         properties, post.content = read_outline(post.content)  # Logseq's `key:: value` lines (SPEC §1)
         meta = properties | meta  # fields, as frontmatter's: where both give one, the frontmatter's
         if kind == SourceKind.knowledge and (text_field(meta, "kind", MAX_WORD) or "knowledge") != "knowledge":
-            return None
+            return []  # Hylo's `kind: index` (a domain's index) is no unit
+        if kind is not SourceKind.knowledge and hylo_shorts.is_daily(meta):
+            return self._entries(rel, meta, post.content)
         content_hash = hashlib.sha256(data).hexdigest()
         fields = unit_fields(meta, rel, self.resolve) if kind == SourceKind.knowledge \
             else {"perspective": Perspective.own}
@@ -269,8 +271,26 @@ class FolderVault:
         body = read_note(whose.body)  # as plain text when its markup would cost too much to parse: named
         text, quoted = without_quotes(body.text)
         others = whose.reason or (Reason.quotes if quoted else None)
-        return Source(path=rel, kind=kind, date=date, text=text, content_hash=content_hash, undated=undated,
-                      others_words=others.value if others else None, plain_text=body.plain, **fields)
+        return [Source(path=rel, kind=kind, date=date, text=text, content_hash=content_hash, undated=undated,
+                       others_words=others.value if others else None, plain_text=body.plain, **fields)]
+
+    def _entries(self, rel: str, meta: dict[str, object], content: str) -> list[Source]:
+        """A daily file's entries, each its own source: id the daily path and time, its own date, its own text's
+        hash, so an entry appended later is the only new one."""
+        taken: set[str] = set()
+        found = []
+        for entry in hylo_shorts.entries(content):
+            ident = entry.source_id(rel, taken)
+            whose = judge(meta, rel, entry.text, self.author, None)
+            fields = pool_fields(meta, rel) | {"perspective": Perspective.external} if whose.external \
+                else {"perspective": Perspective.own}
+            body = read_note(whose.body)
+            text, quoted = without_quotes(body.text)
+            others = whose.reason or (Reason.quotes if quoted else None)
+            found.append(Source(path=ident, kind=SourceKind.short, date=entry.day, text=text,
+                                content_hash=hashlib.sha256(entry.text.encode("utf-8")).hexdigest(),
+                                others_words=others.value if others else None, plain_text=body.plain, **fields))
+        return found
 
 
 class _Prefilter:

@@ -116,7 +116,7 @@ def _exit_code(invoke: Callable[[], Any]) -> int:
         return 130
     except (HyloMemoryError, OSError) as exc:
         fail(f"{PROG}: {reason(exc)}")
-        return 1
+        return getattr(exc, "exit_code", 1)  # 2: a run that could not reach its vault (a dead Hylo) failed
     return result if isinstance(result, int) else 0
 
 

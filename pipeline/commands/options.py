@@ -91,13 +91,23 @@ def options(today: bool = True, extractor: bool = False) -> Callable[[Callable[.
                                    help="the run's date, YYYY-MM-DD (default: today)")(command)
         command = click.option("--config", "config_file", type=click.Path(path_type=Path),
                                help="TOML config file")(command)
-        return click.option("--vault", type=click.Path(path_type=Path),
-                            help="the notes vault folder (default: `vault` in the config file, or "
-                                 "HYLO_MEMORY_VAULT)")(command)
+        return click.option("--vault", type=VaultType(),
+                            help="the notes vault folder, or a Hylo MCP endpoint's URL (default: `vault` in "
+                                 "the config file, or HYLO_MEMORY_VAULT)")(command)
     return decorate
 
 
-def setup(ctx: click.Context, config_file: Path | None, vault: Path | None,
+class VaultType(click.ParamType):  # type: ignore[type-arg]
+    """A vault folder, or the URL of a Hylo MCP endpoint (kept as written: a path would fold its `//`)."""
+
+    name = "PATH|URL"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Path | str:
+        text = str(value)
+        return text.strip() if text.strip().lower().startswith(("http://", "https://")) else Path(text)
+
+
+def setup(ctx: click.Context, config_file: Path | None, vault: Path | str | None,
            extractor: str | None = None) -> tuple[Config, Path]:
     """The configuration (the command's --config over the group's, and the vault's own file) and the checked vault.
 
@@ -109,6 +119,10 @@ def setup(ctx: click.Context, config_file: Path | None, vault: Path | None,
     if not config.vault:
         raise click.UsageError("no vault: give --vault PATH, or set `vault` in the config file "
                                "or HYLO_MEMORY_VAULT", ctx)
+    if config.vault.strip().lower().startswith(("http://", "https://")):
+        from ..hylo.sync import open_hylo
+
+        return config, open_hylo(config)  # its local mirror, synced with Hylo (docs/spec.md §10)
     return config, _checked_vault(Path(config.vault))
 
 

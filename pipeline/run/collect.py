@@ -12,6 +12,7 @@ from hylo_memory.extractors.base import AuthorProfile, Source
 
 from .. import clock
 from ..config import Config
+from ..hylo.mirror import mirror_of
 from ..state.ledger import Ledger
 from ..vault import FolderVault, Skipped, Vault
 from .profile import build_profile, judge_perspective
@@ -61,6 +62,8 @@ def plan(vault: Path, config: Config, ledger: Ledger, files: dict[Dimension, Mem
         window = window.model_copy(update={"start": min(window.start, reread.since)})
     profile = build_profile(files.get(Dimension.identity), files.get(Dimension.goals), intro,
                             config.shorts_paths + config.extra_scan_paths)  # the author's own note folders
+    if (hylo := mirror_of(vault)) is not None:
+        hylo.pull_sources(window)  # a Hylo vault's window, into its mirror (docs/spec.md §10)
     reader = FolderVault(vault, config.extra_scan_paths, config.memory_dir, config.max_note_bytes,
                          config.shorts_paths, config.knowledge_paths,
                          author=[n for n in (profile.name, *profile.aliases) if n],  # whose clippings (SPEC §1)

@@ -11,6 +11,7 @@ from hylo_memory.decay.store import MemoryStore
 from hylo_memory.errors import ConfigError, HyloMemoryError, LedgerError, StorageError, storage_error
 
 from ..config import Config
+from ..hylo.mirror import mirror_of
 from .locking import DEFAULT_TIMEOUT, MEMORY_LOCK, hold
 from .names import STATE_DIR, journal_path
 
@@ -59,4 +60,9 @@ def writing(store: MemoryStore, timeout: float = DEFAULT_TIMEOUT, run_lock_held:
         from .journal import recover  # here, not above: a reader with no journal to finish never loads the rules
 
         recover(store, run_lock_held)
+        hylo = mirror_of(store.root)  # a Hylo vault's mirror: its memory files synced while the lock is held
+        if hylo is not None:
+            hylo.sync_in()
         yield
+        if hylo is not None:
+            hylo.push()
