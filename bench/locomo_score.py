@@ -10,8 +10,8 @@ the dates they carry) hold at least half of its answer's units. No I/O, no clock
 from __future__ import annotations
 
 import calendar
-import functools
 import datetime as dt
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
