@@ -337,11 +337,19 @@ def test_a_bad_argument_is_one_line_and_the_server_keeps_answering(server: McpSe
 
 
 def test_a_command_failure_is_the_command_lines_own_line(server: McpServer, vault: Path, env: dict[str, str]) -> None:
-    (vault / "_memory").mkdir(exist_ok=True)
-    (vault / "_memory" / "_goals.md").write_text(BROKEN, encoding="utf-8")  # refused: it cannot be parsed
-    code, _, err = cli(["remember", "Wants to learn Go", "--dimension", "goals"], vault, env)
-    assert code == 1
-    assert failed(server.call("remember", {"text": "Wants to learn Go", "dimension": "goals"})) == err.strip()
+    path = vault / "_memory" / "_goals.md"
+    path.parent.mkdir(exist_ok=True)
+    original = path.read_text(encoding="utf-8") if path.exists() else None
+    path.write_text(BROKEN, encoding="utf-8")  # refused: it cannot be parsed
+    try:
+        code, _, err = cli(["remember", "Wants to learn Go", "--dimension", "goals"], vault, env)
+        assert code == 1
+        assert failed(server.call("remember", {"text": "Wants to learn Go", "dimension": "goals"})) == err.strip()
+    finally:  # the server and its vault are shared by the module's tests
+        if original is None:
+            path.unlink()
+        else:
+            path.write_text(original, encoding="utf-8")
 
 
 BROKEN = "---\ndecay_window: 90d\nlast_updated: 2026-11-01\n---\n## Active\n- Tests are documentation `last:2026-13-45 seen:1`\n"
