@@ -1,4 +1,4 @@
-"""Tombstones (SPEC §8): facts the person asked to forget, and the evidence they keep out."""
+"""Tombstones (docs/spec.md §8): facts the person asked to forget, and the evidence they keep out."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def screen(evidence: Iterable[Evidence], tombstones: Iterable[Tombstone],
     blocked: list[Evidence] = []
     for ev in evidence:
         index = indexes.get(ev.dimension)
-        # The item an extractor says it restates counts only when it is of the same polarity (SPEC §3):
+        # The item an extractor says it restates counts only when it is of the same polarity (docs/spec.md §3):
         # forgetting "Loves X" never blocks "Hates X".
         restated = ev.matches is not None and not opposed(ev.text, ev.matches)
         hit = index is not None and (index.find(ev.text) is not None

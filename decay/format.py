@@ -192,7 +192,7 @@ class _Body:
 
 
 def render(memory: MemoryFile) -> str:
-    """The file's text: SPEC §2's format, in the person's own style where they wrote it."""
+    """The file's text: docs/spec.md §2's format, in the person's own style where they wrote it."""
     out = render_frontmatter(memory)
     out += [raw.text for raw in memory.preamble]
     for section in memory.sections:

@@ -106,7 +106,7 @@ def _parse_window(value: object, path: str, line: int | None) -> int:
 
 
 def canonical_frontmatter(memory: MemoryFile) -> list[str]:
-    """The frontmatter exactly as SPEC §2 writes it, delimiters included."""
+    """The frontmatter exactly as docs/spec.md §2 writes it, delimiters included."""
     out = ["---", f"decay_window: {memory.decay_window}d"]
     if memory.last_updated is not None:
         out.append(f"last_updated: {memory.last_updated.isoformat()}")

@@ -1,4 +1,4 @@
-"""When two wordings are the same fact (SPEC §3): normalised equality, then near-duplicates.
+"""When two wordings are the same fact (docs/spec.md §3): normalised equality, then near-duplicates.
 
 A near-duplicate has the same words in the same order but for typos and inflections. Two
 differing words are a typo of each other when, case- and accent-folded, one letter is added,
@@ -47,7 +47,7 @@ TYPO_MIN_LETTERS = 5
 # An inflection changes at most this many letters at a word's end ("study" / "studies").
 _INFLECTION_TAIL = 4
 # Up to this many items, every item is compared (in C, by rapidfuzz): matching is then
-# exactly SPEC §3's. Blocking only serves files far larger than a person's memory.
+# exactly docs/spec.md §3's. Blocking only serves files far larger than a person's memory.
 EXHAUSTIVE_UP_TO = 1000
 # Keys in more postings than this carry no signal ("the", "likes"); skip them
 # unless the query has nothing else.
@@ -164,7 +164,7 @@ class _Prepared:
         return self._weighed
 
     def same_fact(self, other: _Prepared) -> bool:
-        """Whether the near-duplicate candidate `other` is the same fact (SPEC §3)."""
+        """Whether the near-duplicate candidate `other` is the same fact (docs/spec.md §3)."""
         return not opposed(self.text, other.text) and same_words(self.weighed(), other.weighed())
 
 

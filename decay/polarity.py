@@ -1,4 +1,4 @@
-"""Polarity is part of a fact (SPEC §3): "Loves X" and "Hates X", "Eats meat" and "No longer eats meat".
+"""Polarity is part of a fact (docs/spec.md §3): "Loves X" and "Hates X", "Eats meat" and "No longer eats meat".
 
 A text's polarity is its liking (+ for loves/likes/enjoys/prefers/is into and 喜欢/爱, − for
 hates/dislikes/avoids/can't stand/is tired of and 讨厌), flipped by each negation (not, never,

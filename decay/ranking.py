@@ -1,4 +1,4 @@
-"""The context block (SPEC §9): Active items scored by recency and how often they were seen, the
+"""The context block (docs/spec.md §9): Active items scored by recency and how often they were seen, the
 lowest-scored left out first under a token budget. Pure: today and the token estimate are passed in.
 """
 

@@ -1,4 +1,4 @@
-"""Recall's ranking (SPEC §9): words stemmed for English, CJK text as character bigrams, BM25, and
+"""Recall's ranking (docs/spec.md §9): words stemmed for English, CJK text as character bigrams, BM25, and
 reciprocal rank fusion with an embedding ranking. Pure: no I/O, no clock.
 """
 

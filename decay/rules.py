@@ -1,4 +1,4 @@
-"""Rules A–H of SPEC §3, applied to one memory file. Deterministic; `today` is passed in."""
+"""Rules A–H of docs/spec.md §3, applied to one memory file. Deterministic; `today` is passed in."""
 
 from __future__ import annotations
 
@@ -115,7 +115,7 @@ def apply_rules(
 ) -> tuple[MemoryFile, FileChanges]:
     """Apply rules A–H to `memory` with this run's evidence; return the new file and what changed.
 
-    `decay=False` leaves D and E out: recording one fact touches that fact only (SPEC §5).
+    `decay=False` leaves D and E out: recording one fact touches that fact only (docs/spec.md §5).
     Evidence a tombstone in `forgotten` matches is not applied. `known` holds the (source,
     normalised item text) pairs already recorded: a source read again is not a new sighting.
     """
@@ -277,7 +277,7 @@ def _apply_evidence(
             continue
         target = pool.find(ev.matches) if ev.matches else None
         if target is not None and opposed(ev.text, pool.slots[target].text):
-            target = None  # an extractor's `restates` never joins opposite facts (SPEC §3)
+            target = None  # an extractor's `restates` never joins opposite facts (docs/spec.md §3)
         if target is None:
             target = pool.find(ev.text)
         if target is None:

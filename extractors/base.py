@@ -36,13 +36,13 @@ class Source(BaseModel):
     tags: list[str] = []
     perspective: Perspective | None = None  # a unit's own; judged by the pipeline when missing
     source_notes: list[str] = []
-    undated: bool = False  # its frontmatter date could not be read, or it is dated by its mtime (SPEC §1)
-    others_words: str | None = None  # why some or all of it is someone else's words (pipeline/whose.py, SPEC §1)
+    undated: bool = False  # its frontmatter date could not be read, or it is dated by its mtime (docs/spec.md §1)
+    others_words: str | None = None  # why some or all of it is someone else's words (whose.py, docs/spec.md §1)
     plain_text: bool = False  # read without the parser: its markup was over the budget (pipeline/note_text.py)
 
     @property
     def dimensions(self) -> frozenset[Dimension]:
-        """What may be extracted from it directly (SPEC §4.5); external units only join the pool."""
+        """What may be extracted from it directly (docs/spec.md §4.5); external units only join the pool."""
         if self.perspective is Perspective.external:
             return frozenset()
         return frozenset(Dimension)

@@ -1,4 +1,4 @@
-"""Embeddings for recall (SPEC §9), from the extractor's OpenAI-compatible endpoint, within one deadline.
+"""Embeddings for recall (docs/spec.md §9), from the extractor's OpenAI-compatible endpoint, within one deadline.
 
 Every request of one call shares the deadline: they run in a daemon thread the caller waits for, so a
 server that accepts the connection and then trickles, stalls or hangs costs `timeout` seconds, never more.

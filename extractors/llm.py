@@ -41,7 +41,7 @@ MAX_CANDIDATES = 40  # existing items shown per request: the relevant ones, neve
 MAX_STANDING = 8
 MAX_CLASSIFY_ITEMS = 100  # Active items `remember` shows the model, for it to say which one a fact replaces
 _WITHOUT_IT = " (kept without it)"  # a rejected supersedes claim costs the claim, not the evidence
-# "Hates X" never restates "Loves X" (SPEC §3): the link goes, the fact stays.
+# "Hates X" never restates "Loves X" (docs/spec.md §3): the link goes, the fact stays.
 OPPOSITE_RESTATES = "restates an item of the opposite polarity (kept as its own fact)"
 _OVERHEAD_ROOM = 0.8  # share of the request budget sources may fill, after the fixed parts
 
@@ -314,7 +314,7 @@ def restated(linked: Candidate | None, number: int | None, dimension: Dimension,
 
     A link to another dimension's item restates nothing; one to an item of the opposite polarity
     ("Hates working from the office on Mondays" for "Loves working from the office on Mondays")
-    would join opposite facts, and is dropped: the fact is kept as its own (SPEC §3).
+    would join opposite facts, and is dropped: the fact is kept as its own (docs/spec.md §3).
     """
     if linked is None or linked.dimension != dimension or opposed(text, linked.text):
         return None, None

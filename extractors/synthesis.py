@@ -1,4 +1,4 @@
-"""The external pool: theme clusters of units the author read, not wrote (SPEC §4.5).
+"""The external pool: theme clusters of units the author read, not wrote (docs/spec.md §4.5).
 
 The pool outlives a run: units read on different nights join one theme. A cluster is
 offered for synthesis when it has two units or more and one at least is new; only the

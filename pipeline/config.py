@@ -57,7 +57,7 @@ class Config(LLMSettings):
     archive_keep: int = Field(10, ge=0, le=10_000)
     lock_timeout: float = Field(600.0, ge=0, le=7 * 86_400)
     schedule: str = Field("0 3 * * *", max_length=200)
-    # Recall's embeddings (SPEC §9), through the extractor's endpoint and key; unset: BM25 alone
+    # Recall's embeddings (docs/spec.md §9), through the extractor's endpoint and key; unset: BM25 alone
     embedding_model: str | None = Field(None, max_length=1024)
     embedding_timeout: float = Field(5.0, gt=0, le=600)  # seconds for all of one recall's requests together
     embedding_batch: int = Field(64, ge=1, le=2048)  # texts a request; 2048 is the API's own cap

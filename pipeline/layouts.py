@@ -1,4 +1,4 @@
-"""Folders other tools keep in a vault that are never notes (SPEC §1, "Other tools' layouts").
+"""Folders other tools keep in a vault that are never notes (docs/spec.md §1, "Other tools' layouts").
 
 Obsidian's templates folder (named in `.obsidian/templates.json`, or in the Templater
 plugin's settings) holds placeholders, not what the person wrote; Logseq's `logseq/`

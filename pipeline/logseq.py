@@ -1,4 +1,4 @@
-"""Logseq's outline markup (SPEC §1): a page's `key:: value` properties read as fields, its tasks as tasks.
+"""Logseq's outline markup (docs/spec.md §1): a page's `key:: value` properties read as fields, its tasks as tasks.
 
 Logseq writes a page as an outline of `- ` blocks nested with tabs, which markdown reads
 as nested lists already. What it adds is read here, before the note's markdown is

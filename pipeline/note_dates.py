@@ -1,4 +1,4 @@
-"""Dates as people write them in notes (SPEC §1): YAML dates, ISO, `YYYY/MM/DD`, daily-note links, month names,
+"""Dates as people write them in notes (docs/spec.md §1): YAML dates, ISO, `YYYY/MM/DD`, daily-note links, month names,
 and the dates other tools put in file names (Logseq's journals, Zettelkasten ids)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 # The calendar a note's date (and a run's `--today`) may fall in: windows reach years back from it.
 EARLIEST, LATEST = dt.date(1900, 1, 1), dt.date(9000, 12, 31)
-# A Zettelkasten id: `YYYYMMDDHHMM` (seconds too), its time checked like its date (SPEC §1).
+# A Zettelkasten id: `YYYYMMDDHHMM` (seconds too), its time checked like its date (docs/spec.md §1).
 _ZETTEL_ID = re.compile(r"(\d{4})(\d{2})(\d{2})(?:[01]\d|2[0-3])[0-5]\d(?:[0-5]\d)?(?!\d)", re.ASCII)
 
 _MONTHS = {name: n for n, names in enumerate(

@@ -1,4 +1,4 @@
-"""A note's frontmatter, read within bounds: the YAML held to a budget, the fields SPEC §1 names checked."""
+"""A note's frontmatter, read within bounds: the YAML held to a budget, the fields docs/spec.md §1 names checked."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from hylo_memory.extractors.base import Perspective, SourceKind
 
 from .note_dates import as_date
 
-# Bounds on what a note's frontmatter may hold (SPEC §1): a hostile or broken note is
+# Bounds on what a note's frontmatter may hold (docs/spec.md §1): a hostile or broken note is
 # skipped and named, and nothing unbounded from it is stored, prompted or journalled.
 MAX_TITLE = 300  # characters
 MAX_TAGS, MAX_TAG = 50, 100  # tags a unit, characters a tag
@@ -107,7 +107,7 @@ _WIKI_LINKS = re.compile(r"!?\[\[[^\[\]]*\]\]")
 
 
 def unit_fields(meta: dict[str, object], rel: str, resolve: Callable[[str, str], str]) -> dict[str, object]:
-    """A unit's fields as SPEC §1 names them, each checked and bounded; a field that is not is named."""
+    """A unit's fields as docs/spec.md §1 names them, each checked and bounded; a field that is not is named."""
     perspective = (text_field(meta, "perspective", MAX_WORD) or "").lower()
     tags = [t.lstrip("#").lower() for t in _strings(meta, "tags", MAX_TAGS, MAX_TAG)]
     notes = meta.get("source_notes")

@@ -1,4 +1,4 @@
-"""A note's text, not its markup (SPEC §1): what every extractor reads.
+"""A note's text, not its markup (docs/spec.md §1): what every extractor reads.
 
 Pure: markdown in, plain text out. The note is parsed by markdown-it (CommonMark, tables,
 strikethrough, footnotes, GFM autolinks) with a few rules of our own for what only

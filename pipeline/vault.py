@@ -1,4 +1,4 @@
-"""Reading sources from a vault folder (SPEC §1), behind one interface.
+"""Reading sources from a vault folder (docs/spec.md §1), behind one interface.
 
 A filesystem vault is the only backend today; Hylo's MCP tools (`short_list`,
 `knowledge_list`, `knowledge_read`) would be another `Vault` with the same method.
@@ -78,7 +78,7 @@ class FolderVault:
                  shorts_paths: list[str] | None = None, knowledge_paths: list[str] | None = None,
                  author: Sequence[str] = (), zone: dt.tzinfo | None = None, future: Collection[str] = ()):
         self.root = root.resolve()
-        self.author = author  # the person's name and aliases: a clipping they wrote is theirs (SPEC §1)
+        self.author = author  # the person's name and aliases: a clipping they wrote is theirs (docs/spec.md §1)
         self.zone = zone or clock.zone()
         self.future = frozenset(future)
         self.extra_paths = extra_paths
@@ -104,10 +104,11 @@ class FolderVault:
         return frozenset(inside | templates | {_relative(self.memory_dir)})
 
     def sources(self, window: Span) -> Iterator[Source | Skipped]:
-        # A note reached twice (two scan paths, a symlink, a hard link) is one source, read by the first path (SPEC §1).
+        # A note reached twice (two scan paths, a symlink, a hard link) is one source, read by the first path
+        # (docs/spec.md §1).
         seen: set[Identity] = set()
         scans = self.scans()
-        templates = templates_folders(self.root)  # never read, wherever they sit (SPEC §1)
+        templates = templates_folders(self.root)  # never read, wherever they sit (docs/spec.md §1)
         for folder, kind in scans:
             problem = self._unusable(folder, required=kind is SourceKind.extra) or tool_folder(self.root, folder,
                                                                                                 templates)
@@ -125,7 +126,7 @@ class FolderVault:
                 yield from (s for s in read if window.start <= s.date)
 
     def resolve(self, link: str, where: str = "") -> str:
-        """The vault path a `source_notes` entry names, resolved as Obsidian resolves links (SPEC §1).
+        """The vault path a `source_notes` entry names, resolved as Obsidian resolves links (docs/spec.md §1).
 
         By path first (`.md` added when missing; `./` and `../` from the note `where` too),
         else by a file name (or a path's ending) unique across the vault; a link that names
@@ -248,7 +249,7 @@ class FolderVault:
             raise Unreadable("not UTF-8 text") from None
         post = parse_note(text)
         meta = post.metadata if isinstance(post.metadata, dict) else {}
-        properties, post.content = read_outline(post.content)  # Logseq's `key:: value` lines (SPEC §1)
+        properties, post.content = read_outline(post.content)  # Logseq's `key:: value` lines (docs/spec.md §1)
         meta = properties | meta  # fields, as frontmatter's: where both give one, the frontmatter's
         if kind == SourceKind.knowledge and (text_field(meta, "kind", MAX_WORD) or "knowledge") != "knowledge":
             return []  # Hylo's `kind: index` (a domain's index) is no unit
@@ -267,7 +268,8 @@ class FolderVault:
         date = written or by_name or _mtime_date(path, self.zone)
         # Named in the summary: a date the note gives and we cannot read, or none but the file's mtime.
         undated = unreadable or not (written or by_name)
-        # What the person wrote, not its markup nor the words they quote (SPEC §1); the hash stays the file's bytes'.
+        # What the person wrote, not its markup nor the words they quote (docs/spec.md §1);
+        # the hash stays the file's bytes'.
         body = read_note(whose.body)  # as plain text when its markup would cost too much to parse: named
         text, quoted = without_quotes(body.text)
         others = whose.reason or (Reason.quotes if quoted else None)
@@ -345,7 +347,7 @@ class _Prefilter:
 
 def _first_time(seen: set[Identity], stat: Callable[[], os.stat_result], path: str) -> bool:
     """Whether a note's file is met for the first time, added to `seen`: by its identity, so that a symlink or
-    a hard link to a note already read is not read again (SPEC §1); by its path when it cannot be stat'ed."""
+    a hard link to a note already read is not read again (docs/spec.md §1); by its path when it cannot be stat'ed."""
     try:
         info = stat()  # follows a symlink: its target's identity
         # A DirEntry's stat has no inode on Windows (0): there a note is known by its path.

@@ -1,4 +1,4 @@
-"""Whose words a note holds (SPEC §1 "Whose words"): the person's own unless it shows it is not.
+"""Whose words a note holds (docs/spec.md §1 "Whose words"): the person's own unless it shows it is not.
 
 Pure: a note's frontmatter, vault path and markdown body in; a judgement out. Someone else's
 words are a web clipping, a highlights export or an AI chat transcript with no turn of the
@@ -109,7 +109,7 @@ def others_folder(name: str) -> str | None:
 
 
 def without_quotes(text: str) -> tuple[str, bool]:
-    """A note's plain text without its block quotes, and whether it had any (SPEC §1).
+    """A note's plain text without its block quotes, and whether it had any (docs/spec.md §1).
 
     `note_text` writes a block quote's (and a `[!quote]` callout's) lines with `> ` and the
     person's own callouts (`[!note]`, `[!tip]`…) without: what is quoted is someone else's
@@ -203,7 +203,8 @@ def _values(fields: dict[str, object], field: str, split: bool = False) -> list[
 
 
 def pool_fields(meta: dict[str, object], rel: str) -> dict[str, object]:
-    """A note's title and tags, read leniently: what someone else's note brings to the external pool (SPEC §4.5)."""
+    """A note's title and tags, read leniently: what someone else's note brings to the external pool,
+    docs/spec.md §4.5."""
     fields = _lowered(meta)
     titles = _values(fields, "title")
     tags = [t.lstrip("#").lower()[:MAX_TAG] for t in _values(fields, "tags", split=True)[:MAX_TAGS]]

@@ -31,7 +31,7 @@ def ago(today: dt.date, days: int) -> dt.date:
 
 
 def item_line(text: str, last: dt.date, seen: int = 1, pinned: bool = False) -> str:
-    """One item bullet exactly as SPEC §2 writes it."""
+    """One item bullet exactly as docs/spec.md §2 writes it."""
     return f"- {text} `last:{last.isoformat()} seen:{seen}{' pinned' if pinned else ''}`"
 
 
@@ -41,7 +41,7 @@ def memory_text(
     window: int = 90,
     last_updated: dt.date | None = None,
 ) -> str:
-    """A canonical memory file (SPEC §2) with these item lines."""
+    """A canonical memory file (docs/spec.md §2) with these item lines."""
     lines = ["---", f"decay_window: {window}d"]
     if last_updated is not None:
         lines.append(f"last_updated: {last_updated.isoformat()}")

@@ -22,7 +22,7 @@ from hylo_memory.testing import FakeOpenAI, answer
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_VAULT = ROOT / "examples" / "vault"
 HYLO = str(Path(sys.executable).parent / "hylo-memory")
-MEMORY_FILES = [d.filename for d in Dimension]  # the six, in SPEC order
+MEMORY_FILES = [d.filename for d in Dimension]  # the six, in docs/spec.md order
 
 
 def cli_env(home: Path, **extra: str) -> dict[str, str]:

@@ -1,4 +1,4 @@
-"""`hylo-memory apply` and `hylo-memory remember` (SPEC §5, §6, §7), run in-process through
+"""`hylo-memory apply` and `hylo-memory remember` (docs/spec.md §5, §6, §7), run in-process through
 click's `CliRunner`, plus the installed console script once as a subprocess."""
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def memory_of(vault: Path, dimension: Dimension) -> MemoryFile:
 
 
 def written(vault: Path) -> list[str]:
-    """The memory files that exist in the vault, in SPEC order."""
+    """The memory files that exist in the vault, in docs/spec.md order."""
     return [name for name, text in memory_texts(vault / MEMORY).items() if text is not None]
 
 

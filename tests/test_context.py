@@ -1,4 +1,4 @@
-"""`hylo-memory context` (SPEC §9): the memory as one deterministic markdown block under a token budget."""
+"""`hylo-memory context` (docs/spec.md §9): the memory as one deterministic markdown block under a token budget."""
 
 from __future__ import annotations
 

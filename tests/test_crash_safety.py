@@ -33,7 +33,7 @@ TODAY = dt.date(2026, 12, 2)
 
 # Memory as it stands before the run: items to reinforce, merge, fade and delete, a pinned
 # one, a hand-written bullet to adopt, a comment to keep. Nothing is more than two windows
-# old while Active, so a second run on the same day changes nothing (SPEC §3).
+# old while Active, so a second run on the same day changes nothing (docs/spec.md §3).
 SEED = {
     "_preferences.md": """---
 decay_window: 90d

@@ -1,4 +1,4 @@
-"""Near-duplicates are typos, never different words (SPEC §3): the wrong merges found on real vaults stay
+"""Near-duplicates are typos, never different words (docs/spec.md §3): the wrong merges found on real vaults stay
 apart, typos and plurals still merge, and every merge — by any command — is shown as kept ← dropped."""
 
 from __future__ import annotations

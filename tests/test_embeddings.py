@@ -1,4 +1,4 @@
-"""Recall with embeddings (SPEC §9), against the fake server through the real openai client: items embedded
+"""Recall with embeddings (docs/spec.md §9), against the fake server through the real openai client: items embedded
 once (cached by text and model), fused with BM25; a hanging or failing endpoint falls back, and says so."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`hylo-memory forget`, `unforget` and `forget --list` (SPEC §8 Forget): an item removed for good,
+"""`hylo-memory forget`, `unforget` and `forget --list` (docs/spec.md §8 Forget): an item removed for good,
 and evidence of it kept out of every later change until the person lets it back."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Tombstones (SPEC §8 "Forget") and sources read again, in the rules: one behaviour per test.
+"""Tombstones (docs/spec.md §8 "Forget") and sources read again, in the rules: one behaviour per test.
 
 Evidence matching a tombstone of its dimension by §3's matching is never applied; a source
 already recorded as supporting an item is not a new sighting of it. Files are `preferences`

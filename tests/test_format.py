@@ -1,4 +1,4 @@
-"""The memory file format of SPEC §2: canonical files round-trip byte for byte, hand-written
+"""The memory file format of docs/spec.md §2: canonical files round-trip byte for byte, hand-written
 lines are adopted or kept, and a hand-broken file is refused with its path and line."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`hylo-memory history` and `hylo-memory undo` (SPEC §8 History, Undo), end to end on small vaults."""
+"""`hylo-memory history` and `hylo-memory undo` (docs/spec.md §8 History, Undo), end to end on small vaults."""
 
 from __future__ import annotations
 

@@ -57,7 +57,7 @@ def alias_bomb(size: int = 519) -> bytes:
     return text.encode("utf-8")
 
 
-# 1. Frontmatter out of proportion to its bytes, or not of the types SPEC §1 names
+# 1. Frontmatter out of proportion to its bytes, or not of the types docs/spec.md §1 names
 
 
 def test_a_519_byte_alias_bomb_is_skipped_and_named_and_the_run_goes_on(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""`hylo-memory init` (SPEC §1, "Layouts as people have them"): it looks at a vault, proposes which of
+"""`hylo-memory init` (docs/spec.md §1, "Layouts as people have them"): it looks at a vault, proposes which of
 its folders to read, and writes `.hylo-memory.toml` after asking — or with `--yes` — never replacing a
 different one without `--force`."""
 

@@ -1,4 +1,4 @@
-"""Layouts as people have them (SPEC §1): the short-note and knowledge folders as lists, `"."` for the
+"""Layouts as people have them (docs/spec.md §1): the short-note and knowledge folders as lists, `"."` for the
 whole vault, the vault's own `.hylo-memory.toml`, `vault` in the configuration, and the hint a vault
 with none of the configured folders gets."""
 

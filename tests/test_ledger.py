@@ -1,4 +1,4 @@
-"""The ledger (SPEC §4.4): each source is extracted once; an edited one again; runs are recorded."""
+"""The ledger (docs/spec.md §4.4): each source is extracted once; an edited one again; runs are recorded."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def test_edited_note_is_extracted_again(tmp_path: Path) -> None:
 
 
 def test_edited_note_does_not_count_its_unchanged_facts_again(tmp_path: Path) -> None:
-    # Issue 11: the edited note is read again (SPEC §4.4), but re-reading a note is not a new
+    # Issue 11: the edited note is read again (docs/spec.md §4.4), but re-reading a note is not a new
     # sighting of what its provenance already records.
     note = short(tmp_path, "2026-11-29", "I live in Porto.")
     run(tmp_path, TODAY)

@@ -1,4 +1,4 @@
-"""Locking: refresh, remember and apply on one vault never interleave their writes (SPEC §7)."""
+"""Locking: refresh, remember and apply on one vault never interleave their writes (docs/spec.md §7)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Logseq graphs (SPEC §1, "Other tools' layouts"): journals dated by their names, pages read, `key:: value`
+"""Logseq graphs (docs/spec.md §1, "Other tools' layouts"): journals dated by their names, pages read, `key:: value`
 properties as fields, outlines as sentences, open tasks as goals and finished ones never, the `logseq/`
 folder with its backups never read, and `init` proposing a graph's journals and pages."""
 

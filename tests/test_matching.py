@@ -1,4 +1,4 @@
-"""Near-duplicate matching is exactly SPEC §3's in files of ordinary size, and in a file over the
+"""Near-duplicate matching is exactly docs/spec.md §3's in files of ordinary size, and in a file over the
 exhaustive limit misses only what README's "The rules" says it may: checked against brute force."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ texts = st.lists(st.sampled_from(WORDS), min_size=1, max_size=5).map(" ".join)
 
 
 def brute_force(items: list[str], query: str, threshold: float) -> int | None:
-    """SPEC §3 read literally: an equal normalised text first, else, of the near-duplicates (the same words but
+    """docs/spec.md §3 read literally: an equal normalised text first, else, of the near-duplicates (the same words but
     for typos and inflections), the most similar at or over the threshold."""
     norm = normalise(query)
     for key, text in enumerate(items):
@@ -67,7 +67,7 @@ def block_keys(text: str) -> set[tuple[str, str]]:
 
 
 def is_match(query: str, text: str, threshold: float) -> bool:
-    """SPEC §3: equal normalised texts, or near-duplicates similar enough to be candidates."""
+    """docs/spec.md §3: equal normalised texts, or near-duplicates similar enough to be candidates."""
     return normalise(query) == normalise(text) or (
         same_fact(query, text) and fuzz.ratio(normalise(query), normalise(text)) >= threshold)
 

@@ -1,4 +1,4 @@
-"""`hylo-memory mcp` (SPEC §9): the real server process, driven by the SDK's own client over stdio.
+"""`hylo-memory mcp` (docs/spec.md §9): the real server process, driven by the SDK's own client over stdio.
 
 One server serves a copy of the example vault for the whole module, with the fake OpenAI server
 as its LLM; each test checks what a call did on disk, and that the server kept answering.

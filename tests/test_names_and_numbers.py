@@ -1,4 +1,4 @@
-"""Near-duplicates are one fact only when they hold the same numbers and names (SPEC §3), and
+"""Near-duplicates are one fact only when they hold the same numbers and names (docs/spec.md §3), and
 every merge is shown in the summary as the wording kept ← the wording dropped.
 
 Each pair that must stay apart is first checked to be a near-duplicate by ratio alone, so the
@@ -98,7 +98,7 @@ def test_two_texts_that_differ_in_a_number_never_match_fuzzily(words: list[str],
 def test_a_text_and_its_one_typo_variant_with_the_same_numbers_and_names_match_when_near(
         words: list[str], name: str, number: str, which: int, where: int, letter: str) -> None:
     word = words[which % len(words)]
-    assume(len(word) >= 5)  # SPEC §3: a typo is a slip in a word of five letters or more
+    assume(len(word) >= 5)  # docs/spec.md §3: a typo is a slip in a word of five letters or more
     spot = where % len(word)
     typo = [*words]
     typo[which % len(words)] = word[:spot] + letter + word[spot + 1:]

@@ -1,4 +1,4 @@
-"""A note read as text, not markup (SPEC §1 "Text, not markup"): pipeline/note_text.py."""
+"""A note read as text, not markup (docs/spec.md §1 "Text, not markup"): pipeline/note_text.py."""
 
 from __future__ import annotations
 

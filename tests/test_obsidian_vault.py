@@ -1,4 +1,4 @@
-"""Real Obsidian vaults (SPEC §1): text not markup, dates and links as people write them."""
+"""Real Obsidian vaults (docs/spec.md §1): text not markup, dates and links as people write them."""
 
 from __future__ import annotations
 

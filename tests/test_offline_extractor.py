@@ -64,7 +64,7 @@ EXTRACTED = [
     # where one works, said either way round, is one fact
     ("I work in Beijing as a software engineer.", I, "Works as a software engineer in Beijing"),
     ("I work as a software engineer in Beijing.", I, "Works as a software engineer in Beijing"),
-    # Chinese: worded in Chinese, without the leading 我 (SPEC §5)
+    # Chinese: worded in Chinese, without the leading 我 (docs/spec.md §5)
     ("我是一名软件工程师。", I, "是一名软件工程师"),
     ("我叫张伟。", I, "叫张伟"),
     ("我的名字是李娜。", I, "名字是李娜"),

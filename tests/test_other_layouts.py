@@ -1,4 +1,4 @@
-"""Other tools' layouts (SPEC §1): Zettelkasten ids as dates, Obsidian's templates folder never read wherever it
+"""Other tools' layouts (docs/spec.md §1): Zettelkasten ids as dates, Obsidian's templates folder never read wherever it
 sits, and a note reached twice (a symlink, a hard link, two scan paths) read as one source."""
 
 from __future__ import annotations

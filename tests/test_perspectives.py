@@ -1,4 +1,4 @@
-"""The author profile (SPEC §4.2), knowledge-unit perspectives and the external pool (SPEC §4.5)."""
+"""The author profile (docs/spec.md §4.2), knowledge-unit perspectives and the external pool (docs/spec.md §4.5)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Polarity is part of a fact (SPEC §3): opposite facts never match, by any route; the newer supersedes
+"""Polarity is part of a fact (docs/spec.md §3): opposite facts never match, by any route; the newer supersedes
 the older (rule H) with every extractor, a pinned one is a conflict; forgetting one side never blocks the other."""
 
 from __future__ import annotations

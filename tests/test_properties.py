@@ -5,7 +5,7 @@ drawn from a small vocabulary, and about one in eight is a rewording of an earli
 (case, punctuation, a plural, a dropped or swapped letter), so merging (rule F) happens
 in some examples while most texts stay distinct. About one piece of evidence in four
 supersedes an item of the file (rule H), and about one file in three comes with tombstones
-(SPEC §8), most naming a text of the evidence or a rewording of one.
+(docs/spec.md §8), most naming a text of the evidence or a rewording of one.
 """
 
 from __future__ import annotations

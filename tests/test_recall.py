@@ -1,4 +1,4 @@
-"""`hylo-memory recall QUERY` (SPEC §9): BM25 over every item, English stemmed, CJK as bigrams."""
+"""`hylo-memory recall QUERY` (docs/spec.md §9): BM25 over every item, English stemmed, CJK as bigrams."""
 
 from __future__ import annotations
 

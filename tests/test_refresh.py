@@ -1,4 +1,4 @@
-"""A refresh run end to end (SPEC §4): collection and its cap, dry runs, bad notes, the CLI."""
+"""A refresh run end to end (docs/spec.md §4): collection and its cap, dry runs, bad notes, the CLI."""
 
 from __future__ import annotations
 

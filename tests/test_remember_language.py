@@ -1,4 +1,4 @@
-"""The person's language (SPEC §5, issue 10.7): `remember` and a refresh keep Chinese as Chinese and English as
+"""The person's language (docs/spec.md §5, issue 10.7): `remember` and a refresh keep Chinese as Chinese and English as
 English, offline; the request around a fact is not the fact; status and the summary read well with CJK text."""
 
 from __future__ import annotations

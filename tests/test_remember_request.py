@@ -1,4 +1,4 @@
-"""`remember` keeps the fact, not the request around it, in English and Chinese (SPEC §5)."""
+"""`remember` keeps the fact, not the request around it, in English and Chinese (docs/spec.md §5)."""
 
 from __future__ import annotations
 

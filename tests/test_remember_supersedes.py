@@ -1,4 +1,4 @@
-"""`remember` of a fact that replaces a kept one (SPEC §5, rule H): the old item fades, a pinned one is a conflict."""
+"""`remember` of a fact that replaces a kept one (docs/spec.md §5, rule H): the old item fades, a pinned one is a conflict."""
 
 from __future__ import annotations
 

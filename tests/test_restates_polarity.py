@@ -1,4 +1,4 @@
-"""An LLM's `restates` never joins opposite facts: the link is dropped, the fact kept as its own (SPEC §3)."""
+"""An LLM's `restates` never joins opposite facts: the link is dropped, the fact kept as its own (docs/spec.md §3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Rule H of SPEC §3, one behaviour per test: a newer fact that replaces an item fades it at once.
+"""Rule H of docs/spec.md §3, one behaviour per test: a newer fact that replaces an item fades it at once.
 
 Files are `preferences` files with a 90-day window unless a test says otherwise, so
 "one window" is 90 days and "two windows" 180. `today` is 2026-11-30; the rules never read
@@ -99,7 +99,7 @@ def test_a_replacing_fact_for_a_pinned_item_is_reported_as_a_conflict_with_its_s
 def test_a_pinned_item_seen_again_after_the_replacing_fact_is_no_conflict(today: dt.date) -> None:
     evidence = [replacing(LOVES, date=ago(today, 5)), ev(LOVES, source=LATER_NOTE, date=ago(today, 1))]
     _, changes = run(loves(today, pinned=True), evidence, today)
-    # The pinned item is the newer fact: it is the replacing one that fades, its opposite (SPEC §3).
+    # The pinned item is the newer fact: it is the replacing one that fades, its opposite (docs/spec.md §3).
     assert changes.conflicts == [] and changes.superseded == [Supersession(text=DISLIKES, by=LOVES)]
 
 

@@ -1,4 +1,4 @@
-"""Rules A–G of SPEC §3, one behaviour per test. `today` is the frozen clock's date (2026-11-30).
+"""Rules A–G of docs/spec.md §3, one behaviour per test. `today` is the frozen clock's date (2026-11-30).
 
 Files are `preferences` files with a 90-day window unless a test says otherwise, so
 "one window" is 90 days and "two windows" 180.

@@ -1,4 +1,4 @@
-"""The memory folder on disk (SPEC §2, §7): whole-or-nothing writes, mode 0600, prior versions archived."""
+"""The memory folder on disk (docs/spec.md §2, §7): whole-or-nothing writes, mode 0600, prior versions archived."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The run summary (SPEC §4.8): the text, the `--json` object, and the copy kept per run."""
+"""The run summary (docs/spec.md §4.8): the text, the `--json` object, and the copy kept per run."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Themes of the external pool (SPEC §4.5) stay themes: a format tag ("book", "podcast") or a tag
+"""Themes of the external pool (docs/spec.md §4.5) stay themes: a format tag ("book", "podcast") or a tag
 carried by most of the pool does not chain unrelated subjects into one preference."""
 
 from __future__ import annotations

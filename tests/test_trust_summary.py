@@ -1,4 +1,4 @@
-"""The summary keys rule H and tombstones add (SPEC §4.8): `counts.superseded`, `counts.forgotten`,
+"""The summary keys rule H and tombstones add (docs/spec.md §4.8): `counts.superseded`, `counts.forgotten`,
 `superseded`, `conflicts` and `forgotten`, in a refresh's JSON and in what `apply` prints."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Reading a vault (SPEC §1): dating notes, knowledge-unit fields, extra paths, notes skipped with a reason."""
+"""Reading a vault (docs/spec.md §1): dating notes, knowledge-unit fields, extra paths, notes skipped with a reason."""
 
 from __future__ import annotations
 

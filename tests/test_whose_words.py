@@ -1,4 +1,4 @@
-"""Whose words (SPEC §1): a note is the person's own unless it shows it is not — web clippings,
+"""Whose words (docs/spec.md §1): a note is the person's own unless it shows it is not — web clippings,
 highlights exports, an AI chat's assistant turns and block quotes are someone else's words, for
 every extractor (pipeline/whose.py, read in `FolderVault._read`)."""
 

@@ -1,4 +1,4 @@
-"""`hylo-memory why TEXT` (SPEC §8 Provenance): the item, how it was first added, and every source behind it."""
+"""`hylo-memory why TEXT` (docs/spec.md §8 Provenance): the item, how it was first added, and every source behind it."""
 
 from __future__ import annotations
 

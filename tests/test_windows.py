@@ -1,4 +1,4 @@
-"""Run modes and scan windows (SPEC §4.1): first run over 90 days, incremental over 2 reaching back."""
+"""Run modes and scan windows (docs/spec.md §4.1): first run over 90 days, incremental over 2 reaching back."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Running the trust commands of SPEC §8 (and the commands that make changes) on a small vault, in-process."""
+"""Running the trust commands of docs/spec.md §8 (and the commands that make changes) on a small vault, in-process."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The command line (SPEC §6): one click command per function, every failure one line on stderr."""
+"""The command line (docs/spec.md §6): one click command per function, every failure one line on stderr."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
                "show recent runs, the next scheduled run, memory files and sources waiting"),
     "init": ("memory_cli:init_command",
              "look at a vault, propose which of its folders to read, and write its .hylo-memory.toml"),
-    # The trust commands (SPEC §8), the assistant's (§9) and its server.
+    # The trust commands (docs/spec.md §8), the assistant's (§9) and its server.
     "why": ("trust_cli:why_command", "show an item, how it was first added, and every source that supports it"),
     "history": ("trust_cli:history_command", "every change to the memory files, newest first"),
     "undo": ("trust_cli:undo_command", "revert the latest change not yet undone, or change CHANGE"),

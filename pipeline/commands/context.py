@@ -1,4 +1,4 @@
-"""`hylo-memory context`: the memory as one markdown block for an assistant's prompt (SPEC §9).
+"""`hylo-memory context`: the memory as one markdown block for an assistant's prompt (docs/spec.md §9).
 
 The block is the memory's alone: the same memory files and the same today give the same bytes.
 """

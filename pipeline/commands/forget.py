@@ -1,4 +1,4 @@
-"""`forget`, `unforget`, `forget --list` (SPEC §8): remove an item for good, and keep it from coming back."""
+"""`forget`, `unforget`, `forget --list` (docs/spec.md §8): remove an item for good, and keep it from coming back."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`history` and `undo` (SPEC §8): every change to the memory files, and taking one back."""
+"""`history` and `undo` (docs/spec.md §8): every change to the memory files, and taking one back."""
 
 from __future__ import annotations
 

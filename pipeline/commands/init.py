@@ -138,7 +138,7 @@ def propose(found: Survey) -> Proposal:
             _propose_logseq(chosen, path)
         elif _NEVER_READ.match(name) or path == found.templates_folder:
             chosen.reasons[path] = "templates or attachments: not read"
-        elif others_folder(name):  # SPEC §1 "Whose words": read as external wherever a scan path reaches them
+        elif others_folder(name):  # docs/spec.md §1 "Whose words": read as external wherever a scan path reaches them
             chosen.reasons[path] = f"{others_folder(name)}, someone else's words: not proposed as your notes"
         elif _SHORTS_NAMES.match(name):
             chosen.shorts_paths.append(path)
@@ -162,7 +162,7 @@ def propose(found: Survey) -> Proposal:
     return chosen
 
 
-# A Logseq graph's folders (SPEC §1, "Other tools' layouts"): its journals, its pages, and its own folder.
+# A Logseq graph's folders (docs/spec.md §1, "Other tools' layouts"): its journals, its pages, and its own folder.
 _LOGSEQ_FOLDERS = ("journals", "pages", LOGSEQ)
 
 

@@ -1,4 +1,4 @@
-"""`hylo-memory mcp`: the memory served over the Model Context Protocol (SPEC §9), registered by `cli`."""
+"""`hylo-memory mcp`: the memory served over the Model Context Protocol (docs/spec.md §9), registered by `cli`."""
 
 from __future__ import annotations
 

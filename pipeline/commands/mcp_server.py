@@ -1,4 +1,4 @@
-"""The MCP server (SPEC §9): the command line's functions as tools and the memory files as resources.
+"""The MCP server (docs/spec.md §9): the command line's functions as tools and the memory files as resources.
 
 Every tool calls the same function its command calls, on a worker thread, so it takes the same
 locks and writes through the same journal; a failure is the command line's one line.

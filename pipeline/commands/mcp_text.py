@@ -1,4 +1,4 @@
-"""What the MCP server tells an assistant: its instructions, and when to call each tool (SPEC §9)."""
+"""What the MCP server tells an assistant: its instructions, and when to call each tool (docs/spec.md §9)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`hylo-memory recall QUERY`: the items that best answer a query (SPEC §9).
+"""`hylo-memory recall QUERY`: the items that best answer a query (docs/spec.md §9).
 
 BM25 over every item, Active and Fading; with `embedding_model` configured, fused with the items'
 embeddings by reciprocal rank. An embedding endpoint that is slow, failing or hanging costs at most

@@ -1,4 +1,4 @@
-"""`hylo-memory why TEXT`: the item, how it was first added, and every source that supports it (SPEC §8)."""
+"""`hylo-memory why TEXT`: the item, how it was first added, and every source that supports it (docs/spec.md §8)."""
 
 from __future__ import annotations
 

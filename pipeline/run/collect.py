@@ -1,4 +1,4 @@
-"""Collecting a run's sources (SPEC §4.3–4.4): everything in the window, each extracted once."""
+"""Collecting a run's sources (docs/spec.md §4.3–4.4): everything in the window, each extracted once."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ class Collected(BaseModel):
     already_extracted: int = 0
     waiting: int = 0  # over the per-run cap: the next run takes them
     reextracted: int = 0  # read again: another extractor read them (`refresh --reextract`)
-    undated: list[str] = []  # paths of sources whose date was not theirs to give (SPEC §1), at most MAX_UNDATED
+    undated: list[str] = []  # paths of sources whose date was not theirs to give (docs/spec.md §1), at most MAX_UNDATED
     plain_text: list[str] = []  # paths of sources read without the parser (markup over its budget), as many too
     future: list[Future] = []  # dated after the run's day: they wait for it
 
@@ -55,7 +55,7 @@ def plan(vault: Path, config: Config, ledger: Ledger, files: dict[Dimension, Mem
          intro: str | None = None, cap: int | None = None, reread: Reread | None = None) -> Plan:
     """The window, profile and sources of a run over `vault` (refresh runs it; status previews it)."""
     # First: no identity file and no complete run (a vault whose notes never yield an identity fact
-    # is not read as new every night, SPEC §4.1).
+    # is not read as new every night, docs/spec.md §4.1).
     first = files.get(Dimension.identity) is None and ledger.last_complete() is None
     window = choose_window(today, first, ledger.reach_back(), config)
     if reread is not None and reread.since is not None:
@@ -66,7 +66,7 @@ def plan(vault: Path, config: Config, ledger: Ledger, files: dict[Dimension, Mem
         hylo.pull_sources(window)  # a Hylo vault's window, into its mirror (docs/spec.md §10)
     reader = FolderVault(vault, config.extra_scan_paths, config.memory_dir, config.max_note_bytes,
                          config.shorts_paths, config.knowledge_paths,
-                         author=[n for n in (profile.name, *profile.aliases) if n],  # whose clippings (SPEC §1)
+                         author=[n for n in (profile.name, *profile.aliases) if n],  # whose clippings (docs/spec.md §1)
                          zone=clock.zone(config.timezone), future=ledger.future())
     return Plan(window=window, profile=profile, collected=collect(reader, window, ledger, profile, cap, reread))
 

@@ -1,4 +1,4 @@
-"""The author profile (SPEC §4.2) and the perspective of units that do not say theirs."""
+"""The author profile (docs/spec.md §4.2) and the perspective of units that do not say theirs."""
 
 from __future__ import annotations
 

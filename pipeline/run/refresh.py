@@ -1,4 +1,4 @@
-"""One refresh run, start to finish (SPEC §4)."""
+"""One refresh run, start to finish (docs/spec.md §4)."""
 
 from __future__ import annotations
 

@@ -32,7 +32,7 @@ class SourceCounts(BaseModel):
 
 
 def others_words(sources: list[Source]) -> dict[str, int]:
-    """The sources read as someone else's words, in whole or in part, by reason (SPEC §1 "Whose words").
+    """The sources read as someone else's words, in whole or in part, by reason (docs/spec.md §1 "Whose words").
 
     Four reasons, so a person can tell why a note gave nothing, or less than it holds:
     `clipping` and `highlights` are whole notes read as external; `ai_chat` counts the chats
@@ -79,7 +79,7 @@ class Merged(BaseModel):
 
 
 class RunSummary(BaseModel):
-    """Everything SPEC §4.8 asks a run to report; `--json` prints exactly this."""
+    """Everything docs/spec.md §4.8 asks a run to report; `--json` prints exactly this."""
 
     mode: Mode
     window_days: int
@@ -90,7 +90,7 @@ class RunSummary(BaseModel):
     changed_files: list[str] = []
     counts: Counts = Counts()
     deleted: list[Deleted] = []
-    merged: list[Merged] = []  # every merge, item with item and evidence with an item (SPEC §3)
+    merged: list[Merged] = []  # every merge, item with item and evidence with an item (docs/spec.md §3)
     superseded: list[Superseded] = []
     conflicts: list[Conflicted] = []
     forgotten: list[Deleted] = []  # evidence a forgotten item's tombstone kept out
@@ -135,7 +135,7 @@ def total_counts(reports: list[FileReport]) -> Counts:
 
 
 def trust_lists(reports: list[FileReport]) -> dict[str, list[object]]:
-    """The merges', rule H's and the tombstones' lists of a summary (SPEC §4.8), file by file."""
+    """The merges', rule H's and the tombstones' lists of a summary (docs/spec.md §4.8), file by file."""
     return {
         "merged": [Merged(file=r.file, kept=m.kept, dropped=m.dropped)
                    for r in reports for m in r.changes.merged + r.changes.joined],

@@ -1,4 +1,4 @@
-"""Run modes and scan windows (SPEC §4.1)."""
+"""Run modes and scan windows (docs/spec.md §4.1)."""
 
 from __future__ import annotations
 

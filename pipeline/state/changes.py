@@ -1,4 +1,4 @@
-"""What one change to the memory files records (SPEC §8): its files before and after, provenance, tombstones.
+"""What one change to the memory files records (docs/spec.md §8): its files before and after, provenance, tombstones.
 
 Built by every command that writes memory files, carried in the journal, and recorded in the
 ledger in the same transaction as the rest of the command, so a replayed journal records it once.

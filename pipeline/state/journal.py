@@ -82,7 +82,7 @@ class Journal(BaseModel):
     sources: list[tuple[str, str]] = []  # (path, content hash) extracted by the run
     pool: list[PoolUnit] = []  # external units the run read, for the themes of later runs
     run: RunEnd | None = None
-    change: ChangeRecord | None = None  # what `history` and `undo` will know of this command (SPEC §8)
+    change: ChangeRecord | None = None  # what `history` and `undo` will know of this command (docs/spec.md §8)
 
 
 def commit_planned(store: MemoryStore, ledger: Ledger | None, plan: Callable[[], tuple[Journal | None, T]]) -> T:

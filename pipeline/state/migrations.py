@@ -67,7 +67,7 @@ def _m004_kept_evidence(db: sqlite3.Connection) -> None:
 
 
 def _m005_changes(db: sqlite3.Connection) -> None:
-    # SPEC §8: every change with its files before and after, the evidence it applied, the
+    # docs/spec.md §8: every change with its files before and after, the evidence it applied, the
     # merges it made (so an item's sources follow it), and the tombstones of forgotten facts.
     db.execute(
         """CREATE TABLE changes (

@@ -1,4 +1,4 @@
-"""The ledger's trust records (SPEC §8): changes with their files, provenance, merges and tombstones."""
+"""The ledger's trust records (docs/spec.md §8): changes with their files, provenance, merges and tombstones."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from hylo_memory.decay import Dimension, Tombstone
 from .changes import ChangeRecord, Provenance, SourceRow, key
 from .ledger import Ledger, guarded, stamp
 
-KEEP_CHANGES = 200  # changes whose files' content is kept for `undo` (SPEC: at least the last 100)
+KEEP_CHANGES = 200  # changes whose files' content is kept for `undo` (docs/spec.md: at least the last 100)
 MAX_HISTORY = 10_000
 
 
