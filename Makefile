@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 CHECK_STAMP := $(VENV)/.installed-check
 TYPED  := .check/site
 
-.PHONY: demo test check bench clean
+.PHONY: demo demo-hylo test test-all check bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,7 @@ check: $(CHECK_STAMP)
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation --target $(TYPED) .
 	set -o pipefail; cd $(TYPED) && ../../$(BIN)/mypy --config-file ../../pyproject.toml -p hylo_memory 2>&1 \
 		| sed -E 's#^hylo_memory/(decay|extractors|pipeline|templates)/#\1/#'
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_architecture.py  # the layering (docs/development.md)
 
 
 demo: $(STAMP)
@@ -37,8 +38,13 @@ demo: $(STAMP)
 demo-hylo: $(STAMP)
 	$(BIN)/python examples/demo_hylo.py
 
+# The fast tier for the edit–test loop: all but the tests marked slow, in parallel, none allowed to hang.
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -m "not slow" -n auto --timeout 60
+
+# Every test (CI): the slow tier too (real processes, crash safety, packaging, the demo).
+test-all: $(STAMP)
+	$(BIN)/python -m pytest -q -n auto --timeout 300
 
 bench: $(STAMP)
 	$(BIN)/python bench/engine.py

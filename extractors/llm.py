@@ -12,12 +12,12 @@ from rapidfuzz import fuzz
 from hylo_memory.decay import Dimension, Evidence, MemoryFile
 from hylo_memory.decay.match import normalise
 from hylo_memory.decay.polarity import opposed
-from hylo_memory.errors import InvalidReply, LLMError
 from hylo_memory.templates import render
 
 from .base import AuthorProfile, Candidate, Cluster, Decision, Extraction, Progress, Source, Usage
 from .batching import Batch, Part, estimate_tokens, pack, relevant
 from .llm_client import ChatClient, Mode
+from .llm_errors import InvalidReply, LLMError
 from .offline import OfflineExtractor
 from .replies import (
     ClassifyReply,

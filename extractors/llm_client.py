@@ -13,10 +13,9 @@ from typing import Any
 
 import openai
 
-from hylo_memory.errors import InvalidReply, RequestFailed, TokenCeilingReached
-
 from .base import Usage
 from .batching import estimate_tokens
+from .llm_errors import InvalidReply, RequestFailed, TokenCeilingReached
 from .settings import LLMSettings
 
 

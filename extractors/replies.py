@@ -15,9 +15,10 @@ from pydantic import BaseModel, Field, ValidationError
 
 from hylo_memory.decay import Dimension
 from hylo_memory.decay.model import MAX_ITEM_TEXT
-from hylo_memory.errors import InvalidReply, validation_line
+from hylo_memory.errors import validation_line
 
 from .base import EXAMPLE_CHARS, EXAMPLES
+from .llm_errors import InvalidReply
 
 E = TypeVar("E", bound=BaseModel)
 M = TypeVar("M", bound=BaseModel)

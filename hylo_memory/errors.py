@@ -6,10 +6,8 @@ import errno
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # the extractors' usage model (this module stays at the root), pydantic (not for `--version`)
+if TYPE_CHECKING:  # pydantic is not loaded for `--version`; nothing of the package is imported here at all
     from pydantic import ValidationError
-
-    from hylo_memory.extractors.base import Usage
 
 
 class HyloMemoryError(Exception):
@@ -63,28 +61,6 @@ class FileChanged(HyloMemoryError):
         times = f" ({attempts} times)" if attempts > 1 else ""
         super().__init__(f"{path}: was saved while hylo-memory was writing it{times}; that version is kept "
                          "and this command wrote nothing — run it again")
-
-
-class LLMError(HyloMemoryError):
-    """The model could not give a usable answer: carries the attempts, the last reply and the usage so far."""
-
-    def __init__(self, reason: str, attempts: int = 0, raw: str = "", usage: Usage | None = None):
-        tries = f" (after {attempts} attempt{'s' if attempts != 1 else ''})" if attempts else ""
-        super().__init__(f"{reason}{tries}")
-        self.reason, self.attempts, self.raw = reason, attempts, raw
-        self.usage = usage
-
-
-class RequestFailed(LLMError):
-    """A request the server did not complete, after the SDK's retries."""
-
-
-class InvalidReply(LLMError):
-    """A reply that is not the JSON asked for; `raw` is the reply, for the repair prompt."""
-
-
-class TokenCeilingReached(RequestFailed):
-    """The run's token ceiling would be passed: no further request is sent."""
 
 
 def validation_line(exc: ValidationError, where: str = "") -> str:

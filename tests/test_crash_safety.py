@@ -29,6 +29,8 @@ from hylo_memory.pipeline.state.journal import journal_path
 from hylo_memory.pipeline.state.ledger import Ledger
 from hylo_memory.pipeline.state.writing import open_store
 
+pytestmark = pytest.mark.slow  # real processes (docs/development.md: the tiers)
+
 TODAY = dt.date(2026, 12, 2)
 
 # Memory as it stands before the run: items to reinforce, merge, fade and delete, a pinned
@@ -79,7 +81,7 @@ def leftovers(memory: Path) -> list[str]:
 
 # Killed with SIGKILL at random moments: pure timing, no hook in the code.
 
-NOTES = 2000
+NOTES = 400  # enough for the kills to land in every phase of the run; more notes prove nothing more
 SPREAD_KILLS = 14  # spread over the whole run, startup to exit
 COMMIT_KILLS = 6  # fired when the journal appears, 0–8 ms later: inside the ~10 ms commit
 

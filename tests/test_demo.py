@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # real processes (docs/development.md: the tiers)
+
 DEMO = Path(__file__).resolve().parents[1] / "examples" / "demo.py"
 SAMPLE = DEMO.parent / "vault"
 

@@ -15,6 +15,8 @@ from vault_helpers import short
 from hylo_memory.errors import LedgerError
 from hylo_memory.pipeline.state.ledger import Ledger
 
+pytestmark = pytest.mark.slow  # real processes (docs/development.md: the tiers)
+
 TODAY = "2026-11-30"
 DAY = dt.date(2026, 11, 30)
 

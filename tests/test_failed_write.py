@@ -35,6 +35,8 @@ from hylo_memory.pipeline.state.ledger import Ledger
 from hylo_memory.pipeline.state.trust import changes
 from hylo_memory.pipeline.state.writing import open_store
 
+pytestmark = pytest.mark.slow  # real processes (docs/development.md: the tiers)
+
 DAY = dt.date(2026, 11, 30)
 PREFERENCES = "## Active\n- Likes tea `last:2026-11-01 seen:1`\n\n## Fading\n"
 NOBODY = 65534

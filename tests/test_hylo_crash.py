@@ -15,6 +15,8 @@ from proc_helpers import cli_env
 
 from hylo_memory.testing.fake_hylo import KEY, FakeHylo
 
+pytestmark = pytest.mark.slow  # real processes (docs/development.md: the tiers)
+
 
 def texts(root: Path) -> dict[str, str]:
     return {p.name: p.read_text(encoding="utf-8") for p in sorted((root / "_memory").glob("*.md"))}

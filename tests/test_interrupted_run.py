@@ -15,6 +15,8 @@ from vault_helpers import short
 
 from hylo_memory.testing import FakeOpenAI, answer
 
+pytestmark = pytest.mark.slow  # real processes (docs/development.md: the tiers)
+
 TODAY = "2026-11-28"
 HOBBIES = ["archery", "baking", "chess", "diving", "embroidery", "fencing"]
 STUCK = "I love diving."  # the fourth batch: the model hangs on it until the test lets go

@@ -17,6 +17,8 @@ from hylo_memory.pipeline.state.locking import MEMORY_LOCK, RUN_LOCK, hold, is_h
 TODAY = "2026-12-02"
 WAITING = "waiting for another hylo-memory process"
 
+pytestmark = pytest.mark.slow  # real processes (docs/development.md: the tiers)
+
 # A process that takes locks, says so, and holds them until its stdin closes (or it is killed).
 HOLDER = """
 import sys

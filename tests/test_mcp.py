@@ -26,6 +26,8 @@ from vault_helpers import short
 from hylo_memory.decay import Dimension, parse
 from hylo_memory.pipeline.state.locking import MEMORY_LOCK, RUN_LOCK, is_held
 
+pytestmark = pytest.mark.slow  # real processes (docs/development.md: the tiers)
+
 TODAY = "2026-12-02"
 YESTERDAY = "2026-12-01"
 READ_ONLY = {"status", "recall", "context", "why", "history"}

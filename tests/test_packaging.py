@@ -12,6 +12,8 @@ from typing import NamedTuple
 import pytest
 from proc_helpers import ROOT, cli_env
 
+pytestmark = pytest.mark.slow  # real processes (docs/development.md: the tiers)
+
 # What a build leaves in the tree it is run in.
 BUILD_LEFTOVERS = ("build", "*.egg-info")
 

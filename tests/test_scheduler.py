@@ -189,6 +189,7 @@ def recent_vault(path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_catches_up_at_start_then_stops_on_sigterm_with_exit_code_0(processes, tmp_path: Path) -> None:
     vault = recent_vault(tmp_path / "vault")
     process = processes.start(schedule_args(vault), cli_env(tmp_path / "home"))
@@ -203,6 +204,7 @@ def test_catches_up_at_start_then_stops_on_sigterm_with_exit_code_0(processes, t
     assert (vault / "_memory" / "_identity.md").exists()
 
 
+@pytest.mark.slow
 def test_an_idle_scheduler_stops_on_sigint_with_exit_code_0(processes, tmp_path: Path) -> None:
     vault = recent_vault(tmp_path / "vault")
     env = cli_env(tmp_path / "home")
@@ -226,6 +228,7 @@ def slow_vault(tmp_path: Path) -> Path:
     return vault
 
 
+@pytest.mark.slow
 def test_sigterm_during_a_run_lets_it_finish_then_exits_0(processes, slow_vault, paused_model, tmp_path: Path) -> None:
     vault = slow_vault
     process = processes.start(schedule_args(vault), paused_model.env(tmp_path / "home"))
@@ -243,6 +246,7 @@ def test_sigterm_during_a_run_lets_it_finish_then_exits_0(processes, slow_vault,
     assert "Loves sourdough baking" in (vault / "_memory" / "_preferences.md").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_a_second_signal_abandons_the_run_safely(processes, slow_vault, paused_model, tmp_path: Path, config) -> None:
     vault = slow_vault
     env = paused_model.env(tmp_path / "home")

@@ -1,0 +1,32 @@
+"""The model's failures: the error family's members that carry an extractor's attempts and usage."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hylo_memory.errors import HyloMemoryError
+
+if TYPE_CHECKING:
+    from .base import Usage
+
+
+class LLMError(HyloMemoryError):
+    """The model could not give a usable answer: carries the attempts, the last reply and the usage so far."""
+
+    def __init__(self, reason: str, attempts: int = 0, raw: str = "", usage: Usage | None = None):
+        tries = f" (after {attempts} attempt{'s' if attempts != 1 else ''})" if attempts else ""
+        super().__init__(f"{reason}{tries}")
+        self.reason, self.attempts, self.raw = reason, attempts, raw
+        self.usage = usage
+
+
+class RequestFailed(LLMError):
+    """A request the server did not complete, after the SDK's retries."""
+
+
+class InvalidReply(LLMError):
+    """A reply that is not the JSON asked for; `raw` is the reply, for the repair prompt."""
+
+
+class TokenCeilingReached(RequestFailed):
+    """The run's token ceiling would be passed: no further request is sent."""
