@@ -47,6 +47,10 @@ def run() -> None:
     print(f"\nThe memory files are in {vault / '_memory'}:")
     for path in sorted((vault / "_memory").glob("_*.md")):
         print(f"\n--- {path.name}\n{path.read_text(encoding='utf-8')}", end="")
+    own = Path(sys.executable).parent / "hylo-memory"
+    print(f"\n\nThis demo ran the clone's own copy, {own}, which is not on your PATH.\n"
+          "For everyday use (cron, systemd, launchd, your assistant's MCP configuration), install the command\n"
+          "in ~/.local/bin with `pipx install .` or `uv tool install .`, then `command -v hylo-memory` finds it.")
 
 
 if __name__ == "__main__":

@@ -69,3 +69,9 @@ def test_demo_shows_the_history_newest_first(demo: subprocess.CompletedProcess[s
 
 def test_demo_prints_a_context_block_within_its_budget(demo: subprocess.CompletedProcess[str]) -> None:
     assert "# About Maya Okafor" in demo.stdout and "to fit the budget of 300 tokens" in demo.stdout
+
+
+def test_demo_says_where_its_own_copy_lives_and_how_to_put_the_command_on_path(
+        demo: subprocess.CompletedProcess[str]) -> None:
+    assert f"the clone's own copy, {Path(sys.executable).parent / 'hylo-memory'}" in demo.stdout
+    assert "pipx install ." in demo.stdout and "uv tool install ." in demo.stdout
