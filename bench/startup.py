@@ -6,10 +6,9 @@ files of a temporary vault, in the documented format, then runs each of these as
 the median of each with its ratio to the floor measured in this same run:
 
     python -c pass          the floor of any command
-    floors                  `import click` (of any command line), click with one pydantic model built (of any
-                            command that reads a file into models), and with one pydantic-settings model
-                            built (of any command that reads the configuration): no target, they say how
-                            much of each ratio is the libraries'
+    floors                  `import click` (of any command line), and click with one pydantic model built (of any
+                            command that reads a file or the configuration into models): no target, they say
+                            how much of each ratio is the libraries'
     --version, --help       target <= 2x bare Python (--help shown, no target)
     recall, context         on the N items: target <= 4x bare Python
     mcp first recall        `hylo-memory mcp` spawned, initialized and its first `recall` answered, through
@@ -43,7 +42,6 @@ PYTHON = sys.executable
 HYLO = str(Path(sys.executable).parent / "hylo-memory")
 QUERY = "running"
 PYDANTIC_FLOOR = "import click\nfrom pydantic import BaseModel\nclass M(BaseModel):\n    x: int = 0\nM()"
-SETTINGS_FLOOR = "import click\nfrom pydantic_settings import BaseSettings\nclass S(BaseSettings):\n    x: int = 0\nS()"
 
 # (file, decay_window): the six memory files, as README "Memory files" names them.
 FILES = [("_identity.md", "365d"), ("_preferences.md", "90d"), ("_goals.md", "30d"),
@@ -146,8 +144,6 @@ def main(argv: list[str] | None = None) -> int:
             "floor: import click": (process([PYTHON, "-c", "import click"], env, prints=False), "python -c pass",
                                     None),
             "floor: click + pydantic": (process([PYTHON, "-c", PYDANTIC_FLOOR], env, prints=False),
-                                        "python -c pass", None),
-            "floor: click + settings": (process([PYTHON, "-c", SETTINGS_FLOOR], env, prints=False),
                                         "python -c pass", None),
             "hylo-memory --version": (process([HYLO, "--version"], env), "python -c pass", 2.0),
             "hylo-memory --help": (process([HYLO, "--help"], env), "python -c pass", None),
