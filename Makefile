@@ -29,6 +29,12 @@ check: $(CHECK_STAMP)
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation --target $(TYPED) .
 	set -o pipefail; cd $(TYPED) && ../../$(BIN)/mypy --config-file ../../pyproject.toml -p hylo_memory 2>&1 \
 		| sed -E 's#^hylo_memory/(decay|extractors|pipeline|templates)/#\1/#'
+	$(BIN)/python docs/generate.py --check
+
+# docs/cli.md and docs/settings.md, from click's help and the Config model; `make check` fails when they are stale.
+.PHONY: docs
+docs: $(STAMP)
+	$(BIN)/python docs/generate.py
 
 
 demo: $(STAMP)
