@@ -30,6 +30,12 @@ check: $(CHECK_STAMP)
 	set -o pipefail; cd $(TYPED) && ../../$(BIN)/mypy --config-file ../../pyproject.toml -p hylo_memory 2>&1 \
 		| sed -E 's#^hylo_memory/(decay|extractors|pipeline|templates)/#\1/#'
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_architecture.py  # the layering (docs/development.md)
+	$(BIN)/python docs/generate.py --check
+
+# docs/cli.md and docs/settings.md, from click's help and the Config model; `make check` fails when they are stale.
+.PHONY: docs
+docs: $(STAMP)
+	$(BIN)/python docs/generate.py
 
 
 demo: $(STAMP)

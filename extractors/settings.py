@@ -13,16 +13,25 @@ class LLMSettings(BaseModel):
 
     model_config = ConfigDict(allow_inf_nan=False)
 
-    model: str = Field("gpt-4o-mini", max_length=1024)
+    model: str = Field("gpt-4o-mini", max_length=1024, description="The model name.")
     api_key: SecretStr | None = None
     base_url: str | None = Field(None, max_length=1024)
-    temperature: float = Field(0.0, ge=0, le=2)
-    timeout: float = Field(60.0, gt=0, le=3600)
-    retries: int = Field(3, ge=0, le=20)
-    retry_backoff: float = Field(0.5, ge=0, le=60)  # seconds before the first retry, doubling
-    concurrency: int = Field(4, ge=1, le=64)
-    request_token_budget: int = Field(6000, ge=500, le=2_000_000)
-    run_token_ceiling: int = Field(2_000_000, ge=1000, le=10_000_000_000)
-    max_reply_tokens: int = Field(2000, ge=64, le=1_000_000)
-    max_evidence_per_source: int = Field(20, ge=1, le=1000)  # the rest of a source's evidence is dropped, counted
-    max_failed_batches: int = Field(3, ge=1, le=10_000)  # failed batches in a row before a run stops sending
+    temperature: float = Field(0.0, ge=0, le=2, description="The sampling temperature of every request.")
+    timeout: float = Field(60.0, gt=0, le=3600, description="Seconds per request.")
+    retries: int = Field(3, ge=0, le=20, description=(
+        "The openai SDK's own retries per request (408, 409, 429, 5xx, timeouts and connection errors, "
+        "honouring `Retry-After`, `retry-after-ms` and `x-should-retry`)."))
+    retry_backoff: float = Field(0.5, ge=0, le=60, description=(
+        "Seconds before the first retry, doubling after each."))
+    concurrency: int = Field(4, ge=1, le=64, description="Requests in flight at once.")
+    request_token_budget: int = Field(6000, ge=500, le=2_000_000, description=(
+        "Tokens per request, prompt and reply (estimated at about four characters a token)."))
+    run_token_ceiling: int = Field(2_000_000, ge=1000, le=10_000_000_000, description=(
+        "No request is sent that would pass it; the sources wait for the next run."))
+    max_reply_tokens: int = Field(2000, ge=64, le=1_000_000, description=(
+        "Caps each reply (`max_tokens`); a longer or cut-off reply is not trusted: repaired once, else its "
+        "batch waits."))
+    max_evidence_per_source: int = Field(20, ge=1, le=1000, description=(
+        "Evidence kept from one source; the rest is dropped and counted by reason."))
+    max_failed_batches: int = Field(3, ge=1, le=10_000, description=(
+        "Failed batches in a row after which a run sends nothing more; the rest wait for the next run."))

@@ -41,33 +41,57 @@ class Config(LLMSettings):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     # The vault
-    vault: str | None = Field(None, max_length=PATH_CHARS)  # makes --vault optional; not in the vault's own file
-    memory_dir: str = Field("_memory", max_length=PATH_CHARS)
-    shorts_paths: list[Annotated[str, Field(max_length=PATH_CHARS)]] = Field(["_shorts"], max_length=100)
-    knowledge_paths: list[Annotated[str, Field(max_length=PATH_CHARS)]] = Field(["_knowledge"], max_length=100)
-    extra_scan_paths: list[Annotated[str, Field(max_length=PATH_CHARS)]] = Field([], max_length=100)
-    timezone: str | None = Field(None, max_length=100)  # None: the machine's local time zone
-    max_note_bytes: int = Field(1_000_000, ge=1, le=100_000_000)
+    vault: str | None = Field(None, max_length=PATH_CHARS, description=(
+        "The vault when `--vault` is not given: a folder (`~` expanded) or a Hylo MCP endpoint's URL."))
+    memory_dir: str = Field("_memory", max_length=PATH_CHARS, description=(
+        "The memory folder, inside the vault; no scan path may hold it or sit inside it."))
+    shorts_paths: list[Annotated[str, Field(max_length=PATH_CHARS)]] = Field(["_shorts"], max_length=100, description=(
+        "The folders of short notes; `\".\"` is the whole vault."))
+    knowledge_paths: list[Annotated[str, Field(max_length=PATH_CHARS)]] = Field(
+        ["_knowledge"], max_length=100, description="The folders of knowledge units.")
+    extra_scan_paths: list[Annotated[str, Field(max_length=PATH_CHARS)]] = Field([], max_length=100, description=(
+        "More folders of personal notes, read as short notes."))
+    timezone: str | None = Field(None, max_length=100, description=(
+        "The time zone in which today is decided and a file's mtime is dated; none: the machine's."))
+    max_note_bytes: int = Field(1_000_000, ge=1, le=100_000_000, description=(
+        "Larger notes are skipped and named in the summary."))
     # The run
-    first_run_days: int = Field(90, ge=1, le=DAYS)
-    incremental_days: int = Field(2, ge=1, le=DAYS)
-    per_run_cap: int | None = Field(None, ge=1, le=100_000_000)  # sources extracted per run; the rest wait
-    similarity_threshold: float = Field(90.0, gt=0, le=100)
-    pool_days: int = Field(180, ge=1, le=DAYS)  # how long an external unit waits for others of its theme
-    archive_keep: int = Field(10, ge=0, le=10_000)
-    lock_timeout: float = Field(600.0, ge=0, le=7 * 86_400)
-    schedule: str = Field("0 3 * * *", max_length=200)
+    first_run_days: int = Field(90, ge=1, le=DAYS, description="The first run's scan window, in days.")
+    incremental_days: int = Field(2, ge=1, le=DAYS, description=(
+        "A later run's scan window, in days, widened back to the last complete run."))
+    per_run_cap: int | None = Field(None, ge=1, le=100_000_000, description=(
+        "Sources extracted per run; the rest wait for the next run, counted; none: no cap."))
+    similarity_threshold: float = Field(90.0, gt=0, le=100, description=(
+        "How alike in letters (0–100, rapidfuzz's ratio) two wordings must be to be weighed as near-duplicates; "
+        "it finds candidates, it never decides."))
+    pool_days: int = Field(180, ge=1, le=DAYS, description=(
+        "How long an external unit waits in the pool for others of its theme."))
+    archive_keep: int = Field(10, ge=0, le=10_000, description=(
+        "Prior versions kept per memory file in `.archive/`, beyond every version of the last 24 hours "
+        "(up to 16 MiB a file)."))
+    lock_timeout: float = Field(600.0, ge=0, le=7 * 86_400, description=(
+        "Seconds a command waits for another one on the same vault."))
+    schedule: str = Field("0 3 * * *", max_length=200, description=(
+        "The built-in scheduler's 5-field cron expression, in `timezone`."))
     # Recall's embeddings (docs/spec.md §9), through the extractor's endpoint and key; unset: BM25 alone
-    embedding_model: str | None = Field(None, max_length=1024)
-    embedding_timeout: float = Field(5.0, gt=0, le=600)  # seconds for all of one recall's requests together
-    embedding_batch: int = Field(64, ge=1, le=2048)  # texts a request; 2048 is the API's own cap
+    embedding_model: str | None = Field(None, max_length=1024, description=(
+        "`recall` also ranks by embeddings from this model, through the same endpoint and key "
+        "(e.g. `text-embedding-3-small`); none: BM25 alone."))
+    embedding_timeout: float = Field(5.0, gt=0, le=600, description=(
+        "Seconds one `recall` waits for all its embeddings; past it, or on any failure, BM25 alone, and it says so."))
+    embedding_batch: int = Field(64, ge=1, le=2048, description=(
+        "Texts per embeddings request (2048 is the API's own cap); each item is embedded once, cached by model "
+        "and text in `.state/embeddings.sqlite`."))
     # The extractor (the rest of its settings come from LLMSettings); the SDK's own variables count too
-    extractor: Literal["auto", "offline", "openai"] = "auto"
+    extractor: Literal["auto", "offline", "openai"] = Field("auto", description=(
+        "`auto`: the LLM when a key or base URL is set, else the offline extractor."))
     api_key: SecretStr | None = Field(
-        None, validation_alias=AliasChoices("api_key", "HYLO_MEMORY_API_KEY", "OPENAI_API_KEY"))
+        None, validation_alias=AliasChoices("api_key", "HYLO_MEMORY_API_KEY", "OPENAI_API_KEY"),
+        description="The key of the OpenAI-compatible endpoint; never logged, printed or written.")
     base_url: str | None = Field(
         None, max_length=PATH_CHARS,
-        validation_alias=AliasChoices("base_url", "HYLO_MEMORY_BASE_URL", "OPENAI_BASE_URL"))
+        validation_alias=AliasChoices("base_url", "HYLO_MEMORY_BASE_URL", "OPENAI_BASE_URL"),
+        description="An OpenAI-compatible endpoint (Ollama, vLLM, llama.cpp, LM Studio, …); none: OpenAI's.")
 
     @field_validator("timezone")
     @classmethod
@@ -129,9 +153,12 @@ class Config(LLMSettings):
         return os.path.expanduser(value) if value else None
 
     # A Hylo vault reached by URL (docs/spec.md §10); its key is HYLO_API_KEY, never a setting
-    state_dir: str | None = Field(None, max_length=PATH_CHARS)  # its local state; None: the user's state directory
-    hylo_timeout: float = Field(30.0, gt=0, le=3600)  # seconds for any one exchange with Hylo
-    hylo_page: int = Field(500, ge=1, le=100_000)  # notes a listing asks for at once: bounds a run's memory
+    state_dir: str | None = Field(None, max_length=PATH_CHARS, description=(
+        "A Hylo vault's local state folder (ledger, locks, journal, history, mirror); none: one folder a URL "
+        "under the user's state directory."))
+    hylo_timeout: float = Field(30.0, gt=0, le=3600, description="Seconds for any one exchange with Hylo.")
+    hylo_page: int = Field(500, ge=1, le=100_000, description=(
+        "Notes a Hylo listing asks for at once: it bounds a run's memory."))
 
 
 def is_whole_vault(path: str) -> bool:
