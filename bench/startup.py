@@ -43,7 +43,7 @@ HYLO = str(Path(sys.executable).parent / "hylo-memory")
 QUERY = "running"
 PYDANTIC_FLOOR = "import click\nfrom pydantic import BaseModel\nclass M(BaseModel):\n    x: int = 0\nM()"
 
-# (file, decay_window): the six memory files, as README "Memory files" names them.
+# (file, decay_window): the six memory files, as docs/spec.md §2 names them.
 FILES = [("_identity.md", "365d"), ("_preferences.md", "90d"), ("_goals.md", "30d"),
          ("_beliefs.md", "90d"), ("_people.md", "90d"), ("_state.md", "7d")]
 _OPENERS = ["Prefers", "Enjoys", "Works on", "Believes in", "Lives near", "Talks often with", "Dislikes",

@@ -135,10 +135,10 @@ def test_the_launchd_label_matches_its_file_name() -> None:
     assert launchd_job()["Label"] + ".plist" == "com.hylo.memory.plist"
 
 
-def test_the_readme_has_a_section_for_each_file() -> None:
-    readme = (CRON.parent / "README.md").read_text(encoding="utf-8")
-    for heading in ("### cron", "### systemd", "### launchd", "### The built-in scheduler",
-                    "## How it keeps your memory safe"):
-        assert heading in readme
+def test_the_operations_guide_has_a_section_for_each_file() -> None:
+    guide = (CRON.parent / "docs" / "operations.md").read_text(encoding="utf-8")
+    for heading in ("## cron", "## systemd", "## launchd", "## The built-in scheduler", "## Logs",
+                    "how it keeps your memory safe"):
+        assert heading in guide
     for name in ("crontab", "hylo-memory.service", "hylo-memory.timer", "com.hylo.memory.plist"):
-        assert name in readme
+        assert name in guide

@@ -1,5 +1,5 @@
 """Near-duplicate matching is exactly docs/spec.md §3's in files of ordinary size, and in a file over the
-exhaustive limit misses only what README's "The rules" says it may: checked against brute force."""
+exhaustive limit misses only what docs/spec.md §3 says it may: checked against brute force."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def test_a_near_duplicate_sharing_no_rare_word_is_found_among_many_similar_items
     assert index.find("likes the color grey") == len(items) - 2
 
 
-# Blocked search, in a file over the exhaustive limit (README, "The rules"). The limit is patched low so
+# Blocked search, in a file over the exhaustive limit (docs/spec.md §3). The limit is patched low so
 # that small generated files are blocked, and the count of items that makes a key common ("the",
 # "likes") low too, so that generated files have common keys.
 
@@ -57,7 +57,7 @@ WORD = re.compile(r"\w+")
 
 
 def block_keys(text: str) -> set[tuple[str, str]]:
-    """README's block keys: each word; for a text of at most three words, also each word's first and
+    """docs/spec.md §3's block keys: each word; for a text of at most three words, also each word's first and
     last four characters (a word and an affix are different keys, even when spelt alike)."""
     words = WORD.findall(normalise(text))
     keys = {("word", w) for w in words}
