@@ -71,6 +71,23 @@ def pack(sources: list[Source], budget: int) -> list[Batch]:
 
 
 _PER_SOURCE = 40  # the source's header line in the prompt
+MIN_PIECE = 64  # estimated tokens: a piece smaller than this is not cut again
+
+
+def halved(batch: Batch) -> list[Batch] | None:
+    """A batch the model could not take, as two: its parts in halves, or its one part cut in two; None when
+    it is one piece too small to cut."""
+    if len(batch.parts) > 1:
+        middle = len(batch.parts) // 2
+        return [Batch(parts=batch.parts[:middle]), Batch(parts=batch.parts[middle:])]
+    part = batch.parts[0]
+    tokens = estimate_tokens(part.text)
+    if tokens < 2 * MIN_PIECE:
+        return None
+    pieces = _cut(part.source.model_copy(update={"text": part.text}), (tokens + 1) // 2 + _PER_SOURCE)
+    if len(pieces) < 2:
+        return None
+    return [Batch(parts=[p.model_copy(update={"source": part.source})]) for p in pieces]
 
 
 def _cut(source: Source, budget: int) -> list[Part]:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -15,9 +17,10 @@ from hylo_memory.decay.polarity import opposed
 from hylo_memory.templates import render
 
 from .base import AuthorProfile, Candidate, Cluster, Decision, Extraction, Progress, Source, Usage
-from .batching import Batch, Part, estimate_tokens, pack, relevant
+from .batching import Batch, Part, estimate_tokens, halved, pack, relevant
+from .context_size import PROBE_TIMEOUT, context_tokens
 from .llm_client import ChatClient, Mode
-from .llm_errors import InvalidReply, LLMError
+from .llm_errors import InvalidReply, LLMError, OutOfTime, ReplyCut, TooLong
 from .offline import OfflineExtractor
 from .replies import (
     ClassifyReply,
@@ -43,7 +46,9 @@ MAX_CLASSIFY_ITEMS = 100  # Active items `remember` shows the model, for it to s
 _WITHOUT_IT = " (kept without it)"  # a rejected supersedes claim costs the claim, not the evidence
 # "Hates X" never restates "Loves X" (docs/spec.md §3): the link goes, the fact stays.
 OPPOSITE_RESTATES = "restates an item of the opposite polarity (kept as its own fact)"
-_OVERHEAD_ROOM = 0.8  # share of the request budget sources may fill, after the fixed parts
+_SOURCES_SHARE = 0.7  # of a request's room after its fixed parts and the reply: the sources'; the rest, items shown
+_CANDIDATES_SHARE = 0.25
+_ESTIMATE_SLACK = 0.9  # our token count is an estimate: a request is sized to nine tenths of the context
 
 
 class LLMExtractor:
@@ -56,6 +61,21 @@ class LLMExtractor:
         self.mode = Mode.json_schema
         self.usage = Usage()
         self.failed_in_a_row = 0  # batches; at `max_failed_batches` the run stops sending
+        self.context: tuple[int, str] | None = None  # the model's context in tokens, and who said so
+
+    def _context(self, timeout: float = PROBE_TIMEOUT) -> int:
+        """The model's context, learnt once: the setting, else the server's own word, else the default."""
+        if self.context is None:
+            key = self.config.api_key.get_secret_value() if self.config.api_key else None
+            self.context = context_tokens(self.config.context_tokens, self.config.base_url, self.config.model, key,
+                                          timeout)
+        return self.context[0]
+
+    def _fit(self, client: ChatClient) -> None:
+        """Size the client's requests to the context: the whole request within it, a third of it for the reply."""
+        limit = min(self.config.request_token_budget, int(self._context() * _ESTIMATE_SLACK))
+        client.request_limit = limit
+        client.reply_tokens = min(self.config.max_reply_tokens, max(64, limit // 3))
 
     @property
     def gave_up(self) -> bool:
@@ -75,14 +95,18 @@ class LLMExtractor:
 
     def extract(self, sources: list[Source], profile: AuthorProfile, existing: list[Candidate],
                 progress: Progress | None = None) -> Extraction:
+        self._context()  # asked before the requests, not while they wait
         return self._spend(lambda client: self._extract(client, sources, profile, existing, progress))
 
     async def _extract(self, client: ChatClient, sources: list[Source], profile: AuthorProfile,
                        existing: list[Candidate], progress: Progress | None) -> Extraction:
         system = render("extract_instructions.j2")
-        fixed = estimate_tokens(system) + estimate_tokens(self._request_text([], [], profile))
-        budget = int((self.config.request_token_budget - fixed - self.config.max_reply_tokens) * _OVERHEAD_ROOM)
-        batches = pack(sources, max(budget, 300))
+        self._fit(client)
+        # The schema travels in the prompt once a server refuses json_schema: counted from the start.
+        fixed = sum(map(estimate_tokens, (system, self._request_text([], [], profile))))
+        fixed += hint_tokens(strict_schema(ExtractionReply))
+        room = client.request_limit - fixed - client.reply_tokens
+        batches = pack(sources, max(int(room * _SOURCES_SHARE), 64))
         gate = asyncio.Semaphore(self.config.concurrency)
         done = _Done(batches, progress)
 
@@ -90,7 +114,8 @@ class LLMExtractor:
             async with gate:
                 if self.gave_up:  # a dead or hanging server costs a few batches, not the whole vault
                     return None
-                part = self._record(await self._extract_batch(client, system, batch, profile, existing))
+                part = self._record(await self._fitted(client, system, batch, profile, existing,
+                                                       max(int(room * _CANDIDATES_SHARE), 0)))
                 done.batch(batch, part)
                 return part
 
@@ -108,11 +133,28 @@ class LLMExtractor:
                       profile: AuthorProfile) -> str:
         return render("extract_request.j2", profile=profile, candidates=candidates, sources=sources)
 
+    async def _fitted(self, client: ChatClient, system: str, batch: Batch, profile: AuthorProfile,
+                      existing: list[Candidate], room: int) -> Extraction:
+        """A batch's extraction; one too long for the model (refused, or its reply cut) is asked again in
+        halves, down to a piece of one source; what still fails waits for the next run."""
+        try:
+            return await self._extract_batch(client, system, batch, profile, existing, room)
+        except (TooLong, ReplyCut) as exc:
+            halves = halved(batch)
+            if halves is None:
+                return _failed(batch, exc)
+            result = Extraction()
+            for half in halves:
+                result.merge(await self._fitted(client, system, half, profile, existing, room))
+            return result
+        except LLMError as exc:
+            return _failed(batch, exc)
+
     async def _extract_batch(self, client: ChatClient, system: str, batch: Batch, profile: AuthorProfile,
-                             existing: list[Candidate]) -> Extraction:
+                             existing: list[Candidate], room: int) -> Extraction:
         # Short ids the pipeline assigns: the model cannot invent a path or an item.
         sources = [(f"S{i}", part) for i, part in enumerate(batch.parts, start=1)]
-        candidates = list(enumerate(shown(existing, batch.text), start=1))
+        candidates = list(enumerate(within(shown(existing, batch.text), room), start=1))
         messages = [{"role": "system", "content": system},
                     {"role": "user", "content": self._request_text(candidates, sources, profile)}]
         by_id = {sid: part.source for sid, part in sources}
@@ -148,19 +190,22 @@ class LLMExtractor:
                                                 date=source.date, matches=matches, supersedes=replaced))
             return result
 
-        return await _or_failed(self._ask(client, messages, "extraction", strict_schema(ExtractionReply), read),
-                                batch.paths, f"batch of {len(batch.paths)} source(s) from {batch.paths[0]}")
+        return await self._ask(client, messages, "extraction", strict_schema(ExtractionReply), read, halvable=True)
 
     async def _ask(self, client: ChatClient, messages: list[dict[str, str]], name: str, schema: dict[str, Any],
-                   read: Callable[[str], T]) -> T:
-        """One request and, if the reply is not the JSON asked for, one repair carrying the error."""
+                   read: Callable[[str], T], halvable: bool = False) -> T:
+        """One request and, if the reply is not the JSON asked for, one repair carrying the error.
+
+        A reply cut at its limit is no slip to repair when the batch can be halved instead."""
         try:
             raw = await client.complete(messages, name, schema)
             return read(raw)
+        except ReplyCut:
+            if halvable:
+                raise
+            repair = _repair(client, messages, "the reply stopped at its token limit", "")
         except InvalidReply as exc:
-            repair = [*messages, {"role": "assistant", "content": exc.raw[:4000]},
-                      {"role": "user", "content": f"That reply was not usable: {exc.reason}. "
-                                                  "Answer again with only the JSON object asked for."}]
+            repair = _repair(client, messages, exc.reason, exc.raw)
         raw = await client.complete(repair, name, schema)
         try:
             return read(raw)
@@ -172,9 +217,11 @@ class LLMExtractor:
     def synthesise(self, clusters: list[Cluster], profile: AuthorProfile) -> Extraction:
         if self.gave_up:
             return self._not_sent(sorted({p for c in clusters for p in c.sources}))
+        self._context()
         return self._spend(lambda client: self._synthesise(client, clusters, profile))
 
     async def _synthesise(self, client: ChatClient, clusters: list[Cluster], profile: AuthorProfile) -> Extraction:
+        self._fit(client)
         numbered = list(enumerate(clusters, start=1))
         by_number = dict(numbered)
         messages = [{"role": "system", "content": render("synthesise_instructions.j2")},
@@ -207,19 +254,29 @@ class LLMExtractor:
 
     def classify(self, text: str, dimension: Dimension | None, pinned: bool | None, *,
                  memory: dict[Dimension, MemoryFile | None] | None = None) -> Decision:
-        items = dict(enumerate(active_items(memory, dimension, text), start=1))
-        messages = [{"role": "system", "content": render("classify_instructions.j2")},
-                    {"role": "user", "content": render("classify_request.j2", text=text, items=list(items.items()))}]
+        # Every request `remember` makes, the context probe included, fits in `remember_budget`.
+        deadline = time.monotonic() + self.config.remember_budget
+        self._context(timeout=min(PROBE_TIMEOUT, self.config.remember_budget / 5))
+        system = render("classify_instructions.j2")
+        items: dict[int, Candidate] = {}
 
         async def ask(client: ChatClient) -> ClassifyReply:
+            self._fit(client)
+            fixed = estimate_tokens(system) + estimate_tokens(render("classify_request.j2", text=text, items=[]))
+            fixed += hint_tokens(strict_schema(ClassifyReply))
+            room = client.request_limit - fixed - client.reply_tokens
+            items.update(enumerate(within(active_items(memory, dimension, text), room), start=1))
+            messages = [{"role": "system", "content": system},
+                        {"role": "user", "content": render("classify_request.j2", text=text,
+                                                           items=list(items.items()))}]
             return await self._ask(client, messages, "memory_item", strict_schema(ClassifyReply),
                                    lambda raw: parse_object(raw, ClassifyReply))
 
         try:
-            proposed = self._run(ask)
+            proposed = self._run(ask, deadline=deadline)
         except LLMError as exc:
             decision = OfflineExtractor().classify(text, dimension, pinned, memory=memory)
-            return decision.model_copy(update={"reason": f"LLM unavailable ({exc}); {decision.reason or 'as given'}"})
+            return decision.model_copy(update={"reason": f"{why_offline(exc)}; {decision.reason or 'as given'}"})
         wording = clean_text(proposed.text)
         # A wording that means nothing on its own ("Loves it") is the model's slip: the person's words stand.
         alone = why_not_alone(wording) if wording is not None else None
@@ -240,10 +297,10 @@ class LLMExtractor:
 
     # Plumbing
 
-    def _run(self, work: Callable[[ChatClient], Awaitable[T]]) -> T:
+    def _run(self, work: Callable[[ChatClient], Awaitable[T]], deadline: float | None = None) -> T:
         """Run `work` on a fresh event loop and client, keeping the run's mode and usage."""
         async def main() -> T:
-            client = ChatClient(self.config, mode=self.mode, spent=self.usage)
+            client = ChatClient(self.config, mode=self.mode, spent=self.usage, deadline=deadline)
             try:
                 return await work(client)
             finally:
@@ -290,6 +347,47 @@ async def _or_failed(work: Awaitable[Extraction], paths: list[str], what: str) -
         return await work
     except LLMError as exc:
         return Extraction(failed=paths, failures=[f"{what}: {exc}"])
+
+
+def _failed(batch: Batch, exc: LLMError) -> Extraction:
+    """A batch the model could not read: its sources wait for the next run, the reason named."""
+    pieces = f" (piece {batch.parts[0].piece} of {batch.parts[0].pieces})" if batch.parts[0].pieces > 1 else ""
+    what = f"batch of {len(batch.paths)} source(s) from {batch.paths[0]}{pieces}"
+    return Extraction(failed=batch.paths, failures=[f"{what}: {exc}"])
+
+
+def _repair(client: ChatClient, messages: list[dict[str, str]], reason: str, raw: str) -> list[dict[str, str]]:
+    """The repair turn: the error, and as much of the unusable reply as the context has room for."""
+    note = {"role": "user", "content": f"That reply was not usable: {reason}. "
+                                       "Answer again with only the JSON object asked for."}
+    spare = client.request_limit - client.reply_tokens - sum(estimate_tokens(m["content"]) for m in messages) - 80
+    shown = raw[:min(4000, max(0, spare) * 3)]  # three characters a token at worst
+    return [*messages, {"role": "assistant", "content": shown}, note] if shown else [*messages, note]
+
+
+def why_offline(exc: LLMError) -> str:
+    """Why `remember` fell back to the patterns: out of time, a poor reply, or no model to be had."""
+    if isinstance(exc, OutOfTime):
+        return exc.reason
+    if isinstance(exc, InvalidReply):
+        return f"the model's reply was not usable ({exc.reason})"
+    return f"LLM unavailable ({exc})"
+
+
+def within(candidates: list[Candidate], room: int) -> list[Candidate]:
+    """As many of the candidates, in order, as `room` tokens hold (a small context shows fewer items)."""
+    kept, used = [], 0
+    for candidate in candidates:
+        used += estimate_tokens(candidate.text) + 6  # its number and dimension
+        if used > room:
+            break
+        kept.append(candidate)
+    return kept
+
+
+def hint_tokens(schema: dict[str, Any]) -> int:
+    """The schema hint a server without json_schema is sent in the prompt (llm_client): counted from the start."""
+    return estimate_tokens(json.dumps(schema)) + 20
 
 
 def shown(existing: list[Candidate], text: str) -> list[Candidate]:

@@ -1,13 +1,17 @@
 """Talking to an OpenAI-compatible server: structured output with fallbacks, retries, usage.
 
-Retries are the SDK's own. Servers differ in what they accept. `json_schema` (strict) is asked first; a server
-that rejects it (400, 422, even a 500 naming `response_format`) gets `json_object`
-with the schema in the prompt, then plain text — decided once per run, not per request.
+Retries are ours (`llm_retry`), one SDK attempt at a time, so a rejection is seen before any retry.
+Servers differ in what they accept. `json_schema` (strict) is asked first; a server that rejects it
+(a 4xx, or a 5xx whose body names the format) gets `json_object` with the schema in the prompt, then
+plain text, at once and with no retry — decided once per run, not per request. A request refused as
+longer than the server's context is `TooLong`, for the extractor to halve.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from enum import Enum
 from typing import Any
 
@@ -15,7 +19,8 @@ import openai
 
 from .base import Usage
 from .batching import estimate_tokens
-from .llm_errors import InvalidReply, RequestFailed, TokenCeilingReached
+from .llm_errors import InvalidReply, OutOfTime, ReplyCut, RequestFailed, TokenCeilingReached, TooLong
+from .llm_retry import retry_delay, should_retry
 from .settings import LLMSettings
 
 
@@ -25,34 +30,20 @@ class Mode(str, Enum):
     text = "text"
 
 
-class _SDKClient(openai.AsyncOpenAI):
-    """The SDK's client with the SDK's own retries (408, 409, 429, 5xx, timeouts, connection errors,
-    `Retry-After`, `retry-after-ms`, `x-should-retry`). Only the base of its exponential backoff is
-    ours to set (`retry_backoff`): a delay the server asks for is kept as the SDK computed it."""
-
-    def __init__(self, *, backoff: float, **kwargs: Any):
-        super().__init__(**kwargs)
-        self._backoff_scale = backoff / _SDK_FIRST_DELAY
-
-    def _calculate_retry_timeout(self, remaining_retries: int, options: Any, response_headers: Any = None) -> float:
-        delay = super()._calculate_retry_timeout(remaining_retries, options, response_headers)
-        asked = self._parse_retry_after_header(response_headers)
-        return delay if asked is not None and delay == asked else delay * self._backoff_scale
-
-
-_SDK_FIRST_DELAY = 0.5  # seconds: the SDK's first backoff, which `retry_backoff` replaces
-
-
 class ChatClient:
     """One run's connection: its structured-output mode, token budget and usage."""
 
-    def __init__(self, settings: LLMSettings, mode: Mode = Mode.json_schema, spent: Usage | None = None):
+    def __init__(self, settings: LLMSettings, mode: Mode = Mode.json_schema, spent: Usage | None = None,
+                 deadline: float | None = None):
         # Local servers need no key, but the SDK insists on one.
         self._secret = settings.api_key.get_secret_value() if settings.api_key else None
-        self.client = _SDKClient(api_key=self._secret or "unused", base_url=settings.base_url,
-                                 timeout=settings.timeout, max_retries=settings.retries,
-                                 backoff=settings.retry_backoff)
+        self.client = openai.AsyncOpenAI(api_key=self._secret or "unused", base_url=settings.base_url,
+                                         timeout=settings.timeout, max_retries=0)
         self.settings = settings
+        self.request_limit = settings.request_token_budget  # prompt and reply; the extractor fits it to the context
+        self.reply_tokens = settings.max_reply_tokens  # the extractor lowers it to fit a small context
+        self.deadline = deadline  # time.monotonic() past which no request is sent (`remember_budget`)
+        self.budget = 0.0 if deadline is None else deadline - time.monotonic()
         # Shared by concurrent requests: once a rejection steps it down, later requests start
         # there. Only the first wave (at most `concurrency` requests) can meet a rejection;
         # a server that accepts json_schema — most do — pays nothing to find out.
@@ -64,37 +55,66 @@ class ChatClient:
 
     async def complete(self, messages: list[dict[str, str]], name: str, schema: dict[str, Any]) -> str:
         """The reply's text for these messages, asking for JSON matching `schema`."""
+        attempts = 0
         while True:
             mode = self.mode
             request = self._request(messages, name, schema, mode)
             self._check_ceiling(request["messages"])
+            attempts += 1
+            timeout = self._timeout(attempts)
+            self.usage.requests += 1  # every HTTP request sent, retries included
             try:
-                raw = await self.client.chat.completions.with_raw_response.create(**request)
-                self.usage.requests += raw.retries_taken + 1  # every HTTP request sent, retries included
-                response = raw.parse()
+                response = await self.client.chat.completions.create(**request, timeout=timeout)
             except openai.APIStatusError as exc:
-                attempts = self._count_attempts(exc)
-                rejectable = exc.status_code in (400, 422) or exc.status_code >= 500
-                if mode is not Mode.text and rejectable and _about_response_format(exc):
-                    self._fall_back(mode)  # the server's limitation, not a failed attempt
+                if mode is not Mode.text and _rejects_format(exc):
+                    self._fall_back(mode)  # the server's limitation, not a failed attempt: no retry, no wait
+                    attempts -= 1
+                    continue
+                if _too_long(exc):
+                    raise TooLong(self._redact(describe_failure(exc)), attempts=attempts,
+                                  usage=self.usage.model_copy()) from None
+                headers = dict(exc.response.headers) if exc.response is not None else None
+                if await self._retrying(attempts, exc.status_code, headers):
                     continue
                 raise RequestFailed(self._redact(describe_failure(exc)), attempts=attempts,
                                     usage=self.usage.model_copy()) from None
-            except openai.APIError as exc:  # timeouts and connection errors, after the SDK's retries
-                raise RequestFailed(self._redact(describe_failure(exc)), attempts=self._count_attempts(exc),
+            except openai.APIError as exc:  # timeouts and connection errors
+                if self._out_of_time():
+                    raise self._late(attempts) from None
+                if await self._retrying(attempts, None, None):
+                    continue
+                raise RequestFailed(self._redact(describe_failure(exc)), attempts=attempts,
                                     usage=self.usage.model_copy()) from None
             except ValueError:  # a 200 whose body is not JSON: worth the repair attempt, like a bad reply
                 raise InvalidReply("the server's answer was not JSON", attempts=1,
                                    usage=self.usage.model_copy()) from None
             return self._content(response, request["messages"])
 
-    def _count_attempts(self, exc: openai.APIError) -> int:
-        """How many requests the SDK sent before giving up (it numbers its retries in a header); counted as spent."""
-        request = getattr(exc, "request", None)
-        retried = request.headers.get("x-stainless-retry-count") if request is not None else None
-        attempts = int(retried) + 1 if retried and retried.isdigit() else 1
-        self.usage.requests += attempts
-        return attempts
+    async def _retrying(self, attempts: int, status: int | None, headers: dict[str, str] | None) -> bool:
+        """Whether to try again (after waiting as the server asked, or the backoff); False past the retries."""
+        if attempts > self.settings.retries or not should_retry(status, headers):
+            return False
+        wait = retry_delay(attempts, self.settings.retry_backoff, headers)
+        if self.deadline is not None and time.monotonic() + wait >= self.deadline:
+            raise self._late(attempts)
+        await asyncio.sleep(wait)
+        return True
+
+    def _timeout(self, attempts: int) -> float:
+        """This attempt's timeout: the setting's, cut to what the caller's time budget has left."""
+        if self.deadline is None:
+            return self.settings.timeout
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise self._late(attempts - 1)
+        return min(self.settings.timeout, left)
+
+    def _out_of_time(self) -> bool:
+        return self.deadline is not None and time.monotonic() >= self.deadline - 0.05
+
+    def _late(self, attempts: int) -> OutOfTime:
+        return OutOfTime(f"the model did not answer within {self.budget:.0f} s", attempts=max(attempts, 0),
+                         usage=self.usage.model_copy())
 
     def _redact(self, text: str) -> str:
         """Servers echo a rejected key in errors (and a model may repeat one): never let it reach a log or a file."""
@@ -106,7 +126,7 @@ class ChatClient:
             "model": self.settings.model,
             "messages": messages,
             "temperature": self.settings.temperature,
-            "max_tokens": self.settings.max_reply_tokens,
+            "max_tokens": self.reply_tokens,
         }
         if mode is Mode.json_schema:
             request["response_format"] = {"type": "json_schema",
@@ -126,7 +146,7 @@ class ChatClient:
             self.mode = order[order.index(rejected) + 1]
 
     def _check_ceiling(self, messages: list[dict[str, str]]) -> None:
-        planned = sum(estimate_tokens(m["content"]) for m in messages) + self.settings.max_reply_tokens
+        planned = sum(estimate_tokens(m["content"]) for m in messages) + self.reply_tokens
         ceiling = self.settings.run_token_ceiling
         if self.usage.prompt_tokens + self.usage.completion_tokens + planned > ceiling:
             raise TokenCeilingReached(f"the run's token ceiling ({ceiling:,}) would be passed",
@@ -151,19 +171,38 @@ class ChatClient:
         else:  # servers that report no usage still count against the ceiling
             self.usage.prompt_tokens += sum(estimate_tokens(m["content"]) for m in messages)
             self.usage.completion_tokens += estimate_tokens(content)
-        cap = self.settings.max_reply_tokens
+        cap = self.reply_tokens
         spent = usage.completion_tokens if usage is not None and usage.completion_tokens is not None else None
         finish = choices[0].finish_reason if choices else None
-        if finish == "length" or (spent if spent is not None else estimate_tokens(content)) > cap:
+        if finish == "length":  # stopped at its limit: the batch asked for too much at once
+            raise ReplyCut(f"the reply stopped at its limit of {cap:,} tokens; the batch is asked again in halves",
+                           raw=content[:4000], usage=self.usage.model_copy())
+        if (spent if spent is not None else estimate_tokens(content)) > cap:
             # A server that ignores max_tokens, or a reply cut off mid-way: its JSON is not trusted whole.
             raise InvalidReply(f"the reply was longer than max_reply_tokens ({cap:,}) and is not trusted whole; "
                                "answer with fewer, shorter entries", raw=content[:4000], usage=self.usage.model_copy())
         return content
 
 
-def _about_response_format(exc: openai.APIStatusError) -> bool:
-    text = f"{exc.message} {exc.body}".lower()
-    return any(word in text for word in ("response_format", "json_schema", "structured output", "json_object"))
+_FORMAT_WORDS = ("response_format", "json_schema", "structured output", "json_object", "grammar")
+# What llama.cpp, vLLM, Ollama and OpenAI say of a request longer than the context.
+_LENGTH_WORDS = ("context length", "context size", "context window", "maximum context", "too long",
+                 "exceeds the available context", "exceed_context_size", "prompt is too long", "too many tokens")
+
+
+def _error_text(exc: openai.APIStatusError) -> str:
+    return f"{exc.message} {exc.body}".lower()
+
+
+def _rejects_format(exc: openai.APIStatusError) -> bool:
+    """A rejection of the response format: a 4xx (not 408/409/429), or a 5xx whose body names the format."""
+    if not any(word in _error_text(exc) for word in _FORMAT_WORDS):
+        return False
+    return exc.status_code >= 500 or (400 <= exc.status_code < 500 and exc.status_code not in (408, 409, 429))
+
+
+def _too_long(exc: openai.APIStatusError) -> bool:
+    return exc.status_code in (400, 413, 422) and any(word in _error_text(exc) for word in _LENGTH_WORDS)
 
 
 def describe_failure(exc: Exception) -> str:

@@ -30,3 +30,15 @@ class InvalidReply(LLMError):
 
 class TokenCeilingReached(RequestFailed):
     """The run's token ceiling would be passed: no further request is sent."""
+
+
+class TooLong(RequestFailed):
+    """The server refused the request as longer than its context: the batch is halved, not retried as it is."""
+
+
+class ReplyCut(InvalidReply):
+    """The reply stopped at its token limit (`finish_reason: length`): a smaller batch, not a repair, is the cure."""
+
+
+class OutOfTime(RequestFailed):
+    """The time the caller allowed (`remember_budget`) ran out before the model answered."""

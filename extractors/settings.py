@@ -29,9 +29,15 @@ class LLMSettings(BaseModel):
     run_token_ceiling: int = Field(2_000_000, ge=1000, le=10_000_000_000, description=(
         "No request is sent that would pass it; the sources wait for the next run."))
     max_reply_tokens: int = Field(2000, ge=64, le=1_000_000, description=(
-        "Caps each reply (`max_tokens`); a longer or cut-off reply is not trusted: repaired once, else its "
-        "batch waits."))
+        "Caps each reply (`max_tokens`), and a third of the context caps it too; a longer reply is not trusted "
+        "(repaired once, else its batch waits), one cut off at the limit has its batch asked again in halves."))
     max_evidence_per_source: int = Field(20, ge=1, le=1000, description=(
         "Evidence kept from one source; the rest is dropped and counted by reason."))
     max_failed_batches: int = Field(3, ge=1, le=10_000, description=(
         "Failed batches in a row after which a run sends nothing more; the rest wait for the next run."))
+    context_tokens: int | None = Field(None, ge=512, le=100_000_000, description=(
+        "Tokens the model's context holds; none: what the server says (llama.cpp's /props, vLLM's /v1/models, "
+        "Ollama's /api/show), else 8,192. Every request, the repair turn included, is sized to fit it with room "
+        "for the reply."))
+    remember_budget: float = Field(10.0, gt=0, le=600, description=(
+        "Seconds `remember` (and the MCP tool) waits for the model in all; past it the offline patterns decide."))

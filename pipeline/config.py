@@ -64,6 +64,9 @@ class Config(LLMSettings):
     similarity_threshold: float = Field(90.0, gt=0, le=100, description=(
         "How alike in letters (0–100, rapidfuzz's ratio) two wordings must be to be weighed as near-duplicates; "
         "it finds candidates, it never decides."))
+    stuck_after: int = Field(3, ge=1, le=1000, description=(
+        "Runs in a row a source may fail before it is set aside as `stuck` (named in the summary and `status`, "
+        "never again holding back the others); `refresh --retry-stuck` tries them again."))
     pool_days: int = Field(180, ge=1, le=DAYS, description=(
         "How long an external unit waits in the pool for others of its theme."))
     archive_keep: int = Field(10, ge=0, le=10_000, description=(

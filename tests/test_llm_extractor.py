@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import re
 import time
 from collections import Counter
 from pathlib import Path
@@ -399,7 +400,10 @@ def distinct(i: int) -> str:
 
 def test_a_flood_of_evidence_for_one_note_adds_at_most_the_cap_and_counts_the_rest(llm: FakeOpenAI, tmp_path: Path,
                                                                                    capsys, monkeypatch) -> None:
-    monkeypatch.setenv("HYLO_MEMORY_MAX_REPLY_TOKENS", "1000000")  # so the flood is not refused whole as too long
+    # A context and a reply limit large enough that the flood is not refused whole as too long.
+    monkeypatch.setenv("HYLO_MEMORY_MAX_REPLY_TOKENS", "1000000")
+    monkeypatch.setenv("HYLO_MEMORY_REQUEST_TOKEN_BUDGET", "2000000")
+    monkeypatch.setenv("HYLO_MEMORY_CONTEXT_TOKENS", "10000000")
     short(tmp_path, "2026-11-28", "I like tea.", slug="tea")
     flood = [{"dimension": "preferences", "text": f"Likes {distinct(i)}", "source": "S1", "restates": None}
              for i in range(5000)]
@@ -446,10 +450,17 @@ def test_a_reply_longer_than_max_reply_tokens_is_not_trusted_and_the_batch_waits
     assert not (vault / MEMORY / "_identity.md").exists()
 
 
-def test_a_reply_cut_off_at_max_tokens_is_repaired(llm: FakeOpenAI, vault: Path, capsys) -> None:
+def sources_sent(request) -> list[str]:
+    """The texts of the sources a request carries."""
+    return re.findall(r"<source [^>]*>\n(.*?)\n</source>", request.body["messages"][-1]["content"], re.S)
+
+
+def test_a_reply_cut_off_at_max_tokens_asks_again_in_halves(llm: FakeOpenAI, vault: Path, capsys) -> None:
     llm.enqueue(reply('{"evidence": [{"dimension": "identity", "text": "Lives in', finish_reason="length"))
     code, summary, _ = run_json(vault, capsys)
-    assert code == 0 and summary["status"] == "ok" and len(llm.chat_requests) == 2
+    assert code == 0 and summary["status"] == "ok" and len(llm.chat_requests) == 3
+    whole, first, second = map(sources_sent, llm.chat_requests)
+    assert len(whole) == 3 and sorted(first + second) == sorted(whole) and first and second
 
 
 def many_batches(vault: Path, monkeypatch: pytest.MonkeyPatch, notes: int = 40) -> None:
