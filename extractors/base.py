@@ -39,6 +39,7 @@ class Source(BaseModel):
     undated: bool = False  # its frontmatter date could not be read, or it is dated by its mtime (docs/spec.md §1)
     others_words: str | None = None  # why some or all of it is someone else's words (whose.py, docs/spec.md §1)
     plain_text: bool = False  # read without the parser: its markup was over the budget (pipeline/note_text.py)
+    alone: bool = False  # failed on an earlier run: sent in a request of its own, so it fails no other source
 
     @property
     def dimensions(self) -> frozenset[Dimension]:
@@ -115,12 +116,22 @@ class Dropped(BaseModel):
 EXAMPLES, EXAMPLE_CHARS = 3, 80
 
 
+class SourceFailure(BaseModel):
+    """Why a source sent to the model came back unread."""
+
+    reason: str
+    # The source's own doing, as far as can be told: the model answered but not usably, or the source is too
+    # long for the context even in pieces. A server that is down or slow is not the source's fault.
+    own: bool
+
+
 class Extraction(BaseModel):
     """What an extractor returns: evidence, and which sources it could not extract."""
 
     evidence: list[Evidence] = []
     failed: list[str] = []  # paths of sources to leave unextracted for the next run
     failures: list[str] = []  # one line per failed batch, for the summary
+    why_failed: dict[str, SourceFailure] = {}  # the failed sources that were sent, path → why (not those unsent)
     dropped: list[Dropped] = []  # evidence proposed but not kept, by reason
     usage: Usage = Field(default_factory=Usage)
 
@@ -150,6 +161,7 @@ class Extraction(BaseModel):
         self.evidence += part.evidence
         self.failed += [p for p in part.failed if p not in self.failed]
         self.failures += part.failures
+        self.why_failed = {**self.why_failed, **part.why_failed}
         for group in part.dropped:
             self._add(group)
         self.usage.add(part.usage)

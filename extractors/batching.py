@@ -47,7 +47,7 @@ class Batch(BaseModel):
 
 
 def pack(sources: list[Source], budget: int) -> list[Batch]:
-    """Many short sources a request, a long one alone, a huge one cut into pieces.
+    """Many short sources a request, a long one (or one that failed before) alone, a huge one cut into pieces.
 
     `budget` is the tokens the sources of one request may take (the prompt's fixed
     parts already subtracted).
@@ -57,10 +57,11 @@ def pack(sources: list[Source], budget: int) -> list[Batch]:
     used = 0
     for source in sources:
         cost = estimate_tokens(source.text) + _PER_SOURCE
-        if current and (cost > budget or used + cost > budget):
+        own = cost > budget or source.alone  # a request (or several) of its own: no other source shares its fate
+        if current and (own or used + cost > budget):
             batches.append(Batch(parts=current))  # closed first, so the order of sources is kept
             current, used = [], 0
-        if cost > budget:
+        if own:
             batches += [Batch(parts=[part]) for part in _cut(source, budget)]
             continue
         current.append(Part(source=source, text=source.text))

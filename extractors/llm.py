@@ -16,12 +16,12 @@ from hylo_memory.decay.match import normalise
 from hylo_memory.decay.polarity import opposed
 from hylo_memory.templates import render
 
-from .base import AuthorProfile, Candidate, Cluster, Decision, Extraction, Progress, Source, Usage
+from .base import AuthorProfile, Candidate, Cluster, Decision, Extraction, Progress, Source, SourceFailure, Usage
 from .batching import Batch, Part, estimate_tokens, halved, pack, relevant
 from .context_size import PROBE_TIMEOUT, context_tokens
 from .llm_client import ChatClient, Mode
 from .llm_errors import InvalidReply, LLMError, OutOfTime, ReplyCut, TooLong
-from .offline import OfflineExtractor
+from .offline import NO_MODEL_ASKED, OfflineExtractor
 from .replies import (
     ClassifyReply,
     EvidenceEntry,
@@ -72,10 +72,10 @@ class LLMExtractor:
         return self.context[0]
 
     def _fit(self, client: ChatClient) -> None:
-        """Size the client's requests to the context: the whole request within it, a third of it for the reply."""
-        limit = min(self.config.request_token_budget, int(self._context() * _ESTIMATE_SLACK))
-        client.request_limit = limit
-        client.reply_tokens = min(self.config.max_reply_tokens, max(64, limit // 3))
+        """Size the client's requests to the context: the whole request within it, at most a third of it for the reply."""
+        context = int(self._context() * _ESTIMATE_SLACK)
+        client.request_limit = min(self.config.request_token_budget, context)
+        client.reply_tokens = min(self.config.max_reply_tokens, max(128, context // 3))
 
     @property
     def gave_up(self) -> bool:
@@ -105,8 +105,7 @@ class LLMExtractor:
         # The schema travels in the prompt once a server refuses json_schema: counted from the start.
         fixed = sum(map(estimate_tokens, (system, self._request_text([], [], profile))))
         fixed += hint_tokens(strict_schema(ExtractionReply))
-        room = client.request_limit - fixed - client.reply_tokens
-        batches = pack(sources, max(int(room * _SOURCES_SHARE), 64))
+        batches = pack(sources, self._rooms(client, fixed)[0])
         gate = asyncio.Semaphore(self.config.concurrency)
         done = _Done(batches, progress)
 
@@ -114,8 +113,7 @@ class LLMExtractor:
             async with gate:
                 if self.gave_up:  # a dead or hanging server costs a few batches, not the whole vault
                     return None
-                part = self._record(await self._fitted(client, system, batch, profile, existing,
-                                                       max(int(room * _CANDIDATES_SHARE), 0)))
+                part = self._record(await self._fitted(client, system, batch, profile, existing, fixed))
                 done.batch(batch, part)
                 return part
 
@@ -134,21 +132,43 @@ class LLMExtractor:
         return render("extract_request.j2", profile=profile, candidates=candidates, sources=sources)
 
     async def _fitted(self, client: ChatClient, system: str, batch: Batch, profile: AuthorProfile,
-                      existing: list[Candidate], room: int) -> Extraction:
+                      existing: list[Candidate], fixed: int) -> Extraction:
         """A batch's extraction; one too long for the model (refused, or its reply cut) is asked again in
         halves, down to a piece of one source; what still fails waits for the next run."""
+        sources_room, candidates_room = self._rooms(client, fixed)
+        if estimate_tokens(batch.text) > sources_room and (halves := halved(batch)):
+            # Packed before a refusal taught the run a smaller context: split before sending, not after.
+            return await self._in_halves(client, system, halves, profile, existing, fixed)
         try:
-            return await self._extract_batch(client, system, batch, profile, existing, room)
+            return await self._extract_batch(client, system, batch, profile, existing, candidates_room)
         except (TooLong, ReplyCut) as exc:
+            if isinstance(exc, TooLong):
+                self._learn(exc.context, client)
             halves = halved(batch)
             if halves is None:
                 return _failed(batch, exc)
-            result = Extraction()
-            for half in halves:
-                result.merge(await self._fitted(client, system, half, profile, existing, room))
-            return result
+            return await self._in_halves(client, system, halves, profile, existing, fixed)
         except LLMError as exc:
             return _failed(batch, exc)
+
+    async def _in_halves(self, client: ChatClient, system: str, halves: list[Batch], profile: AuthorProfile,
+                         existing: list[Candidate], fixed: int) -> Extraction:
+        result = Extraction()
+        for half in halves:
+            result.merge(await self._fitted(client, system, half, profile, existing, fixed))
+        return result
+
+    def _rooms(self, client: ChatClient, fixed: int) -> tuple[int, int]:
+        """Tokens a request has for its sources and for the items it shows, after `fixed` and the reply."""
+        room = client.request_limit - fixed - client.reply_tokens
+        return max(int(room * _SOURCES_SHARE), 64), max(int(room * _CANDIDATES_SHARE), 0)
+
+    def _learn(self, said: int | None, client: ChatClient) -> None:
+        """A refusal that names a context smaller than the run assumed (llama-cpp-python says nothing before
+        it refuses): the rest of the run is sized to it."""
+        if said is not None and said < self._context():
+            self.context = (said, "the server's refusal")
+            self._fit(client)
 
     async def _extract_batch(self, client: ChatClient, system: str, batch: Batch, profile: AuthorProfile,
                              existing: list[Candidate], room: int) -> Extraction:
@@ -276,7 +296,8 @@ class LLMExtractor:
             proposed = self._run(ask, deadline=deadline)
         except LLMError as exc:
             decision = OfflineExtractor().classify(text, dimension, pinned, memory=memory)
-            return decision.model_copy(update={"reason": f"{why_offline(exc)}; {decision.reason or 'as given'}"})
+            how = (decision.reason or "as given").replace(NO_MODEL_ASKED, "offline patterns")  # it was asked
+            return decision.model_copy(update={"reason": f"{why_offline(exc)}; {how}"})
         wording = clean_text(proposed.text)
         # A wording that means nothing on its own ("Loves it") is the model's slip: the person's words stand.
         alone = why_not_alone(wording) if wording is not None else None
@@ -346,14 +367,18 @@ async def _or_failed(work: Awaitable[Extraction], paths: list[str], what: str) -
     try:
         return await work
     except LLMError as exc:
-        return Extraction(failed=paths, failures=[f"{what}: {exc}"])
+        return Extraction(failed=paths, failures=[f"{what}: {exc}"], why_failed=dict.fromkeys(paths, _why(exc)))
+
+
+def _why(exc: LLMError) -> SourceFailure:
+    return SourceFailure(reason=str(exc), own=isinstance(exc, InvalidReply | TooLong))
 
 
 def _failed(batch: Batch, exc: LLMError) -> Extraction:
     """A batch the model could not read: its sources wait for the next run, the reason named."""
     pieces = f" (piece {batch.parts[0].piece} of {batch.parts[0].pieces})" if batch.parts[0].pieces > 1 else ""
     what = f"batch of {len(batch.paths)} source(s) from {batch.paths[0]}{pieces}"
-    return Extraction(failed=batch.paths, failures=[f"{what}: {exc}"])
+    return Extraction(failed=batch.paths, failures=[f"{what}: {exc}"], why_failed=dict.fromkeys(batch.paths, _why(exc)))
 
 
 def _repair(client: ChatClient, messages: list[dict[str, str]], reason: str, raw: str) -> list[dict[str, str]]:

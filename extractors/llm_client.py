@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from enum import Enum
 from typing import Any
@@ -72,7 +73,7 @@ class ChatClient:
                     continue
                 if _too_long(exc):
                     raise TooLong(self._redact(describe_failure(exc)), attempts=attempts,
-                                  usage=self.usage.model_copy()) from None
+                                  usage=self.usage.model_copy(), context=said_context(exc)) from None
                 headers = dict(exc.response.headers) if exc.response is not None else None
                 if await self._retrying(attempts, exc.status_code, headers):
                     continue
@@ -203,6 +204,18 @@ def _rejects_format(exc: openai.APIStatusError) -> bool:
 
 def _too_long(exc: openai.APIStatusError) -> bool:
     return exc.status_code in (400, 413, 422) and any(word in _error_text(exc) for word in _LENGTH_WORDS)
+
+
+# How servers state their context when they refuse: "maximum context length is 2048 tokens" (OpenAI, vLLM,
+# llama-cpp-python), `"n_ctx": 2048` (llama.cpp), "context window of 2048" (llama-cpp-python's own words).
+_SAID_CONTEXT = re.compile(r"maximum context length is (\d+)|\bn_ctx\W{1,4}(\d+)|context (?:window|size) of (\d+)")
+
+
+def said_context(exc: openai.APIStatusError) -> int | None:
+    """The context's size the refusal names, if it names one (and a plausible one)."""
+    found = _SAID_CONTEXT.search(_error_text(exc))
+    size = int(next(g for g in found.groups() if g)) if found else 0
+    return size if 256 <= size <= 100_000_000 else None
 
 
 def describe_failure(exc: Exception) -> str:

@@ -33,7 +33,13 @@ class TokenCeilingReached(RequestFailed):
 
 
 class TooLong(RequestFailed):
-    """The server refused the request as longer than its context: the batch is halved, not retried as it is."""
+    """The server refused the request as longer than its context: the batch is halved, not retried as it is.
+
+    `context` is the context's size in tokens where the refusal says it (llama.cpp, vLLM and OpenAI do)."""
+
+    def __init__(self, reason: str, attempts: int = 0, usage: Usage | None = None, context: int | None = None):
+        super().__init__(reason, attempts=attempts, usage=usage)
+        self.context = context
 
 
 class ReplyCut(InvalidReply):

@@ -37,7 +37,7 @@ _CUES: list[tuple[Dimension, re.Pattern[str]]] = [
 ]
 
 
-_OFFLINE = "offline patterns, no model asked"  # said whether or not a model is configured: both are true
+NO_MODEL_ASKED = "offline patterns, no model asked"  # said whether or not a model is configured: both are true
 
 
 class OfflineExtractor:
@@ -81,10 +81,10 @@ class OfflineExtractor:
             read = {d for d, _ in statements(text)}
             if whole or len(read) == 1:
                 dimension = whole[0] if whole else read.pop()
-                how.append(f"filed under {dimension.value} by a first-person pattern ({_OFFLINE})")
+                how.append(f"filed under {dimension.value} by a first-person pattern ({NO_MODEL_ASKED})")
             else:
                 dimension = next((d for d, cue in _CUES if cue.search(text)), Dimension.preferences)
-                how.append(f"filed under {dimension.value} by keywords ({_OFFLINE})")
+                how.append(f"filed under {dimension.value} by keywords ({NO_MODEL_ASKED})")
         if whole and whole[0] is dimension:
             text = whole[1]
         if pinned is None:

@@ -173,7 +173,7 @@ def last_summary(vault: Path, status: str, **extra: object) -> None:
 
 
 def test_stuck_sources_are_named_with_their_reason(vault: Path, no_crontab: Path) -> None:
-    last_summary(vault, "ok", stuck=[{"source": "_shorts/huge.md", "reason": "HTTP 400: too long", "runs": 3}])
+    last_summary(vault, "ok", stuck=[{"path": "_shorts/huge.md", "reason": "HTTP 400: too long", "runs": 3}])
     text = status_text(vault)
     assert "Stuck sources, set aside until `hylo-memory refresh --retry-stuck`" in text
     assert "  _shorts/huge.md (failed 3 runs in a row): HTTP 400: too long" in text

@@ -29,6 +29,10 @@ shortcuts ``rate_limited`` and ``json_schema_unsupported``).  A handler or rule
 may also return a plain ``str`` (same as ``reply(str)``) or a ``dict`` (sent
 verbatim as a 200 JSON body).
 
+``context_tokens`` (with ``server``, see ``fake_context``) gives the server a small context: ``GET /props``
+says it, and a request too long for it is refused with the 400 that server sends (before the script).
+Every request records when it arrived (``at``, ``time.monotonic()``).
+
 ``latency`` seconds are added to every request.  Delays wake up early when the
 server stops, so a test whose client timed out does not slow teardown down.
 
@@ -61,6 +65,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from .fake_context import SERVERS, props, refusal
 from .fake_replies import (
     ERROR_TYPES,
     Body,
@@ -94,6 +99,7 @@ class RecordedRequest:
     body: Any  # parsed JSON, or None when absent / not JSON
     raw_body: bytes = b""
     index: int = 0  # arrival order, from 0
+    at: float = 0.0  # time.monotonic() when it arrived: how long a client waited, read from the server's side
 
     @property
     def prompt(self) -> str:
@@ -240,6 +246,8 @@ class FakeOpenAI:
         reject_json_schema: int | None = None,
         models: tuple[str, ...] = ("gpt-4o-mini", "gpt-4o", "fake-model"),
         embedding_dimensions: int = 64,
+        context_tokens: int | None = None,
+        server: str = "llama.cpp",
     ) -> None:
         self.handler = handler
         self.latency = latency
@@ -247,6 +255,9 @@ class FakeOpenAI:
         self.reject_json_schema = reject_json_schema
         self.models = tuple(models)
         self.embedding_dimensions = embedding_dimensions
+        if server not in SERVERS:
+            raise ValueError(f"FakeOpenAI: server must be one of {SERVERS}")
+        self.context_tokens, self.server = context_tokens, server  # a small context (fake_context)
         self._embedding_queue: deque[Response] = deque()
         self._lock = threading.Lock()
         self._requests: list[RecordedRequest] = []
@@ -402,7 +413,7 @@ class FakeOpenAI:
 
     def _record(self, method: str, path: str, headers: Body, body: Any, raw_body: bytes) -> RecordedRequest:
         with self._lock:
-            rec = RecordedRequest(method, path, headers, body, raw_body, len(self._requests))
+            rec = RecordedRequest(method, path, headers, body, raw_body, len(self._requests), time.monotonic())
             self._requests.append(rec)
             return rec
 
@@ -431,6 +442,8 @@ class FakeOpenAI:
                     for m in self.models
                 ],
             }
+        if record.method == "GET" and path == "/props" and self.context_tokens and self.server == "llama.cpp":
+            return props(self.context_tokens)
         if path in ("/v1/embeddings", "/embeddings"):
             return self._embeddings(record)
         if path not in ("/v1/chat/completions", "/chat/completions"):
@@ -444,6 +457,8 @@ class FakeOpenAI:
             return error(400, "FakeOpenAI does not support stream=true", param="stream")
         if self.reject_json_schema and wants_json_schema(body):
             return json_schema_unsupported(self.reject_json_schema)
+        if self.context_tokens and (refused := refusal(body, self.context_tokens, self.server)):
+            return refused
         with self._lock:
             for rule in self._rules:
                 if rule.times is not None and rule.hits >= rule.times:

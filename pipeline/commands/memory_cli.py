@@ -37,11 +37,12 @@ from .status import gather
 @click.option("--quiet", is_flag=True, help="no progress bar on a terminal")
 @click.option("--reextract", is_flag=True, help="read again the window's sources that another extractor read")
 @click.option("--since", type=DateType(), help="with --reextract: reach back to this date (YYYY-MM-DD)")
+@click.option("--retry-stuck", is_flag=True, help="try again the sources set aside as stuck (status lists them)")
 @click.pass_context
 @json_failures
 def refresh_command(ctx: click.Context, vault: Path | None, config_file: Path | None, today: dt.date | None,
                     extractor: str | None, dry_run: bool, as_json: bool, intro: str | None, quiet: bool,
-                    reextract: bool, since: dt.date | None) -> int:
+                    reextract: bool, since: dt.date | None, retry_stuck: bool) -> int:
     if since is not None and not reextract:
         raise click.UsageError("--since goes with --reextract", ctx)
     config, vault = setup(ctx, config_file, vault, extractor)
@@ -53,7 +54,7 @@ def refresh_command(ctx: click.Context, vault: Path | None, config_file: Path | 
     intro = intro_for_run(open_store(vault, config), intro, dry_run)  # kept for the later runs' profile
     with progress_bar(quiet) as progress:
         summary, updates = refresh(vault, config, make_extractor(config.llm()), day, dry_run, intro, progress,
-                                   reextract=reextract, since=since)
+                                   reextract=reextract, since=since, retry_stuck=retry_stuck)
     if as_json:
         click.echo(summary.to_json())
     else:

@@ -33,7 +33,7 @@ class FailureGroup(BaseModel):
 class Stuck(BaseModel):
     """A source set aside after failing on several runs in a row (`refresh --retry-stuck` tries it again)."""
 
-    source: str
+    path: str
     reason: str = ""
     runs: int = 0
 

@@ -13,6 +13,7 @@ from hylo_memory.extractors.base import AuthorProfile, Source
 from .. import clock
 from ..config import Config
 from ..hylo.mirror import mirror_of
+from ..state.failing import Failing
 from ..state.ledger import Ledger
 from ..vault import FolderVault, Skipped, Vault
 from .profile import build_profile, judge_perspective
@@ -52,14 +53,18 @@ class Plan(BaseModel):
 
 
 def plan(vault: Path, config: Config, ledger: Ledger, files: dict[Dimension, MemoryFile | None], today: dt.date,
-         intro: str | None = None, cap: int | None = None, reread: Reread | None = None) -> Plan:
-    """The window, profile and sources of a run over `vault` (refresh runs it; status previews it)."""
+         intro: str | None = None, cap: int | None = None, reread: Reread | None = None,
+         reach: dt.date | None = None) -> Plan:
+    """The window, profile and sources of a run over `vault` (refresh runs it; status previews it).
+
+    `reach`: the window reaches back at least to this date (`--retry-stuck`'s sources)."""
     # First: no identity file and no complete run (a vault whose notes never yield an identity fact
     # is not read as new every night, docs/spec.md §4.1).
     first = files.get(Dimension.identity) is None and ledger.last_complete() is None
     window = choose_window(today, first, ledger.reach_back(), config)
-    if reread is not None and reread.since is not None:
-        window = window.model_copy(update={"start": min(window.start, reread.since)})
+    for since in (reread.since if reread is not None else None, reach):
+        if since is not None:
+            window = window.model_copy(update={"start": min(window.start, since)})
     profile = build_profile(files.get(Dimension.identity), files.get(Dimension.goals), intro,
                             config.shorts_paths + config.extra_scan_paths)  # the author's own note folders
     if (hylo := mirror_of(vault)) is not None:
@@ -83,6 +88,8 @@ def collect(vault: Vault, window: Window, ledger: Ledger, profile: AuthorProfile
     """Page through the window; drop sources already extracted with the same content; apply the cap."""
     result = Collected()
     fresh: list[Source] = []
+    failing = Failing(ledger)
+    stuck, failed_before = failing.stuck_hashes(), failing.failing()  # stuck: set aside; an edited one is read again
     for found in vault.sources(window):
         if isinstance(found, Skipped):
             result.skipped.append(found)
@@ -91,12 +98,15 @@ def collect(vault: Vault, window: Window, ledger: Ledger, profile: AuthorProfile
             if not ledger.is_extracted(found.path, found.content_hash):  # a back-fill passes over what was read
                 result.future.append(Future(path=found.path, date=found.date))
             continue
+        if stuck.get(found.path) == found.content_hash:
+            continue
         if ledger.is_extracted(found.path, found.content_hash):
             if reread is None or ledger.extracted_by(found.path) in (reread.extractor, None):
                 result.already_extracted += 1
                 continue
             result.reextracted += 1
-        fresh.append(found.model_copy(update={"perspective": judge_perspective(found, profile)}))
+        fresh.append(found.model_copy(update={"perspective": judge_perspective(found, profile),
+                                              "alone": found.path in failed_before}))
         if found.undated and len(result.undated) < MAX_UNDATED:
             result.undated.append(found.path)
         if found.plain_text and len(result.plain_text) < MAX_UNDATED:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import logging
+from collections.abc import Collection
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from hylo_memory.extractors.base import Extraction, Extractor, Source
 from .. import clock
 from ..config import Config
 from ..state.changes import change_of
+from ..state.failing import Failed, Failing
 from ..state.journal import RUNS_DIR, Journal, RunEnd, commit_planned
 from ..state.ledger import STATE_DIR, Ledger
 from ..state.locking import RUN_LOCK, hold
@@ -40,10 +42,12 @@ def refresh(
     progress: RunProgress | None = None,
     reextract: bool = False,
     since: dt.date | None = None,
+    retry_stuck: bool = False,
 ) -> tuple[RunSummary, list[FileUpdate]]:
     """Collect, extract, apply the rules, write, record; return the summary and the updates.
 
-    `reextract` reads again the sources in the window (or since `since`) another extractor read.
+    `reextract` reads again the sources in the window (or since `since`) another extractor read;
+    `retry_stuck` tries the stuck sources again.
     """
     progress = progress or Silent()
     reread = Reread(extractor=extractor.name, since=since) if reextract else None
@@ -51,13 +55,15 @@ def refresh(
     if dry_run:
         # A dry run writes nothing at all, not even a lock or the ledger.
         with Ledger.for_memory_dir(store.folder, readonly=True) as ledger:
-            return _run(vault, store, ledger, config, extractor, today, intro, progress, reread, dry_run=True)
+            return _run(vault, store, ledger, config, extractor, today, intro, progress, reread, dry_run=True,
+                        retry_stuck=retry_stuck)
     state = store.folder / STATE_DIR
     with hold(state, RUN_LOCK, config.lock_timeout, "a refresh is running"):
         with writing(store, config.lock_timeout, run_lock_held=True):
             pass  # files read for the profile and the prompts are whole
         with Ledger.for_memory_dir(store.folder) as ledger:
-            return _run(vault, store, ledger, config, extractor, today, intro, progress, reread, dry_run=False)
+            return _run(vault, store, ledger, config, extractor, today, intro, progress, reread, dry_run=False,
+                        retry_stuck=retry_stuck)
 
 
 def _run(
@@ -71,11 +77,14 @@ def _run(
     progress: RunProgress,
     reread: Reread | None,
     dry_run: bool,
+    retry_stuck: bool = False,
 ) -> tuple[RunSummary, list[FileUpdate]]:
     files = store.read_all()  # a hand-broken file stops the run here, before any work
     _say_if_back_fill(ledger, today, config)
     progress.reading()
-    planned = plan(vault, config, ledger, files, today, intro, config.per_run_cap, reread)
+    failing = Failing(ledger)
+    reach = failing.retry() if retry_stuck else None  # a dry run's ledger is a copy: nothing is changed
+    planned = plan(vault, config, ledger, files, today, intro, config.per_run_cap, reread, reach)
     window, profile, collected = planned.window, planned.profile, planned.collected
     run_id = ledger.start_run(today, window.mode, window.start, window.days)
     if not dry_run:  # before any evidence is applied: a crash later still leaves them to be opened
@@ -93,6 +102,8 @@ def _run(
                           config.max_evidence_per_source, kept, keep)
     extraction = outcome.extraction
     extracted = [s for s in collected.sources if s.path not in extraction.failed]
+    if not dry_run:  # counted before the summary, which names what is stuck now
+        _note_failures(failing, collected.sources, extraction, kept, today, config)
 
     def plan_writes() -> tuple[Journal | None, tuple[RunSummary, list[FileUpdate]]]:
         files = store.read_all()
@@ -100,6 +111,7 @@ def _run(
                                forgotten=tombstones(ledger), known=known(ledger, hashes))
         summary = _summary(window, extractor.name, collected, extraction, extracted, updates, dry_run)
         summary.resumed = len(kept)
+        summary.stuck = failing.stuck()
         summary.hints = layout_hints(vault, config)
         if dry_run:
             return None, (summary, updates)
@@ -125,6 +137,18 @@ def _run(
         atomic_write(store.folder / STATE_DIR / RUNS_DIR / f"{run_id:06d}.json",
                      summary.model_dump_json(indent=2).encode())
     return summary, updates
+
+
+def _note_failures(failing: Failing, sources: list[Source], extraction: Extraction, kept: Collection[str],
+                   today: dt.date, config: Config) -> None:
+    """Count this run's failed sources (docs/spec.md §4.5): those that fail `stuck_after` runs in a row are stuck."""
+    by_path = {s.path: s for s in sources}
+    failed = [Failed(path=p, hash=by_path[p].content_hash, date=by_path[p].date, why=why)
+              for p, why in extraction.why_failed.items() if p in by_path]
+    read = [s.path for s in sources if s.path not in extraction.failed]
+    answered = any(p not in kept for p in read)  # the server answered this run: a failure is not its outage
+    for stuck in failing.note_run(failed, read, answered, today, config.stuck_after):
+        LOG.warning("%s set aside as stuck after %d failed runs: %s", stuck.path, stuck.runs, stuck.reason)
 
 
 def _say_if_back_fill(ledger: Ledger, today: dt.date, config: Config) -> None:

@@ -12,6 +12,7 @@ from hylo_memory.decay.rules import Conflict, Supersession
 from hylo_memory.extractors.base import Dropped, Source, SourceKind, Usage
 from hylo_memory.templates import render
 
+from ..state.failing import StuckSource
 from ..state.ledger import Counts, RunStatus
 from ..vault import Skipped
 from ..whose import Reason
@@ -110,6 +111,7 @@ class RunSummary(BaseModel):
     resumed: int = 0  # sources an interrupted run extracted: their kept evidence applied, nothing sent
     waiting: int = 0  # sources in the window left for the next run (cap or failure)
     failures: list[str] = []
+    stuck: list[StuckSource] = []  # set aside after failing `stuck_after` runs in a row: no longer waiting
     dropped_evidence: int = 0
     dropped: list[Dropped] = []  # by reason, with a few examples each
     usage: Usage = Usage()

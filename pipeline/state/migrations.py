@@ -129,6 +129,21 @@ def _m008_future_sources(db: sqlite3.Connection) -> None:
     db.execute("CREATE TABLE future_sources (path TEXT PRIMARY KEY, date TEXT NOT NULL)")
 
 
+def _m009_failing_sources(db: sqlite3.Connection) -> None:
+    # A source the model fails on, run after run: counted, then set aside as stuck so it holds back no other.
+    db.execute(
+        """CREATE TABLE failing_sources (
+            path TEXT PRIMARY KEY,
+            hash TEXT NOT NULL,
+            date TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            runs INTEGER NOT NULL,
+            first_failed TEXT NOT NULL,
+            stuck INTEGER NOT NULL DEFAULT 0
+        )"""
+    )
+
+
 MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("m001_initial", _m001_initial),
     ("m002_hash_index", _m002_hash_index),
@@ -138,4 +153,5 @@ MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("m006_source_extractor", _m006_source_extractor),
     ("m007_provenance_via", _m007_provenance_via),
     ("m008_future_sources", _m008_future_sources),
+    ("m009_failing_sources", _m009_failing_sources),
 ]
