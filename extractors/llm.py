@@ -72,7 +72,7 @@ class LLMExtractor:
         return self.context[0]
 
     def _fit(self, client: ChatClient) -> None:
-        """Size the client's requests to the context: the whole request within it, at most a third of it for the reply."""
+        """Size the client's requests to the context: the request within it, at most a third of it the reply."""
         context = int(self._context() * _ESTIMATE_SLACK)
         client.request_limit = min(self.config.request_token_budget, context)
         client.reply_tokens = min(self.config.max_reply_tokens, max(128, context // 3))
