@@ -18,6 +18,7 @@ from click.testing import CliRunner
 from locomo_data import Conversation, Session
 from locomo_score import Returned
 
+from hylo_memory.decay.model import MAX_ITEM_TEXT
 from hylo_memory.decay.store import MemoryStore
 from hylo_memory.extractors.offline import OfflineExtractor
 from hylo_memory.pipeline.commands.cli import cli
@@ -103,15 +104,19 @@ def note_text(session: Session, speaker: str) -> str:
     return f"---\ncreated: {session.date.isoformat()}\n---\n{body}\n"
 
 
-def oracle_evidence(session: Session, speaker: str, source: str) -> str:
-    """The speaker's gold observations as `apply` evidence, filed by the offline classifier `remember` uses."""
+def oracle_evidence(session: Session, speaker: str, source: str, memory: dict | None = None) -> str:
+    """The speaker's gold observations as `apply` evidence, filed by the offline classifier `remember` uses
+    (shown the memory as it stands, as `remember` shows it, so a reversed liking supersedes the old one)."""
     classifier = OfflineExtractor()
     lines = []
     for fact in session.observations[speaker]:
-        decision = classifier.classify(fact, None, None)
+        decision = classifier.classify(fact, None, None, memory=memory)
         # Evidence from a note is never pinned: only `remember` and the person pin.
-        lines.append(json.dumps({"dimension": decision.dimension.value, "text": decision.text[:300],
-                                 "source": source, "date": session.date.isoformat()}))
+        found = {"dimension": decision.dimension.value, "text": decision.text[:MAX_ITEM_TEXT],
+                 "source": source, "date": session.date.isoformat()}
+        if decision.supersedes:
+            found["supersedes"] = decision.supersedes
+        lines.append(json.dumps(found))
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -137,7 +142,8 @@ def build(commands: Commands, job: Job, outcome: Outcome) -> None:
             outcome.note_chars += len(text)
         if job.extractor == "oracle":
             evidence = vault.parent / f"evidence-{session.number}.jsonl"
-            evidence.write_text(oracle_evidence(session, speaker, name), encoding="utf-8")
+            memory = MemoryStore(vault / MEMORY_DIR).read_all()
+            evidence.write_text(oracle_evidence(session, speaker, name, memory), encoding="utf-8")
             commands.run("apply", "--evidence", str(evidence), "--today", day)
         else:
             code, out = commands.run("refresh", "--today", day, "--extractor", job.extractor, "--json", "--quiet",

@@ -129,3 +129,14 @@ def test_a_day_is_not_held_by_the_month_it_falls_in() -> None:
 
 def test_an_answer_of_stop_words_and_names_alone_is_not_judged() -> None:
     assert score.answerable("Caroline", [Returned("anything")], ["Caroline"]) is None
+
+
+def test_the_openai_extractor_goes_through_the_counting_relay(llm, tmp_path: Path) -> None:
+    # The fake model behind the configured base URL: every chat request it saw was counted, with its characters.
+    data = tmp_path / "locomo10.json"
+    data.write_text(json.dumps([conversation()]), encoding="utf-8")
+    out = tmp_path / "figures.json"
+    assert locomo.main(["--data", str(data), "--extractor", "openai", "--workers", "1", "--json", str(out)]) == 0
+    total = json.loads(out.read_text(encoding="utf-8"))["total"]
+    assert total["requests"] == len(llm.chat_requests) > 0
+    assert total["chars_sent"] > total["note_chars"] > 0  # the instructions go with every note
