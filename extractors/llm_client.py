@@ -44,7 +44,7 @@ class ChatClient:
         self.request_limit = settings.request_token_budget  # prompt and reply; the extractor fits it to the context
         self.reply_tokens = settings.max_reply_tokens  # the extractor lowers it to fit a small context
         self.deadline = deadline  # time.monotonic() past which no request is sent (`remember_budget`)
-        self.budget = 0.0 if deadline is None else deadline - time.monotonic()
+        self.budget = settings.remember_budget  # what `_late` names: the setting, not what the probe left
         # Shared by concurrent requests: once a rejection steps it down, later requests start
         # there. Only the first wave (at most `concurrency` requests) can meet a rejection;
         # a server that accepts json_schema — most do — pays nothing to find out.
@@ -176,7 +176,7 @@ class ChatClient:
         spent = usage.completion_tokens if usage is not None and usage.completion_tokens is not None else None
         finish = choices[0].finish_reason if choices else None
         if finish == "length":  # stopped at its limit: the batch asked for too much at once
-            raise ReplyCut(f"the reply stopped at its limit of {cap:,} tokens; the batch is asked again in halves",
+            raise ReplyCut(f"the reply stopped at its limit of {cap:,} tokens (asked again in halves while it can be)",
                            raw=content[:4000], usage=self.usage.model_copy())
         if (spent if spent is not None else estimate_tokens(content)) > cap:
             # A server that ignores max_tokens, or a reply cut off mid-way: its JSON is not trusted whole.
