@@ -73,9 +73,8 @@ class LLMExtractor:
 
     def _fit(self, client: ChatClient) -> None:
         """Size the client's requests to the context: the request within it, at most a third of it the reply."""
-        context = int(self._context() * _ESTIMATE_SLACK)
-        client.request_limit = min(self.config.request_token_budget, context)
-        client.reply_tokens = min(self.config.max_reply_tokens, max(128, context // 3))
+        client.request_limit = min(self.config.request_token_budget, int(self._context() * _ESTIMATE_SLACK))
+        client.reply_tokens = min(self.config.max_reply_tokens, max(128, client.request_limit // 3))
 
     @property
     def gave_up(self) -> bool:

@@ -48,7 +48,7 @@ def model() -> FakeOpenAI:
 def llm_env(home: Path, fake: FakeOpenAI) -> dict[str, str]:
     return {**cli_env(home), "HYLO_MEMORY_EXTRACTOR": "openai", "OPENAI_BASE_URL": fake.base_url,
             "OPENAI_API_KEY": "test", "HYLO_MEMORY_RETRY_BACKOFF": "0", "HYLO_MEMORY_CONCURRENCY": "1",
-            "HYLO_MEMORY_REQUEST_TOKEN_BUDGET": "900"}
+            "HYLO_MEMORY_REQUEST_TOKEN_BUDGET": "1650", "HYLO_MEMORY_MAX_REPLY_TOKENS": "300"}
 
 
 def interrupt_at_the_fourth_batch(processes: Processes, vault: Path, env: dict[str, str], fake: FakeOpenAI) -> None:
