@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -16,11 +15,12 @@ from hylo_memory.decay.match import normalise
 from hylo_memory.decay.polarity import opposed
 from hylo_memory.templates import render
 
-from .base import AuthorProfile, Candidate, Cluster, Decision, Extraction, Progress, Source, SourceFailure, Usage
+from .base import AuthorProfile, Candidate, Cluster, Decision, Extraction, Progress, Source, Usage
 from .batching import Batch, Part, estimate_tokens, halved, pack, relevant
 from .context_size import PROBE_TIMEOUT, context_tokens
+from .llm_batches import failed, hint_tokens, or_failed, repair_turn, why_offline, within
 from .llm_client import ChatClient, Mode
-from .llm_errors import InvalidReply, LLMError, OutOfTime, ReplyCut, TooLong
+from .llm_errors import InvalidReply, LLMError, ReplyCut, TooLong
 from .offline import NO_MODEL_ASKED, OfflineExtractor
 from .replies import (
     ClassifyReply,
@@ -145,10 +145,10 @@ class LLMExtractor:
                 self._learn(exc.context, client)
             halves = halved(batch)
             if halves is None:
-                return _failed(batch, exc)
+                return failed(batch, exc)
             return await self._in_halves(client, system, halves, profile, existing, fixed)
         except LLMError as exc:
-            return _failed(batch, exc)
+            return failed(batch, exc)
 
     async def _in_halves(self, client: ChatClient, system: str, halves: list[Batch], profile: AuthorProfile,
                          existing: list[Candidate], fixed: int) -> Extraction:
@@ -222,9 +222,9 @@ class LLMExtractor:
         except ReplyCut:
             if halvable:
                 raise
-            repair = _repair(client, messages, "the reply stopped at its token limit", "")
+            repair = repair_turn(client, messages, "the reply stopped at its token limit", "")
         except InvalidReply as exc:
-            repair = _repair(client, messages, exc.reason, exc.raw)
+            repair = repair_turn(client, messages, exc.reason, exc.raw)
         raw = await client.complete(repair, name, schema)
         try:
             return read(raw)
@@ -265,7 +265,7 @@ class LLMExtractor:
                 result.evidence += cluster_evidence(by_number[entry.cluster], text)
             return result
 
-        return await _or_failed(self._ask(client, messages, "synthesis", strict_schema(SynthesisReply), read),
+        return await or_failed(self._ask(client, messages, "synthesis", strict_schema(SynthesisReply), read),
                                 sorted({p for c in clusters for p in c.sources}),
                                 f"external preferences of {len(clusters)} cluster(s)")
 
@@ -359,59 +359,6 @@ class _Done:
                 finished.append(path)
         if finished:
             self.progress(finished, [e for path in finished for e in self.evidence.pop(path)])
-
-
-async def _or_failed(work: Awaitable[Extraction], paths: list[str], what: str) -> Extraction:
-    """The extraction, or, when the model could not give one, its sources left for the next run."""
-    try:
-        return await work
-    except LLMError as exc:
-        return Extraction(failed=paths, failures=[f"{what}: {exc}"], why_failed=dict.fromkeys(paths, _why(exc)))
-
-
-def _why(exc: LLMError) -> SourceFailure:
-    return SourceFailure(reason=str(exc), own=isinstance(exc, InvalidReply | TooLong))
-
-
-def _failed(batch: Batch, exc: LLMError) -> Extraction:
-    """A batch the model could not read: its sources wait for the next run, the reason named."""
-    pieces = f" (piece {batch.parts[0].piece} of {batch.parts[0].pieces})" if batch.parts[0].pieces > 1 else ""
-    what = f"batch of {len(batch.paths)} source(s) from {batch.paths[0]}{pieces}"
-    return Extraction(failed=batch.paths, failures=[f"{what}: {exc}"], why_failed=dict.fromkeys(batch.paths, _why(exc)))
-
-
-def _repair(client: ChatClient, messages: list[dict[str, str]], reason: str, raw: str) -> list[dict[str, str]]:
-    """The repair turn: the error, and as much of the unusable reply as the context has room for."""
-    note = {"role": "user", "content": f"That reply was not usable: {reason}. "
-                                       "Answer again with only the JSON object asked for."}
-    spare = client.request_limit - client.reply_tokens - sum(estimate_tokens(m["content"]) for m in messages) - 80
-    shown = raw[:min(4000, max(0, spare) * 3)]  # three characters a token at worst
-    return [*messages, {"role": "assistant", "content": shown}, note] if shown else [*messages, note]
-
-
-def why_offline(exc: LLMError) -> str:
-    """Why `remember` fell back to the patterns: out of time, a poor reply, or no model to be had."""
-    if isinstance(exc, OutOfTime):
-        return exc.reason
-    if isinstance(exc, InvalidReply):
-        return f"the model's reply was not usable ({exc.reason})"
-    return f"LLM unavailable ({exc})"
-
-
-def within(candidates: list[Candidate], room: int) -> list[Candidate]:
-    """As many of the candidates, in order, as `room` tokens hold (a small context shows fewer items)."""
-    kept, used = [], 0
-    for candidate in candidates:
-        used += estimate_tokens(candidate.text) + 6  # its number and dimension
-        if used > room:
-            break
-        kept.append(candidate)
-    return kept
-
-
-def hint_tokens(schema: dict[str, Any]) -> int:
-    """The schema hint a server without json_schema is sent in the prompt (llm_client): counted from the start."""
-    return estimate_tokens(json.dumps(schema)) + 20
 
 
 def shown(existing: list[Candidate], text: str) -> list[Candidate]:
