@@ -87,7 +87,8 @@ class LLMExtractor:
 
     def _not_sent(self, paths: list[str]) -> Extraction:
         return Extraction(failed=paths, failures=[
-            f"{len(paths)} source(s) not sent: the server failed {self.failed_in_a_row} batches in a row; "
+            # The limit, not the count now: a batch answered since may have reset it.
+            f"{len(paths)} source(s) not sent: the server failed {self.config.max_failed_batches} batches in a row; "
             "they wait for the next run"])
 
     # Extraction
