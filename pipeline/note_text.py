@@ -585,8 +585,14 @@ class _HTMLText(HTMLParser):
             self.parts.append(data)
 
 
+_TAG = re.compile(r"<[^>]*>?")
+
+
 def _html_text(html: str) -> str:
     parser = _HTMLText()
-    parser.feed(html)
-    parser.close()
+    try:
+        parser.feed(html)
+        parser.close()
+    except AssertionError:  # Python 3.11's parser asserts on a malformed `<![…` section: the text, tags dropped
+        return _URL.sub("", _TAG.sub("", html))
     return _URL.sub("", "".join(parser.parts))
