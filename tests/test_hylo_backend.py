@@ -7,11 +7,14 @@ import datetime as dt
 import json
 from pathlib import Path
 
+import pytest
 from cli_helpers import hylo, one_line
 from hylo_helpers import TODAY, daily, run, two_days
 
 from hylo_memory.testing import FakeOpenAI
 from hylo_memory.testing.fake_hylo import KEY, FakeHylo
+
+pytestmark = pytest.mark.slow  # an MCP session a command: the fast tier has the format and the mirror
 
 LONG_WALKS = "Loves long walks by the river"
 
