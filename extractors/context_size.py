@@ -21,28 +21,28 @@ MAX_ANSWER = 1_000_000  # bytes read of an answer: what a server says about itse
 
 
 def context_tokens(setting: int | None, base_url: str | None, model: str, api_key: str | None,
-                   timeout: float = PROBE_TIMEOUT) -> tuple[int, str]:
-    """The context's size in tokens, and where it was learnt (for the summary's extractor line).
+                   timeout: float = PROBE_TIMEOUT) -> int:
+    """The context's size in tokens: the setting, else what the server says, else DEFAULT_CONTEXT.
 
     `timeout` bounds all the questions together: a server that hangs costs at most that long.
     """
     if setting is not None:
-        return setting, "the context_tokens setting"
+        return setting
     if not base_url or timeout <= 0:
-        return DEFAULT_CONTEXT, "the default"
+        return DEFAULT_CONTEXT
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     base = base_url.rstrip("/")
     root = re.sub(r"/v1$", "", base)
     deadline = time.monotonic() + timeout
-    for url, body, read, server in ((f"{root}/props", None, _llama_cpp, "llama.cpp's /props"),
-                                    (f"{base}/models", None, lambda b: _vllm(b, model), "/v1/models"),
-                                    (f"{root}/api/show", {"model": model}, _ollama, "Ollama's /api/show")):
+    for url, body, read in ((f"{root}/props", None, _llama_cpp),  # llama.cpp
+                            (f"{base}/models", None, lambda b: _vllm(b, model)),  # vLLM
+                            (f"{root}/api/show", {"model": model}, _ollama)):  # Ollama
         left = deadline - time.monotonic()
         if left <= 0:
             break
         if found := read(_ask(url, body, headers, left)):
-            return found, server
-    return DEFAULT_CONTEXT, "the default"
+            return found
+    return DEFAULT_CONTEXT
 
 
 def _ask(url: str, body: dict[str, Any] | None, headers: dict[str, str], timeout: float) -> Any:

@@ -61,7 +61,7 @@ class LLMExtractor:
         self.mode = Mode.json_schema
         self.usage = Usage()
         self.failed_in_a_row = 0  # batches; at `max_failed_batches` the run stops sending
-        self.context: tuple[int, str] | None = None  # the model's context in tokens, and who said so
+        self.context: int | None = None  # the model's context in tokens, once learnt
 
     def _context(self, timeout: float = PROBE_TIMEOUT) -> int:
         """The model's context, learnt once: the setting, else the server's own word, else the default."""
@@ -69,7 +69,7 @@ class LLMExtractor:
             key = self.config.api_key.get_secret_value() if self.config.api_key else None
             self.context = context_tokens(self.config.context_tokens, self.config.base_url, self.config.model, key,
                                           timeout)
-        return self.context[0]
+        return self.context
 
     def _fit(self, client: ChatClient) -> None:
         """Size the client's requests to the context: the request within it, at most a third of it the reply."""
@@ -167,7 +167,7 @@ class LLMExtractor:
         """A refusal that names a context smaller than the run assumed (llama-cpp-python says nothing before
         it refuses): the rest of the run is sized to it."""
         if said is not None and said < self._context():
-            self.context = (said, "the server's refusal")
+            self.context = said
             self._fit(client)
 
     async def _extract_batch(self, client: ChatClient, system: str, batch: Batch, profile: AuthorProfile,

@@ -44,7 +44,6 @@ class ChatClient:
         self.request_limit = settings.request_token_budget  # prompt and reply; the extractor fits it to the context
         self.reply_tokens = settings.max_reply_tokens  # the extractor lowers it to fit a small context
         self.deadline = deadline  # time.monotonic() past which no request is sent (`remember_budget`)
-        self.budget = settings.remember_budget  # what `_late` names: the setting, not what the probe left
         # Shared by concurrent requests: once a rejection steps it down, later requests start
         # there. Only the first wave (at most `concurrency` requests) can meet a rejection;
         # a server that accepts json_schema — most do — pays nothing to find out.
@@ -114,8 +113,8 @@ class ChatClient:
         return self.deadline is not None and time.monotonic() >= self.deadline - 0.05
 
     def _late(self, attempts: int) -> OutOfTime:
-        return OutOfTime(f"the model did not answer within {self.budget:.0f} s", attempts=max(attempts, 0),
-                         usage=self.usage.model_copy())
+        return OutOfTime(f"the model did not answer within {self.settings.remember_budget:g} s",
+                         attempts=max(attempts, 0), usage=self.usage.model_copy())
 
     def _redact(self, text: str) -> str:
         """Servers echo a rejected key in errors (and a model may repeat one): never let it reach a log or a file."""

@@ -21,7 +21,7 @@ class LLMError(HyloMemoryError):
 
 
 class RequestFailed(LLMError):
-    """A request the server did not complete, after the SDK's retries."""
+    """A request the server did not complete, after the retries."""
 
 
 class InvalidReply(LLMError):

@@ -19,8 +19,9 @@ class LLMSettings(BaseModel):
     temperature: float = Field(0.0, ge=0, le=2, description="The sampling temperature of every request.")
     timeout: float = Field(60.0, gt=0, le=3600, description="Seconds per request.")
     retries: int = Field(3, ge=0, le=20, description=(
-        "The openai SDK's own retries per request (408, 409, 429, 5xx, timeouts and connection errors, "
-        "honouring `Retry-After`, `retry-after-ms` and `x-should-retry`)."))
+        "Retries per request (408, 409, 429, 5xx, timeouts and connection errors, honouring `Retry-After` "
+        "up to 60 s, `retry-after-ms` and `x-should-retry`); a rejected response format or a request too long "
+        "for the context is never retried as it is."))
     retry_backoff: float = Field(0.5, ge=0, le=60, description=(
         "Seconds before the first retry, doubling after each."))
     concurrency: int = Field(4, ge=1, le=64, description="Requests in flight at once.")

@@ -7,6 +7,7 @@ import json
 import re
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,7 @@ HOBBIES = ["archery", "baking", "chess", "diving", "embroidery", "fencing", "gar
 FILLER = "Some words about the weather and the day, nothing to keep. " * 25  # ~1,500 characters
 
 
+@contextmanager
 def serve(monkeypatch: pytest.MonkeyPatch, **options: object) -> Iterator[FakeOpenAI]:
     with FakeOpenAI(handler=answer, **options) as fake:  # type: ignore[arg-type]
         monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
@@ -36,13 +38,15 @@ def serve(monkeypatch: pytest.MonkeyPatch, **options: object) -> Iterator[FakeOp
 @pytest.fixture
 def llama_cpp(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
     """llama.cpp's server at --ctx-size 2048: it says so at /props."""
-    yield from serve(monkeypatch, context_tokens=CONTEXT)
+    with serve(monkeypatch, context_tokens=CONTEXT) as fake:
+        yield fake
 
 
 @pytest.fixture
 def llama_cpp_python(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
     """llama-cpp-python's server at --n_ctx 2048: it says nothing until it refuses a request."""
-    yield from serve(monkeypatch, context_tokens=CONTEXT, server="llama-cpp-python")
+    with serve(monkeypatch, context_tokens=CONTEXT, server="llama-cpp-python") as fake:
+        yield fake
 
 
 def hobby_notes(vault: Path) -> None:
@@ -172,7 +176,7 @@ def test_an_edited_stuck_source_is_read_again(llama_cpp: FakeOpenAI, tmp_path: P
 # Response formats
 
 def test_a_json_schema_rejected_with_500_falls_back_at_once(monkeypatch, tmp_path: Path, capsys) -> None:
-    for fake in serve(monkeypatch, reject_json_schema=500):
+    with serve(monkeypatch, reject_json_schema=500) as fake:
         short(tmp_path, "2026-11-20", "I love archery.", slug="a")
         summary = refresh(tmp_path, capsys)
         formats = [r.body.get("response_format", {}).get("type") for r in fake.chat_requests]
@@ -189,7 +193,7 @@ def remember(vault: Path, capsys: pytest.CaptureFixture[str], text: str) -> str:
 
 def test_remember_against_a_hanging_server_answers_within_its_budget(monkeypatch, tmp_path: Path, capsys) -> None:
     monkeypatch.setenv("HYLO_MEMORY_REMEMBER_BUDGET", "2")
-    for fake in serve(monkeypatch):
+    with serve(monkeypatch) as fake:
         fake.handler = lambda body: delay(600)  # never answers
         line = remember(tmp_path, capsys, "I'm vegetarian")
         after = urllib.request.urlopen(f"{fake.base_url}/models", timeout=5).status  # the moment remember was done
@@ -202,7 +206,7 @@ def test_remember_against_a_hanging_server_answers_within_its_budget(monkeypatch
 
 
 def test_a_poor_reply_to_remember_is_named_as_one(monkeypatch, tmp_path: Path, capsys) -> None:
-    for fake in serve(monkeypatch):
+    with serve(monkeypatch) as fake:
         fake.handler = lambda body: reply('{"dimension": 5}')
         line = remember(tmp_path, capsys, "I'm vegetarian")
         assert "the model's reply was not usable" in line and "LLM unavailable" not in line
