@@ -3,58 +3,20 @@
 from __future__ import annotations
 
 import datetime as dt
-import re
-from enum import Enum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 from pydantic_core import PydanticCustomError
 
+# Re-exported: the model's words, defined apart so that ranking needs no pydantic.
+from .names import ACTIVE as ACTIVE
+from .names import DEFAULT_WINDOWS as DEFAULT_WINDOWS
+from .names import DIMENSION_NAMES as DIMENSION_NAMES
+from .names import FADING as FADING
+from .names import Dimension as Dimension
+from .names import clean_text as clean_text
 
-class Dimension(str, Enum):
-    identity = "identity"
-    preferences = "preferences"
-    goals = "goals"
-    beliefs = "beliefs"
-    people = "people"
-    state = "state"
-
-    @property
-    def filename(self) -> str:
-        return f"_{self.value}.md"
-
-    @property
-    def default_window(self) -> int:
-        """The decay window in days that a newly created file starts with."""
-        return DEFAULT_WINDOWS[self]
-
-    @property
-    def pinned_by_default(self) -> bool:
-        """Standing facts are pinned by `remember`; current work and moods fade."""
-        return self not in (Dimension.goals, Dimension.state)
-
-
-DEFAULT_WINDOWS: dict[Dimension, int] = {
-    Dimension.identity: 365,
-    Dimension.preferences: 90,
-    Dimension.goals: 30,
-    Dimension.beliefs: 90,
-    Dimension.people: 90,
-    Dimension.state: 7,
-}
-
-DIMENSION_NAMES = ", ".join(d.value for d in Dimension)
 MAX_ITEM_TEXT = 300  # characters: an item is one line, not a paragraph (a stated fact and a model's wording alike)
-
-
-# ANSI CSI sequences (ESC [ … or the one-byte C1 CSI), then any other C0/C1 control character.
-_CSI = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]")
-_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")
-
-
-def clean_text(text: str) -> str:
-    """One line of plain text: escape sequences and control characters out, white space folded."""
-    return " ".join(_CONTROL.sub("", _CSI.sub("", text)).split())
 
 
 class Layout(BaseModel):
@@ -175,9 +137,6 @@ class MemoryFile(BaseModel):
 def _ends_blank(section: Section) -> bool:
     return bool(section.entries) and isinstance(section.entries[-1], RawLine) and not section.entries[-1].text.strip()
 
-
-ACTIVE = "Active"
-FADING = "Fading"
 
 
 class Evidence(BaseModel):

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
-from pydantic import BaseModel
-
-from .model import Dimension, Item, MemoryFile, clean_text
+from .names import Dimension, Fact, Facts, clean_text
 from .recall import BM25
 
 # The order of the block: who the person is and who is around them, then how they think, then now.
@@ -26,7 +25,7 @@ NOTHING = "_Nothing is known about the user yet._"
 Estimate = Callable[[str], int]
 
 
-def score(item: Item, window: int, today: dt.date) -> float:
+def score(item: Fact, window: int, today: dt.date) -> float:
     """How much an Active item is worth keeping, in [0, 1]: recency within the file's window, and `seen`.
 
     A bullet not yet given metadata counts as seen today, once: that is what adopting it will record.
@@ -37,7 +36,9 @@ def score(item: Item, window: int, today: dt.date) -> float:
     return round(RECENCY_WEIGHT * recency + (1 - RECENCY_WEIGHT) * familiarity, 6)
 
 
-class Chosen(BaseModel):
+# Dataclasses, not models: the block is built where no model library is loaded (pipeline/commands/quick.py).
+@dataclass(slots=True)
+class Chosen:
     """An item of the block, with what placed it there."""
 
     dimension: Dimension
@@ -49,7 +50,8 @@ class Chosen(BaseModel):
     relevance: float | None = None  # its BM25 score for the query; None without a query or when it does not match
 
 
-class Block(BaseModel):
+@dataclass(slots=True)
+class Block:
     """The context block: its text and the items in it, with the budget it was cut to."""
 
     name: str | None
@@ -84,7 +86,7 @@ def left_out_line(count: int, budget: int) -> str:
     return f"_{count:,} more item{'s' if count != 1 else ''} left out to fit the budget of {budget:,} tokens._"
 
 
-def build_block(files: Mapping[Dimension, MemoryFile | None], today: dt.date, budget: int, estimate: Estimate,
+def build_block(files: Mapping[Dimension, Facts | None], today: dt.date, budget: int, estimate: Estimate,
                 name: str | None = None, query: str | None = None, notes: Sequence[str] = ()) -> Block:
     """The Active items of `files` as one markdown block whose estimated tokens stay within `budget`.
 

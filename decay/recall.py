@@ -12,7 +12,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .model import Dimension, Item
+from .names import Dimension, Fact
 from .words import RUN, stem
 
 # A small English list: words that say nothing about what a query asks. Left out of queries only
@@ -138,7 +138,7 @@ class Entry:
     """An item as recall sees it: its dimension and whether it is Fading."""
 
     dimension: Dimension
-    item: Item
+    item: Fact
     fading: bool
 
 

@@ -7,20 +7,13 @@ from the network at first use — this pipeline must run where nothing can be fe
 
 from __future__ import annotations
 
-import math
-
 from pydantic import BaseModel
 
 from hylo_memory.decay.recall import analyse
 
 from .base import Candidate, Source
+from .tokens import estimate_tokens as estimate_tokens  # re-exported: where requests are sized
 from .words import STOP_WORDS
-
-
-def estimate_tokens(text: str) -> int:
-    """Tokens in `text`: ~4 characters a token for ASCII, ~1 a token for other scripts."""
-    ascii_chars = sum(1 for ch in text if ord(ch) < 128)
-    return math.ceil(ascii_chars / 4 + (len(text) - ascii_chars) * 0.9)
 
 
 class Part(BaseModel):

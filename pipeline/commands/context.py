@@ -5,8 +5,12 @@ The block is the memory's alone: the same memory files and the same today give t
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
+import functools
 from pathlib import Path
+
+from pydantic import TypeAdapter
 
 from hylo_memory.decay import Dimension
 from hylo_memory.decay.ranking import MAX_BUDGET, MIN_BUDGET, Block, build_block
@@ -19,17 +23,24 @@ from .recall import check_query
 DEFAULT_BUDGET = 1500
 
 
+@dataclasses.dataclass(slots=True)
 class ContextResult(Block):
     """The block, with the items chosen for it and their scores, and the files that could not be read."""
 
-    refused: list[str] = []  # one line each: the block holds the other files' items
+    refused: list[str] = dataclasses.field(default_factory=list)  # one line each: the block holds the others' items
 
     def to_text(self) -> str:
         """The markdown block, as the command line prints it."""
         return self.text
 
     def to_json(self) -> str:
-        return self.model_dump_json()
+        data: bytes = _as_json().dump_json(self)
+        return data.decode()
+
+
+@functools.cache
+def _as_json() -> TypeAdapter[ContextResult]:
+    return TypeAdapter(ContextResult)
 
 
 def build_context(vault: Path, config: Config, today: dt.date, budget: int | None = None,
@@ -55,4 +66,5 @@ def build_context(vault: Path, config: Config, today: dt.date, budget: int | Non
     # A name is an identity fact; until the identity file holds one, the name a `refresh --intro` gave.
     name = build_profile(files[Dimension.identity], None, kept_intro(store)).name
     block = build_block(files, today, budget, estimate_tokens, name, query, notes)
-    return ContextResult(**dict(block), refused=[str(e) for e in refused])
+    return ContextResult(**{f.name: getattr(block, f.name) for f in dataclasses.fields(block)},
+                         refused=[str(e) for e in refused])
