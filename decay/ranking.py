@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .names import Dimension, Fact, Facts, clean_text
-from .recall import BM25
+from .recall import BM25, Analyse, analyse
 
 # The order of the block: who the person is and who is around them, then how they think, then now.
 SECTIONS = (Dimension.identity, Dimension.people, Dimension.preferences, Dimension.beliefs, Dimension.goals,
@@ -36,9 +36,8 @@ def score(item: Fact, window: int, today: dt.date) -> float:
     return round(RECENCY_WEIGHT * recency + (1 - RECENCY_WEIGHT) * familiarity, 6)
 
 
-# Dataclasses, not models: the block is built where no model library is loaded (pipeline/commands/quick.py).
-@dataclass(slots=True)
-class Chosen:
+# Named tuples, not models: the block is built where no model library is loaded (pipeline/commands/quick.py).
+class Chosen(NamedTuple):
     """An item of the block, with what placed it there."""
 
     dimension: Dimension
@@ -50,8 +49,7 @@ class Chosen:
     relevance: float | None = None  # its BM25 score for the query; None without a query or when it does not match
 
 
-@dataclass(slots=True)
-class Block:
+class Block(NamedTuple):
     """The context block: its text and the items in it, with the budget it was cut to."""
 
     name: str | None
@@ -87,7 +85,8 @@ def left_out_line(count: int, budget: int) -> str:
 
 
 def build_block(files: Mapping[Dimension, Facts | None], today: dt.date, budget: int, estimate: Estimate,
-                name: str | None = None, query: str | None = None, notes: Sequence[str] = ()) -> Block:
+                name: str | None = None, query: str | None = None, notes: Sequence[str] = (),
+                analysed: Analyse = analyse) -> Block:
     """The Active items of `files` as one markdown block whose estimated tokens stay within `budget`.
 
     Each line's estimate is added up, so the estimate of the whole (never more than their sum) is within it too.
@@ -106,9 +105,9 @@ def build_block(files: Mapping[Dimension, Facts | None], today: dt.date, budget:
                 candidates.append(Chosen(dimension=dimension, text=text, pinned=item.pinned, seen=item.seen,
                                          last=item.last, score=score(item, memory.decay_window, today)))
     if query is not None and candidates:
-        relevance = BM25([c.text for c in candidates]).scores(query)
+        relevance = BM25([c.text for c in candidates], analysed).scores(query)
         for index, value in relevance.items():
-            candidates[index].relevance = round(value, 6)
+            candidates[index] = candidates[index]._replace(relevance=round(value, 6))
     order = sorted(range(len(candidates)), key=lambda i: _priority(candidates[i], i))
 
     top = heading(name)

@@ -9,8 +9,8 @@ import functools
 import math
 import operator
 import unicodedata
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from .names import Dimension, Fact
 from .words import RUN, stem
@@ -41,8 +41,7 @@ def _word(word: str) -> tuple[str, str]:
     return folded, stem(folded)
 
 
-@dataclass(frozen=True, slots=True)
-class Terms:
+class Terms(NamedTuple):
     """What a text is searched by: its terms, and for a document the single CJK characters of longer runs."""
 
     terms: tuple[str, ...]
@@ -76,16 +75,22 @@ def query_terms(query: str) -> list[str]:
     return list(dict.fromkeys(terms))
 
 
-class BM25:
-    """Okapi BM25 over a list of texts, built once and queried many times."""
+Analyse = Callable[[str], Terms]
 
-    def __init__(self, texts: Sequence[str]):
+
+class BM25:
+    """Okapi BM25 over a list of texts, built once and queried many times.
+
+    `analysed`: how a text's terms are found; `analyse`, or a memo of it (the read memo keeps every item's).
+    """
+
+    def __init__(self, texts: Sequence[str], analysed: Analyse = analyse):
         self.size = len(texts)
         self.lengths: list[int] = []
         self.postings: dict[str, list[tuple[int, int]]] = {}
         postings = self.postings
         for index, text in enumerate(texts):
-            found = analyse(text)
+            found = analysed(text)
             self.lengths.append(len(found.terms))  # the unigrams of longer runs are extra keys, not length
             counts: dict[str, int] = {}
             for term in found.terms:
@@ -133,8 +138,7 @@ def similarities(query: Sequence[float], vectors: Sequence[Sequence[float] | Non
     return found
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(NamedTuple):
     """An item as recall sees it: its dimension and whether it is Fading."""
 
     dimension: Dimension
@@ -142,11 +146,10 @@ class Entry:
     fading: bool
 
 
-@dataclass(frozen=True, slots=True)
-class Hit:
+class Hit(NamedTuple):
     """A ranked entry: its score (BM25, or the fused score), and the parts it came from."""
 
-    index: int
+    at: int  # the entry's position in the list ranked
     score: float
     bm25: float
     similarity: float | None = None

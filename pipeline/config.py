@@ -25,8 +25,8 @@ from pydantic import (
 from hylo_memory.errors import ConfigError, validation_line
 from hylo_memory.extractors.settings import LLMSettings
 
-DEFAULT_CONFIG = Path("~/.config/hylo-memory/config.toml")
-VAULT_FILE = ".hylo-memory.toml"  # the per-vault configuration, at the vault's root
+from .config_memo import DEFAULT_CONFIG as DEFAULT_CONFIG
+from .config_memo import VAULT_FILE as VAULT_FILE
 
 # Every setting has a ceiling as well as a floor: a value past it is a typo, and would
 # otherwise end in a date past the calendar's end or a run that never stops.

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import hylo, one_line
-from vault_helpers import memory_body, memory_file, snapshot
+from vault_helpers import memory_body, memory_file, snapshot_but_memo
 
 from hylo_memory.decay import Dimension, Item
 from hylo_memory.decay.recall import BM25, Entry, analyse, fuse, query_terms, rank
@@ -143,10 +143,10 @@ def test_a_blank_or_huge_query_is_a_usage_mistake_in_one_line(vault: Path, query
     assert result.exit_code == 2 and "query" in one_line(result.stderr)
 
 
-def test_recall_writes_nothing_without_embeddings(vault: Path) -> None:
-    before = snapshot(vault)
+def test_recall_writes_nothing_but_its_read_memo_without_embeddings(vault: Path) -> None:
+    before = snapshot_but_memo(vault)
     found(vault, "run")
-    assert snapshot(vault) == before
+    assert snapshot_but_memo(vault) == before
 
 
 def test_a_hand_broken_memory_file_is_not_searched_and_is_named(vault: Path) -> None:
@@ -171,7 +171,7 @@ def test_with_similarities_an_item_bm25_misses_can_be_found() -> None:
     index = BM25([e.item.text for e in found])
     assert rank(found, index, "what do I eat", 10, TODAY) == []
     hits = rank(found, index, "what do I eat", 10, TODAY, similarities=[0.9, 0.1, -0.2])
-    assert [h.index for h in hits] == [0, 1]  # nothing opposite or orthogonal to the query is ranked
+    assert [h.at for h in hits] == [0, 1]  # nothing opposite or orthogonal to the query is ranked
     assert hits[0].similarity == 0.9 and hits[0].bm25 == 0.0
 
 
@@ -179,7 +179,7 @@ def test_fusion_ranks_first_what_both_rankings_place_high() -> None:
     found = entries(("Run", 1, False), ("Run club on thursdays", 1, False),
                     ("Likes to run far away every single sunday morning", 1, False))
     index = BM25([e.item.text for e in found])
-    assert [h.index for h in rank(found, index, "run", 10, TODAY)] == [0, 1, 2]  # shorter, higher
+    assert [h.at for h in rank(found, index, "run", 10, TODAY)] == [0, 1, 2]  # shorter, higher
     # BM25 places 1 second and the embeddings first: 1/62 + 1/61 beats 0's 1/61 + 1/63.
     fused = rank(found, index, "run", 10, TODAY, similarities=[0.1, 0.9, 0.5])
-    assert [h.index for h in fused] == [1, 0, 2]
+    assert [h.at for h in fused] == [1, 0, 2]

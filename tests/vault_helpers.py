@@ -132,6 +132,11 @@ def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
     return found
 
 
+def snapshot_but_memo(root: Path) -> dict[str, tuple[bytes, int]]:
+    """`snapshot` of a vault without the read memo, the one file `recall` and `context` may write (a cache)."""
+    return {path: kept for path, kept in snapshot(root).items() if not path.endswith(".state/read-memo.json")}
+
+
 def parse_memory(path: Path, dimension: Dimension) -> MemoryFile:
     return parse(path.read_text(encoding="utf-8"), dimension, str(path))
 

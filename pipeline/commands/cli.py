@@ -14,6 +14,7 @@ import click
 from hylo_memory.errors import HyloMemoryError
 
 from .options import PROG, fail, reason
+from .streams import tolerate_any_output_encoding
 from .version import installed_version
 
 # Each command: where it is defined, and its short help for `--help`, so that `--help` and `--version` load
@@ -86,18 +87,6 @@ class HyloGroup(click.Group):
             return super().invoke(ctx)
         except KeyboardInterrupt:  # before click turns it into a blank line and an Abort
             raise click.Abort() from None
-
-
-def tolerate_any_output_encoding() -> None:
-    """Text goes out in the output's encoding with what it cannot show escaped (`\\u4e2d`): a Latin-1
-    terminal or a Windows redirect must not turn a Chinese item into a traceback after the files were written."""
-    for stream in (sys.stdout, sys.stderr):
-        reconfigure = getattr(stream, "reconfigure", None)
-        if reconfigure is not None and getattr(stream, "errors", "strict") == "strict":
-            try:
-                reconfigure(errors="backslashreplace")
-            except (ValueError, OSError):  # a closed or detached stream: nothing to print to anyway
-                pass
 
 
 def _exit_code(invoke: Callable[[], Any]) -> int:

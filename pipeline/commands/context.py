@@ -5,66 +5,51 @@ The block is the memory's alone: the same memory files and the same today give t
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
-import functools
 from pathlib import Path
+from typing import NamedTuple
 
-from pydantic import TypeAdapter
+from pydantic_core import to_json
 
-from hylo_memory.decay import Dimension
 from hylo_memory.decay.ranking import MAX_BUDGET, MIN_BUDGET, Block, build_block
 from hylo_memory.errors import InputError
+from hylo_memory.extractors.tokens import estimate_tokens
 
 from ..config import Config
-from ..state.writing import open_store, settle
-from .recall import check_query
+from .answers import DEFAULT_BUDGET as DEFAULT_BUDGET
+from .answers import check_query
+from .recall import read_memory
 
-DEFAULT_BUDGET = 1500
 
-
-@dataclasses.dataclass(slots=True)
-class ContextResult(Block):
+class ContextResult(NamedTuple):
     """The block, with the items chosen for it and their scores, and the files that could not be read."""
 
-    refused: list[str] = dataclasses.field(default_factory=list)  # one line each: the block holds the others' items
+    block: Block
+    refused: list[str]  # one line each: the block holds the other files' items
 
     def to_text(self) -> str:
         """The markdown block, as the command line prints it."""
-        return self.text
+        return self.block.text
 
     def to_json(self) -> str:
-        data: bytes = _as_json().dump_json(self)
-        return data.decode()
-
-
-@functools.cache
-def _as_json() -> TypeAdapter[ContextResult]:
-    return TypeAdapter(ContextResult)
+        """The block's fields, its items' and `refused`, as one JSON object."""
+        fields = self.block._asdict() | {"items": [c._asdict() for c in self.block.items], "refused": self.refused}
+        return to_json(fields).decode()
 
 
 def build_context(vault: Path, config: Config, today: dt.date, budget: int | None = None,
                   query: str | None = None) -> ContextResult:
     """The vault's memory as a block of at most `budget` estimated tokens, items relevant to `query` first."""
-    # Here, not above: `recall` and the MCP server load this module, and need neither the profile's patterns
-    # (and the note reader they bring) nor the extractors' token estimate.
-    from hylo_memory.extractors.batching import estimate_tokens
-
-    from ..run.profile import build_profile, kept_intro
-
     budget = DEFAULT_BUDGET if budget is None else budget
     if not MIN_BUDGET <= budget <= MAX_BUDGET:
         raise InputError(f"the budget must be {MIN_BUDGET:,} to {MAX_BUDGET:,} tokens, not {budget:,}")
     query = check_query(query) if query is not None and query.strip() else None
-    store = open_store(vault, config)
-    settle(store, config.lock_timeout)
-    files, refused = store.read_each()
+    read = read_memory(vault, config)
+    refused = read.refused
     # A file left out is named, so neither the assistant nor the person takes the rest for the whole memory.
     notes = [f"_Left out, it cannot be read: {exc}. Fix it to bring its items back._" for exc in refused]
     if sum(estimate_tokens(n) for n in notes) > budget // 2:  # long paths, a small budget: one short line
         notes = [f"_Left out: {len(refused)} memory file(s) cannot be read; `hylo-memory status` names them._"]
     # A name is an identity fact; until the identity file holds one, the name a `refresh --intro` gave.
-    name = build_profile(files[Dimension.identity], None, kept_intro(store)).name
-    block = build_block(files, today, budget, estimate_tokens, name, query, notes)
-    return ContextResult(**{f.name: getattr(block, f.name) for f in dataclasses.fields(block)},
-                         refused=[str(e) for e in refused])
+    block = build_block(read.files, today, budget, estimate_tokens, read.name, query, notes)
+    return ContextResult(block, [str(e) for e in refused])

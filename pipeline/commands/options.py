@@ -113,9 +113,11 @@ def setup(ctx: click.Context, config_file: Path | None, vault: Path | str | None
 
     The vault is --vault, else HYLO_MEMORY_VAULT, else `vault` in the config file.
     """
+    from .. import config_memo
     from ..config import load_config
 
-    config = load_config(config_file or ctx.obj, extractor=extractor, vault=None if vault is None else str(vault))
+    given = None if vault is None else str(vault)
+    config = load_config(config_file or ctx.obj, extractor=extractor, vault=given)
     if not config.vault:
         raise click.UsageError("no vault: give --vault PATH, or set `vault` in the config file "
                                "or HYLO_MEMORY_VAULT", ctx)
@@ -123,7 +125,10 @@ def setup(ctx: click.Context, config_file: Path | None, vault: Path | str | None
         from ..hylo.sync import open_hylo
 
         return config, open_hylo(config)  # its local mirror, synced with Hylo (docs/spec.md §10)
-    return config, _checked_vault(Path(config.vault))
+    folder = _checked_vault(Path(config.vault))
+    if config_file is None and ctx.obj is None:  # what the quick path of recall and context reads (quick.py)
+        config_memo.keep(given, folder, config.memory_dir, config.timezone, quick=config.embedding_model is None)
+    return config, folder
 
 
 def _checked_vault(vault: Path) -> Path:

@@ -12,22 +12,25 @@ import logging
 import sqlite3
 from array import array
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel
 
-from hylo_memory.decay import Dimension
+from hylo_memory.decay import Dimension, MemoryFile
 from hylo_memory.decay.model import clean_text
 from hylo_memory.decay.recall import BM25, Entry, rank, similarities
-from hylo_memory.errors import InputError
+from hylo_memory.decay.store import MemoryStore
+from hylo_memory.errors import InputError, MemoryFileError
 
 from .. import clock
 from ..config import Config
+from ..state import read_memo
 from ..state.embedding_cache import EmbeddingCache
 from ..state.writing import open_store, settle
-
-MAX_QUERY_CHARS = 1000
-MAX_LIMIT = 1000
+from .answers import MAX_LIMIT as MAX_LIMIT
+from .answers import MAX_QUERY_CHARS as MAX_QUERY_CHARS
+from .answers import check_query as check_query
+from .answers import recall_text
 
 log = logging.getLogger(__name__)
 
@@ -59,38 +62,10 @@ class RecallResult(BaseModel):
 
     def to_text(self) -> str:
         """One line an item, best first; a line saying the ranking fell back, when it did."""
-        lines = []
-        for found in self.items:
-            marks = [found.dimension.value, *(["Fading"] if found.fading else []), f"seen {found.seen}",
-                     *([f"last {found.last}"] if found.last else []), *(["pinned"] if found.pinned else [])]
-            lines.append(f"{found.rank}. {found.text}  ({', '.join(marks)})")
-        if not self.items:
-            lines.append(f"No item matches {self.query!r}. {self.what_to_try()}")
-        if self.fallback:
-            lines.append(f"Ranked by BM25 alone: embeddings unavailable ({self.fallback}).")
-        lines += [f"Not searched: {line}" for line in self.refused]
-        return "\n".join(lines) + "\n"
-
-    def what_to_try(self) -> str:
-        """Recall matches words, not meanings: what to do when none of the query's words is in an item."""
-        tries = ["other words, the ones the fact would use (\"vegetarian\" rather than \"diet\")",
-                 "`hylo-memory context` for the whole memory"]
-        if self.ranking == "bm25" and self.fallback is None:  # no embeddings configured: say they would help
-            tries.append("an `embedding_model` setting to match by meaning")
-        return f"Recall matches words, not meanings: try {', '.join(tries[:-1])}, or {tries[-1]}."
+        return recall_text(self.items, self.query, self.ranking != "bm25", self.fallback, self.refused)
 
     def to_json(self) -> str:
         return self.model_dump_json()
-
-
-def check_query(query: str) -> str:
-    """The query as searched: one line, not blank, at most MAX_QUERY_CHARS characters (else a one-line error)."""
-    cleaned = clean_text(query)
-    if not cleaned:
-        raise InputError("the query is blank: give the words to look for")
-    if len(cleaned) > MAX_QUERY_CHARS:
-        raise InputError(f"the query has {len(cleaned):,} characters; at most {MAX_QUERY_CHARS:,}")
-    return cleaned
 
 
 def recall(vault: Path, config: Config, query: str, limit: int = 10, today: dt.date | None = None) -> RecallResult:
@@ -99,9 +74,8 @@ def recall(vault: Path, config: Config, query: str, limit: int = 10, today: dt.d
     if not 1 <= limit <= MAX_LIMIT:
         raise InputError(f"the limit must be 1 to {MAX_LIMIT:,}, not {limit:,}")
     day = today or clock.today(config.timezone)
-    store = open_store(vault, config)
-    settle(store, config.lock_timeout)
-    files, refused = store.read_each()
+    read = read_memory(vault, config)
+    files, refused, store = read.files, read.refused, read.store
     entries = [Entry(dimension, item, fading)
                for dimension, memory in files.items() if memory is not None
                for fading, items in ((False, memory.active), (True, memory.fading)) for item in items]
@@ -111,13 +85,38 @@ def recall(vault: Path, config: Config, query: str, limit: int = 10, today: dt.d
     if config.embedding_model and entries:
         cosines, fallback = _similarities(store.folder, config, query, texts)
     hits = rank(entries, index, query, limit, day, cosines)
-    items = [Found(rank=n, dimension=entries[h.index].dimension, text=texts[h.index], fading=entries[h.index].fading,
-                   pinned=entries[h.index].item.pinned, seen=entries[h.index].item.seen,
-                   last=entries[h.index].item.last, score=round(h.score, 6), bm25=round(h.bm25, 6),
+    items = [Found(rank=n, dimension=entries[h.at].dimension, text=texts[h.at], fading=entries[h.at].fading,
+                   pinned=entries[h.at].item.pinned, seen=entries[h.at].item.seen,
+                   last=entries[h.at].item.last, score=round(h.score, 6), bm25=round(h.bm25, 6),
                    similarity=None if h.similarity is None else round(h.similarity, 6))
              for n, h in enumerate(hits, start=1)]
     return RecallResult(query=query, limit=limit, ranking="bm25" if cosines is None else "bm25+embeddings",
                         fallback=fallback, items=items, refused=[str(e) for e in refused])
+
+
+class Read(NamedTuple):
+    """The memory as a reader found it: the store, each file (None: none yet, or refused), the refusals, and the
+    person's name as `context` gives it."""
+
+    store: MemoryStore
+    files: dict[Dimension, MemoryFile | None]
+    refused: list[MemoryFileError]
+    name: str | None
+
+
+def read_memory(vault: Path, config: Config) -> Read:
+    """Every memory file that can be read, after any interrupted change is finished; kept in the read memo when
+    none was refused, so the next `recall` or `context` can answer without parsing (quick.py)."""
+    from ..run.profile import build_profile, intro_from, kept_intro_bytes
+
+    store = open_store(vault, config)
+    settle(store, config.lock_timeout)
+    files, refused = store.read_each()
+    intro = kept_intro_bytes(store)
+    name = build_profile(files[Dimension.identity], None, intro_from(intro)).name
+    if not refused:
+        read_memo.keep(store.folder, {d: store.planned_from(d) for d in Dimension}, files, intro, name)
+    return Read(store, files, refused, name)
 
 
 _last_index: tuple[tuple[str, ...], BM25] | None = None

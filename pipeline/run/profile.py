@@ -10,9 +10,8 @@ from hylo_memory.decay.store import MemoryStore, atomic_write
 from hylo_memory.extractors.base import AuthorProfile, Perspective, Source
 from hylo_memory.extractors.relations import RELATIONS
 
-from ..state.names import STATE_DIR
+from ..state.names import INTRO_FILE, STATE_DIR
 
-INTRO_FILE = "intro.txt"  # the last `refresh --intro`, in the state folder: the profile keeps it for later runs
 MAX_INTRO = 4_000  # characters: a few paragraphs about oneself; the command line and the MCP tool alike
 
 _CAP = r"[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+){0,3}"
@@ -91,9 +90,21 @@ def _intro_path(store: MemoryStore) -> Path:
 
 def kept_intro(store: MemoryStore) -> str | None:
     """The self-introduction a run was given last, or None (none given yet, or its file unreadable)."""
+    return intro_from(kept_intro_bytes(store))
+
+
+def kept_intro_bytes(store: MemoryStore) -> bytes | None:
     try:
-        text = _intro_path(store).read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError):  # no intro yet; a broken one is no reason to refuse a run
+        return _intro_path(store).read_bytes()
+    except OSError:  # no intro yet; an unreadable one is no reason to refuse a run
+        return None
+
+
+def intro_from(data: bytes | None) -> str | None:
+    """The intro its file's bytes hold; None for none, a blank one or one that is not UTF-8."""
+    try:
+        text = (data or b"").decode("utf-8").strip()
+    except UnicodeDecodeError:
         return None
     return text or None
 

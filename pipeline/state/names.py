@@ -11,6 +11,7 @@ if TYPE_CHECKING:
 
 STATE_DIR = ".state"
 JOURNAL_FILE = "journal.json"
+INTRO_FILE = "intro.txt"  # the last `refresh --intro`: the profile keeps it for later runs, `context` its name
 
 
 def journal_path(store: MemoryStore) -> Path:

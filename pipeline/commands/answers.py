@@ -1,0 +1,76 @@
+"""What `recall` and `context` answer with, shared by their full path and their quick one (quick.py): the
+limits, the query as searched, and the text of recall's answer. No model library: the quick path loads this."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from typing import Protocol
+
+from hylo_memory.decay.names import Dimension, clean_text
+from hylo_memory.errors import InputError
+
+MAX_QUERY_CHARS = 1000
+MAX_LIMIT = 1000
+DEFAULT_LIMIT = 10
+DEFAULT_BUDGET = 1500  # tokens of a context block
+
+
+class Ranked(Protocol):
+    """What recall's text shows of a ranked item (recall.Found is one)."""
+
+    @property
+    def rank(self) -> int: ...
+
+    @property
+    def dimension(self) -> Dimension: ...
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def fading(self) -> bool: ...
+
+    @property
+    def pinned(self) -> bool: ...
+
+    @property
+    def seen(self) -> int: ...
+
+    @property
+    def last(self) -> dt.date | None: ...
+
+
+def check_query(query: str) -> str:
+    """The query as searched: one line, not blank, at most MAX_QUERY_CHARS characters (else a one-line error)."""
+    cleaned = clean_text(query)
+    if not cleaned:
+        raise InputError("the query is blank: give the words to look for")
+    if len(cleaned) > MAX_QUERY_CHARS:
+        raise InputError(f"the query has {len(cleaned):,} characters; at most {MAX_QUERY_CHARS:,}")
+    return cleaned
+
+
+def recall_text(items: Sequence[Ranked], query: str, embeddings: bool, fallback: str | None,
+                refused: Sequence[str]) -> str:
+    """One line an item, best first; a line saying the ranking fell back, when it did."""
+    lines = []
+    for found in items:
+        marks = [found.dimension.value, *(["Fading"] if found.fading else []), f"seen {found.seen}",
+                 *([f"last {found.last}"] if found.last else []), *(["pinned"] if found.pinned else [])]
+        lines.append(f"{found.rank}. {found.text}  ({', '.join(marks)})")
+    if not items:
+        lines.append(f"No item matches {query!r}. {what_to_try(embeddings or fallback is not None)}")
+    if fallback:
+        lines.append(f"Ranked by BM25 alone: embeddings unavailable ({fallback}).")
+    lines += [f"Not searched: {line}" for line in refused]
+    return "\n".join(lines) + "\n"
+
+
+def what_to_try(embeddings_configured: bool) -> str:
+    """Recall matches words, not meanings: what to do when none of the query's words is in an item."""
+    tries = ["other words, the ones the fact would use (\"vegetarian\" rather than \"diet\")",
+             "`hylo-memory context` for the whole memory"]
+    if not embeddings_configured:  # say they would help
+        tries.append("an `embedding_model` setting to match by meaning")
+    return f"Recall matches words, not meanings: try {', '.join(tries[:-1])}, or {tries[-1]}."
