@@ -17,8 +17,10 @@ pytest_plugins = ["hylo_memory.testing.fixtures", "proc_helpers"]
 
 @pytest.fixture(autouse=True)
 def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No user config file and no HYLO_MEMORY_* / OPENAI_* variables: every test sees the defaults only."""
+    """No user config file, no HYLO_MEMORY_* / OPENAI_* variables and a cache of its own: every test sees the
+    defaults only."""
     monkeypatch.setenv("HOME", str(tmp_path_factory.mktemp("home")))
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)  # the configuration memo goes under this HOME
     for name in list(os.environ):
         if name.startswith(("HYLO_MEMORY_", "OPENAI_")):
             monkeypatch.delenv(name)
