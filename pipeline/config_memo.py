@@ -51,10 +51,11 @@ def _folder() -> Path:
     return platformdirs.user_cache_path("hylo-memory") / "config"
 
 
-def keep(vault_arg: str | None, vault: Path, memory_dir: str, timezone: str | None, quick: bool) -> None:
-    """Keep what the configuration of a folder vault resolved to (`quick`: it lets recall and context be quick)."""
+def keep(vault_arg: str | None, named: str, vault: Path, memory_dir: str, timezone: str | None, quick: bool) -> None:
+    """Keep what the configuration of a folder vault resolved to: the vault as `named` and as resolved (`vault`),
+    and the settings; `quick`: nothing configured that the quick path leaves to the full one (embeddings)."""
     try:
-        memo = {"vault": str(vault), "memory_dir": memory_dir, "timezone": timezone, "quick": quick,
+        memo = {"named": named, "vault": str(vault), "memory_dir": memory_dir, "timezone": timezone, "quick": quick,
                 "vault_file": _file_digest(vault / VAULT_FILE)}
         folder = _folder()
         path = folder / f"{key(vault_arg)}.json"
@@ -86,6 +87,8 @@ def recalled(vault_arg: str | None) -> dict[str, Any] | None:
             return None
         if _file_digest(Path(memo["vault"]) / VAULT_FILE) != memo.get("vault_file"):
             return None
+        if os.path.realpath(str(memo.get("named"))) != memo["vault"]:
+            return None  # the vault named is a link that leads elsewhere now
     except (OSError, ValueError):
         return None
     return memo

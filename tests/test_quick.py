@@ -125,6 +125,18 @@ def test_a_memo_in_any_other_shape_is_declined_never_a_traceback(vault: Path, me
     assert quick("recall", "run", "--vault", vault, "--today", TODAY) is None
 
 
+def test_a_vault_link_that_leads_elsewhere_now_is_declined(vault: Path, tmp_path: Path) -> None:
+    link = tmp_path / "notes"
+    link.symlink_to(vault)
+    full("recall", "run", "--vault", link, "--today", TODAY)
+    other = tmp_path / "other"
+    memory_file(other, Dimension.preferences, memory_body("Loves to run at night | 2026-11-28 | 1"))
+    link.unlink()
+    link.symlink_to(other)
+    assert quick("recall", "run", "--vault", link, "--today", TODAY) is None
+    assert "Loves to run at night" in full("recall", "run", "--vault", link, "--today", TODAY)
+
+
 def test_a_linked_memory_file_is_declined(vault: Path) -> None:
     memory = vault / "_memory"
     (memory / "kept").mkdir()

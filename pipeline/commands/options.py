@@ -127,7 +127,8 @@ def setup(ctx: click.Context, config_file: Path | None, vault: Path | str | None
         return config, open_hylo(config)  # its local mirror, synced with Hylo (docs/spec.md §10)
     folder = _checked_vault(Path(config.vault))
     if config_file is None and ctx.obj is None:  # what the quick path of recall and context reads (quick.py)
-        config_memo.keep(given, folder, config.memory_dir, config.timezone, quick=config.embedding_model is None)
+        config_memo.keep(given, config.vault, folder, config.memory_dir, config.timezone,
+                         quick=config.embedding_model is None)
     return config, folder
 
 

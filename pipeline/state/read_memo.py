@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,9 +36,12 @@ STAMPED = ("decay", "pipeline/config.py", "pipeline/config_memo.py", "pipeline/s
 
 
 def stamp() -> str:
-    """The code's fingerprint: the size and modification time of each stamped file."""
-    marks = []
-    for name in STAMPED:
+    """The code's fingerprint: the size and modification time of each stamped file, and of the stemmer and the
+    Python (its Unicode tables) that an item's terms come from."""
+    import Stemmer  # type: ignore[import-not-found]  # PyStemmer ships no type information
+
+    marks = [sys.version]
+    for name in (*STAMPED, Stemmer.__file__):
         path = _PACKAGE / name
         paths = sorted(path.glob("*.py")) if path.is_dir() else [path]
         for file in paths:
@@ -45,7 +49,7 @@ def stamp() -> str:
                 info = file.stat()
             except OSError:
                 continue
-            marks.append(f"{file.relative_to(_PACKAGE)}:{info.st_size}:{info.st_mtime_ns}")
+            marks.append(f"{file}:{info.st_size}:{info.st_mtime_ns}")
     return hashlib.sha256("\n".join(marks).encode()).hexdigest()[:32]
 
 
