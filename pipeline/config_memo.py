@@ -17,6 +17,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from hylo_memory.errors import HyloMemoryError
+
 DEFAULT_CONFIG = Path("~/.config/hylo-memory/config.toml")
 VAULT_FILE = ".hylo-memory.toml"  # the per-vault configuration, at the vault's root
 KEPT = 64  # memos kept: one per vault, working folder and environment in use
@@ -66,8 +68,8 @@ def keep(vault_arg: str | None, named: str, vault: Path, memory_dir: str, timezo
 
         atomic_write(path, data)
         _prune(folder)
-    except OSError:  # a cache: a home that cannot be written costs the next command its quickness, nothing else
-        pass
+    except (OSError, HyloMemoryError):  # a cache: a home that cannot be written costs the next command its
+        pass  # quickness, nothing else
 
 
 def _prune(folder: Path) -> None:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hylo_memory.decay.names import Dimension
+from hylo_memory.errors import HyloMemoryError
 
 from .names import INTRO_FILE, STATE_DIR
 
@@ -88,7 +89,7 @@ def keep(memory_dir: Path, read: Mapping[Dimension, bytes | None], files: Mappin
 
     try:
         atomic_write(path, data)
-    except OSError:
+    except (OSError, HyloMemoryError):  # a folder that cannot be written says so as a StorageError
         pass
 
 
