@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from hylo_memory.decay import MemoryFile
 from hylo_memory.decay.store import MemoryStore, atomic_write
 from hylo_memory.extractors.base import AuthorProfile, Perspective, Source
 from hylo_memory.extractors.relations import RELATIONS
 
-from ..state.names import INTRO_FILE, STATE_DIR
+from ..state.names import INTRO_FILE as INTRO_FILE  # re-exported: where the intro is kept
+from ..state.read_memo import intro_path
 
 MAX_INTRO = 4_000  # characters: a few paragraphs about oneself; the command line and the MCP tool alike
 
@@ -84,10 +84,6 @@ def judge_perspective(unit: Source, profile: AuthorProfile) -> Perspective:
     return Perspective.mixed if any(own) else Perspective.external
 
 
-def _intro_path(store: MemoryStore) -> Path:
-    return store.folder / STATE_DIR / INTRO_FILE
-
-
 def kept_intro(store: MemoryStore) -> str | None:
     """The self-introduction a run was given last, or None (none given yet, or its file unreadable)."""
     return intro_from(kept_intro_bytes(store))
@@ -95,7 +91,7 @@ def kept_intro(store: MemoryStore) -> str | None:
 
 def kept_intro_bytes(store: MemoryStore) -> bytes | None:
     try:
-        return _intro_path(store).read_bytes()
+        return intro_path(store.folder).read_bytes()
     except OSError:  # no intro yet; an unreadable one is no reason to refuse a run
         return None
 
@@ -115,5 +111,5 @@ def intro_for_run(store: MemoryStore, intro: str | None, dry_run: bool = False) 
     if intro is None or not intro.strip():
         return kept_intro(store)
     if not dry_run:
-        atomic_write(_intro_path(store), intro.strip().encode("utf-8") + b"\n")
+        atomic_write(intro_path(store.folder), intro.strip().encode("utf-8") + b"\n")
     return intro
