@@ -340,6 +340,11 @@ def _anchored() -> tuple[list[Rule], list[Rule], list[Rule]]:
     return english, chinese, [rule for rule in RULES if rule not in english and rule not in chinese]
 
 
+# What the anchors are made of: cleaning a sentence only takes characters out, so one without
+# an i, an m or a 我 holds no anchor once cleaned either.
+_ANCHOR_LETTERS = re.compile(r"[im我]", re.IGNORECASE)
+
+
 def rules_for(sentence: str) -> list[Rule]:
     """The rules that can match `sentence`, in RULES' order."""
     english, chinese, others = _anchored()
@@ -354,12 +359,16 @@ def rules_for(sentence: str) -> list[Rule]:
 def _found(text: str) -> Iterator[tuple[Dimension, str, bool]]:
     """Each (dimension, wording) found, and whether its match is the whole of a one-sentence text."""
     sentences, total, quotations = own_sentences(text)
+    anchored_only = not _anchored()[2]
     for sentence in sentences:
+        if anchored_only and not _ANCHOR_LETTERS.search(sentence):
+            continue  # most of a note: no rule can match it, even once cleaned
         # Escape codes and control characters out first: "\x1b[1mLisbon" must read as "Lisbon".
         sentence = clean_text(sentence).lstrip("-*• ").strip()
-        if sentence.endswith(("?", "？")) or _ZH_QUESTION.search(sentence):
+        rules = rules_for(sentence)
+        if not rules or sentence.endswith(("?", "？")) or _ZH_QUESTION.search(sentence):
             continue  # a question asks; it states nothing
-        for dimension, pattern, word in rules_for(sentence):
+        for dimension, pattern, word in rules:
             for match in pattern.finditer(sentence):
                 if _SUPPOSED.search(sentence[: match.start()]):
                     continue

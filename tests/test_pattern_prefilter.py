@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hylo_memory.extractors.patterns import RULES, rules_for, statements
+from hylo_memory.decay.names import clean_text
+from hylo_memory.extractors.patterns import _ANCHOR_LETTERS, RULES, rules_for, statements
 
 FRAGMENTS = ["I", "i", "I'm", "I’m", "I've", "my", "My", "MY", "love", "don't", "like", "want to", "work at", "Acme",
              "sister", "Ana", "live in", "Porto", "feel", "tired", "believe", "that", "think", "prefer", "tea", ",",
@@ -18,6 +19,13 @@ FRAGMENTS = ["I", "i", "I'm", "I’m", "I've", "my", "My", "MY", "love", "don't"
 def test_every_rule_that_matches_a_sentence_is_tried_on_it(sentence: str) -> None:
     tried = rules_for(sentence)
     assert [rule for rule in RULES if rule[1].search(sentence)] == [rule for rule in tried if rule[1].search(sentence)]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from([*FRAGMENTS, "\x1b[1m", "\x07", "\u0130", "\u0131", "ＩＭ", "\t"]), max_size=14).map("".join))
+def test_a_sentence_passed_over_before_cleaning_is_tried_by_no_rule_once_cleaned(sentence: str) -> None:
+    if not _ANCHOR_LETTERS.search(sentence):
+        assert rules_for(clean_text(sentence)) == []
 
 
 def test_a_sentence_with_no_i_my_or_我_is_tried_by_no_rule() -> None:
