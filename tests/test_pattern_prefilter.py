@@ -22,7 +22,7 @@ def test_every_rule_that_matches_a_sentence_is_tried_on_it(sentence: str) -> Non
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.lists(st.sampled_from([*FRAGMENTS, "\x1b[1m", "\x07", "\u0130", "\u0131", "ＩＭ", "\t"]), max_size=14).map("".join))
+@given(st.lists(st.sampled_from([*FRAGMENTS, "\x1b[1m", "\x07", "\u0130", "\u0131", "ＩＭ", "\t", " ", " "]), max_size=14).map("".join))
 def test_a_sentence_passed_over_before_cleaning_is_tried_by_no_rule_once_cleaned(sentence: str) -> None:
     if not _ANCHOR_LETTERS.search(sentence):
         assert rules_for(clean_text(sentence)) == []
