@@ -25,6 +25,7 @@ from vault_helpers import short
 
 from hylo_memory.decay import Dimension, parse
 from hylo_memory.pipeline.state.locking import MEMORY_LOCK, RUN_LOCK, is_held
+from hylo_memory.pipeline.state.read_memo import memo_path
 
 pytestmark = pytest.mark.slow  # real processes (docs/development.md: the tiers)
 
@@ -197,6 +198,7 @@ def test_refresh_sends_progress_as_it_runs_and_returns_the_summary_as_text_and_j
 
     assert "Loves sourdough baking" in items(vault, Dimension.preferences)
     assert any("Ada" in t for t in items(vault, Dimension.people))
+    assert memo_path(vault / "_memory").exists()  # the shell's next `context` answers quickly
 
 
 def test_a_dry_run_refresh_shows_the_changes_and_writes_nothing(server: McpServer, vault: Path) -> None:

@@ -77,6 +77,22 @@ def test_an_option_it_does_not_take_as_given_is_declined(vault: Path, extra: tup
     assert quick("recall", "running", "--vault", vault, "--today", TODAY, *extra) is None
 
 
+def test_after_a_refresh_the_first_reader_is_answered_quickly(vault: Path) -> None:
+    (vault / "_shorts").mkdir()
+    (vault / "_shorts" / "tea.md").write_text("---\ncreated: 2026-11-29\n---\nI love green tea.\n", encoding="utf-8")
+    full("refresh", "--vault", vault, "--today", TODAY, "--extractor", "offline", "--quiet")
+    asked = ("recall", "green tea", "--vault", vault, "--today", TODAY)
+    answered = quick(*asked)
+    assert answered is not None and "Loves green tea" in answered
+    assert answered == full(*asked)
+
+
+def test_a_dry_run_keeps_no_memo(vault: Path) -> None:
+    (vault / "tea.md").write_text("---\ncreated: 2026-11-29\n---\nI love green tea.\n", encoding="utf-8")
+    full("refresh", "--vault", vault, "--today", TODAY, "--extractor", "offline", "--dry-run")
+    assert not memo_path(vault / "_memory").exists()
+
+
 def test_a_hand_edit_is_declined_then_answered_quickly_again_from_the_new_text(vault: Path) -> None:
     full("recall", "tea", "--vault", vault, "--today", TODAY)
     path = vault / "_memory" / Dimension.preferences.filename

@@ -27,6 +27,7 @@ from hylo_memory.pipeline.commands.status import gather
 from hylo_memory.pipeline.config import load_config
 from hylo_memory.pipeline.run.summary import RunSummary, SourceCounts
 from hylo_memory.pipeline.state.ledger import Counts
+from hylo_memory.pipeline.state.read_memo import memo_path
 
 UTC = dt.UTC
 
@@ -175,6 +176,12 @@ def test_the_job_logs_one_line_and_never_raises(tmp_path: Path, config, caplog) 
     assert lines[0].startswith("refresh ok: first run over 90 days")
     assert lines[1].startswith("refresh failed: ") and "_state.md" in lines[1]
     assert not runner.running.is_set()
+
+
+def test_a_scheduled_run_keeps_the_read_memo_for_the_mornings_first_reader(tmp_path: Path, config) -> None:
+    vault = copy_example_vault(tmp_path / "vault")
+    _Runner(vault, config).run()
+    assert memo_path(vault / "_memory").exists()
 
 
 # The real process

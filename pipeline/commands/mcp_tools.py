@@ -23,7 +23,7 @@ from .forget import forget as forget_item
 from .history import history as changes
 from .mcp_calls import Memory, blocking, result
 from .mcp_progress import ProgressNotices
-from .recall import MAX_QUERY_CHARS
+from .recall import MAX_QUERY_CHARS, keep_for_readers
 from .recall import recall as ranked
 from .run_outcome import not_ok_line
 from .why import explain
@@ -141,6 +141,8 @@ class Tools:
         text = summary.to_text()
         if dry_run:  # after the summary, as the command line prints it
             text += "\n" + diff(updates, open_store(self.vault, self.config))
+        else:  # the person's shell hooks read the memory too
+            keep_for_readers(self.vault, self.config)
         progress.finished()
         return summary, text
 

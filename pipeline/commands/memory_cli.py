@@ -23,6 +23,7 @@ from .evidence_file import read_evidence
 from .init import run_init
 from .options import PROG, DateType, DimensionType, fail, json_failures, options, setup
 from .progress_bar import progress_bar
+from .recall import keep_for_readers
 from .remember import remember_text
 from .run_outcome import not_ok_line
 from .schedule import parse_cron, run_schedule
@@ -55,6 +56,8 @@ def refresh_command(ctx: click.Context, vault: Path | None, config_file: Path | 
     with progress_bar(quiet) as progress:
         summary, updates = refresh(vault, config, make_extractor(config.llm()), day, dry_run, intro, progress,
                                    reextract=reextract, since=since, retry_stuck=retry_stuck)
+    if not dry_run:
+        keep_for_readers(vault, config)
     if as_json:
         click.echo(summary.to_json())
     else:

@@ -20,7 +20,7 @@ from hylo_memory.decay import Dimension, MemoryFile
 from hylo_memory.decay.model import clean_text
 from hylo_memory.decay.recall import BM25, Entry, rank, similarities
 from hylo_memory.decay.store import MemoryStore
-from hylo_memory.errors import InputError, MemoryFileError
+from hylo_memory.errors import HyloMemoryError, InputError, MemoryFileError
 
 from .. import clock
 from ..config import Config
@@ -117,6 +117,15 @@ def read_memory(vault: Path, config: Config) -> Read:
     if not refused:
         read_memo.keep(store.folder, {d: store.planned_from(d) for d in Dimension}, files, intro, name)
     return Read(store, files, refused, name)
+
+
+def keep_for_readers(vault: Path, config: Config) -> None:
+    """After a run has written: read the memory as a reader would, so the next shell `recall` or `context`
+    answers from the read memo at once rather than parsing (the run is long; the reader, a hook, is not)."""
+    try:
+        read_memory(vault, config)
+    except (HyloMemoryError, OSError):  # the next reader meets it and says what is wrong; the run stands
+        log.debug("the read memo was not kept after the run", exc_info=True)
 
 
 _last_index: tuple[tuple[str, ...], BM25] | None = None

@@ -34,6 +34,7 @@ from ..run.refresh import refresh
 from ..run.summary import RunSummary
 from ..state.ledger import STATE_DIR, Ledger
 from ..state.writing import open_store
+from .recall import keep_for_readers
 from .schedule_found import SCHEDULE_FILE, SCHEDULE_LOCK
 
 LOG = logging.getLogger("hylo_memory.schedule")
@@ -223,6 +224,7 @@ class _Runner:
             intro = intro_for_run(open_store(self.vault, self.config), None)  # the last `refresh --intro`
             summary, _ = refresh(self.vault, self.config, make_extractor(self.config.llm()), today, intro=intro)
             LOG.info(run_line(summary))
+            keep_for_readers(self.vault, self.config)  # the morning's first `context` answers at once
         except HyloMemoryError as exc:
             LOG.error("refresh failed: %s", exc)
         except Exception as exc:  # noqa: BLE001 - the schedule outlives one bad night; the next run retries
