@@ -9,7 +9,8 @@ process with the offline extractor,
     incremental  refresh on TODAY + 1, after 50 new notes dated that day
 
 and prints both times, incremental/first, and how many notes each run opened
-(a counter around FolderVault._read). Generation is not timed.
+(a counter around FolderVault._read). Generation is not timed. `--workers 1` reads notes in the run's own
+process only; by default a run past a quarter second of reading hands them to worker processes.
 Targets: incremental <= 2 s and <= 10% of the first run, both from this one run.
 
 The notes are kept in dated folders (`_shorts/YYYY/MM/`) by default; `--layout flat`
@@ -24,12 +25,14 @@ The second vault (`--vault markup`) is like the real Chinese vault of issue 17.6
 about 9 MB, of Obsidian markup — wiki links (aliased, to headings, embeds, in table cells),
 callouts, tables, code blocks, tasks, `%%` comments, bold, tags, footnote marks, a link left
 unclosed now and then, and one note of 400 KB of `[[` never closed. Its first run is timed,
-and so is the part of it spent reading notes (inside FolderVault._read: frontmatter, whose
-words, the parse or plain-text reading); both are printed in MB/s of note bytes, against a
-target of 2 MB/s, with the notes read as plain text (over note_text's parse budget).
+and so is the part of it spent reading notes (inside FolderVault.sources: frontmatter, whose
+words, the parse or plain-text reading, by worker processes past the first quarter second);
+both are printed in MB/s of note bytes, against a target of 2 MB/s, with the notes read as
+plain text (over note_text's parse budget).
 
     .venv/bin/python bench/scan.py [--vault shorts|markup|both] [--notes 100000] [--new 50]
                                    [--layout dated|flat|both] [--markup-notes 400] [--markup-mb 9] [--repeat 3] [--keep]
+                                   [--workers N]
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ from pathlib import Path
 
 from hylo_memory.extractors.offline import OfflineExtractor
 from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.note_reading import NoteReader
 from hylo_memory.pipeline.run.refresh import refresh
 from hylo_memory.pipeline.run.summary import RunSummary
 from hylo_memory.pipeline.vault import FolderVault
@@ -267,43 +271,63 @@ def generate_markup(root: Path, notes: int, megabytes: float, seed: int = 398) -
 
 
 class OpenCounter:
-    """Counts the notes FolderVault opens (its `_read`), run by run, and the time reading them takes."""
+    """Counts the notes FolderVault opens (its `_read`), run by run, and the time the run spends getting its
+    sources from the vault (inside `FolderVault.sources`: opening, frontmatter, whose words, the parse)."""
 
     def __init__(self) -> None:
         self.count = 0
-        self.reading = 0.0  # seconds inside `_read`: a note's bytes to its Source, plain text and all
-        self._original = FolderVault._read
+        self.reading = 0.0
+        self.pooled = 0  # notes read by worker processes (pipeline/note_reading.py)
+        self._read, self._sources = FolderVault._read, FolderVault.sources
 
     def __enter__(self) -> OpenCounter:
-        counter, original = self, self._original
+        counter, read, sources = self, self._read, self._sources
 
         def counted(vault, path, rel, kind):  # noqa: ANN001, ANN202
             counter.count += 1
-            started = time.perf_counter()
+            return read(vault, path, rel, kind)
+
+        def timed(vault, window):  # noqa: ANN001, ANN202
+            reader = NoteReader() if WORKERS is None else NoteReader(workers=WORKERS)
+            vault.note_reader = lambda: reader
+            found = sources(vault, window)
             try:
-                return original(vault, path, rel, kind)
+                while True:
+                    started = time.perf_counter()
+                    try:
+                        item = next(found)
+                    except StopIteration:
+                        return
+                    finally:
+                        counter.reading += time.perf_counter() - started
+                    yield item
             finally:
-                counter.reading += time.perf_counter() - started
+                counter.pooled += reader.pooled
 
         FolderVault._read = counted  # type: ignore[method-assign]
+        FolderVault.sources = timed  # type: ignore[method-assign]
         return self
 
     def __exit__(self, *exc: object) -> None:
-        FolderVault._read = self._original  # type: ignore[method-assign]
+        FolderVault._read, FolderVault.sources = self._read, self._sources  # type: ignore[method-assign]
 
 
 def timed_run(root: Path, today: dt.date, memory_dir: str) -> tuple[float, int, RunSummary]:
-    elapsed, opened, summary, _ = timed_reading(root, today, memory_dir)
+    elapsed, opened, summary, _, _ = timed_reading(root, today, memory_dir)
     return elapsed, opened, summary
 
 
-def timed_reading(root: Path, today: dt.date, memory_dir: str) -> tuple[float, int, RunSummary, float]:
-    """A refresh's time, the notes it opened, its summary, and the time it spent reading them."""
+def timed_reading(root: Path, today: dt.date, memory_dir: str) -> tuple[float, int, RunSummary, float, int]:
+    """A refresh's time, the notes it opened, its summary, the time it spent reading them, and how many of them
+    worker processes read."""
     with OpenCounter() as opened:
         started = time.perf_counter()
         summary, _ = refresh(root, Config(extractor="offline", memory_dir=memory_dir), OfflineExtractor(), today)
         elapsed = time.perf_counter() - started
-    return elapsed, opened.count, summary, opened.reading
+    return elapsed, opened.count, summary, opened.reading, opened.pooled
+
+
+WORKERS: int | None = None  # --workers: the note reader's processes (None: as the product chooses)
 
 
 def bench(notes: int, new: int, flat: bool, repeat: int, keep: bool) -> None:
@@ -352,9 +376,9 @@ def bench(notes: int, new: int, flat: bool, repeat: int, keep: bool) -> None:
 def bench_markup(notes: int, megabytes: float, repeat: int, keep: bool) -> None:
     """The markup-heavy vault: generate; first runs; MB/s of the run and of its reading, against 2 MB/s.
 
-    Reading is the time inside FolderVault._read (bytes to a Source: frontmatter, whose words,
-    the markdown parse or the plain-text reading); the rest of the run is mostly the offline
-    extractor's patterns over the text read.
+    Reading is the time inside FolderVault.sources (bytes to Sources: frontmatter, whose words,
+    the markdown parse or the plain-text reading, on worker processes past note_reading's
+    START_CHARS); the rest of the run is mostly the offline extractor's patterns over the text read.
     """
     tmp = Path(tempfile.mkdtemp(prefix="hylo-bench-markup-"))
     root = tmp / "vault"
@@ -364,11 +388,12 @@ def bench_markup(notes: int, megabytes: float, repeat: int, keep: bool) -> None:
         print(f"\n{notes:,} markup-heavy Chinese notes in _shorts/ (wiki links, callouts, tables, code, "
               f"some unclosed [[), {size / 1e6:.1f} MB: generated in {time.perf_counter() - started:.1f} s (not timed)")
         runs = [timed_reading(root, TODAY, f"_memory{'' if r == 0 else r + 1}") for r in range(repeat)]
-        first, opened, summary, _ = min(runs, key=lambda r: r[0])
+        first, opened, summary, _, pooled = min(runs, key=lambda r: r[0])
         reading = min(r[3] for r in runs)
         plain = getattr(summary, "plain_text", None)  # None: a version that names no such notes
         print(f"  first run        {first:7.3f} s  opened {opened:,} notes, extracted {summary.sources.shorts:,}, "
-              f"+{summary.counts.added} ~{summary.counts.refreshed}   (fastest of {_times([r[:3] for r in runs])})")
+              f"+{summary.counts.added} ~{summary.counts.refreshed}, {pooled:,} read by worker processes   "
+              f"(fastest of {_times([r[:3] for r in runs])})")
         for what, seconds in (("reading notes", reading), ("whole first run", first)):
             rate = size / 1e6 / seconds
             print(f"  {what:16s} {seconds:7.3f} s  {rate:5.2f} MB/s  (target >= {TARGET_MB_S:g} MB/s: "
@@ -397,6 +422,8 @@ def main(argv: list[str] | None = None) -> int:
                              "or a vault of each")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each kind per vault; the fastest is reported")
     parser.add_argument("--keep", action="store_true", help="keep the generated vaults and print their paths")
+    parser.add_argument("--workers", type=int, help="processes reading notes (1: the run alone; default: as a run "
+                                                    "chooses, pipeline/note_reading.py)")
     parser.add_argument("--vault", choices=["shorts", "markup", "both"], default="both",
                         help="the vault of many short notes (shorts), the markup-heavy Chinese one (markup), or both")
     parser.add_argument("--markup-notes", type=int, default=MARKUP_NOTES, help="notes in the markup-heavy vault")
@@ -404,6 +431,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     print(f"python {sys.version.split()[0]}, offline extractor, in process")
+    global WORKERS
+    WORKERS = args.workers
     layouts = {"dated": [False], "flat": [True], "both": [False, True]}[args.layout]
     if args.vault in ("shorts", "both"):
         for flat in layouts:

@@ -13,10 +13,11 @@ import hashlib
 import operator
 import os
 import posixpath
+from collections import deque
 from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 from stat import S_ISREG
-from typing import Protocol
+from typing import Any, NamedTuple, Protocol
 
 from pydantic import BaseModel
 
@@ -27,7 +28,8 @@ from .layouts import LOGSEQ, is_logseq_folder, templates_folders, tool_folder
 from .logseq import read_outline
 from .note_dates import EARLIEST, LATEST, name_date, name_day
 from .note_fields import MAX_WORD, Unreadable, parse_note, source_date, text_field, unit_fields
-from .note_text import link_target, read_note
+from .note_reading import NoteReader, Pending
+from .note_text import link_target
 from .whose import Reason, judge, pool_fields, without_quotes
 
 
@@ -76,8 +78,10 @@ class FolderVault:
 
     def __init__(self, root: Path, extra_paths: list[str], memory_dir: str, max_bytes: int,
                  shorts_paths: list[str] | None = None, knowledge_paths: list[str] | None = None,
-                 author: Sequence[str] = (), zone: dt.tzinfo | None = None, future: Collection[str] = ()):
+                 author: Sequence[str] = (), zone: dt.tzinfo | None = None, future: Collection[str] = (),
+                 note_reader: Callable[[], NoteReader] = NoteReader):
         self.root = root.resolve()
+        self.note_reader = note_reader
         self.author = author  # the person's name and aliases: a clipping they wrote is theirs (docs/spec.md §1)
         self.zone = zone or clock.zone()
         self.future = frozenset(future)
@@ -104,6 +108,25 @@ class FolderVault:
         return frozenset(inside | templates | {_relative(self.memory_dir)})
 
     def sources(self, window: Span) -> Iterator[Source | Skipped]:
+        # The notes are read in batches, their text by `note_reader` (on other processes when there is much to
+        # read); each batch is read while the next one's files are opened.
+        with self.note_reader() as reader:
+            batch: list[Skipped | _Draft] = []
+            size = 0
+            reading: deque[tuple[list[Skipped | _Draft], Pending]] = deque()
+            for found in self._drafts(window):
+                batch.append(found)
+                size += len(found.body) if isinstance(found, _Draft) else 0
+                if size >= BATCH_CHARS:
+                    reading.append((batch, reader.start([d.body for d in batch if isinstance(d, _Draft)])))
+                    batch, size = [], 0
+                    while len(reading) > 1:
+                        yield from _finished(*reading.popleft())
+            reading.append((batch, reader.start([d.body for d in batch if isinstance(d, _Draft)])))
+            while reading:
+                yield from _finished(*reading.popleft())
+
+    def _drafts(self, window: Span) -> Iterator[_Draft | Skipped]:
         # A note reached twice (two scan paths, a symlink, a hard link) is one source, read by the first path
         # (docs/spec.md §1).
         seen: set[Identity] = set()
@@ -123,7 +146,7 @@ class FolderVault:
                 except Unreadable as exc:
                     yield Skipped(path=rel, reason=str(exc))
                     continue
-                yield from (s for s in read if window.start <= s.date)
+                yield from (d for d in read if window.start <= d.fields["date"])
 
     def resolve(self, link: str, where: str = "") -> str:
         """The vault path a `source_notes` entry names, resolved as Obsidian resolves links (docs/spec.md §1).
@@ -236,8 +259,8 @@ class FolderVault:
                     yield f"{prefix}{name}", entry.path
             folders += reversed(subfolders)
 
-    def _read(self, path: Path, rel: str, kind: SourceKind) -> list[Source]:
-        """The note's source — or, for Hylo's daily aggregation file, one source an entry (docs/spec.md §10)."""
+    def _read(self, path: Path, rel: str, kind: SourceKind) -> list[_Draft]:
+        """The note's source but for its text — or, for Hylo's daily file, one an entry's (docs/spec.md §10)."""
         data = _read_bytes(path, self.max_bytes)
         # Before decoding: most binary files are not UTF-8 either, and "binary" says more.
         # UTF-16 text has NUL bytes too, but it is text in the wrong encoding.
@@ -268,15 +291,10 @@ class FolderVault:
         date = written or by_name or _mtime_date(path, self.zone)
         # Named in the summary: a date the note gives and we cannot read, or none but the file's mtime.
         undated = unreadable or not (written or by_name)
-        # What the person wrote, not its markup nor the words they quote (docs/spec.md §1);
-        # the hash stays the file's bytes'.
-        body = read_note(whose.body)  # as plain text when its markup would cost too much to parse: named
-        text, quoted = without_quotes(body.text)
-        others = whose.reason or (Reason.quotes if quoted else None)
-        return [Source(path=rel, kind=kind, date=date, text=text, content_hash=content_hash, undated=undated,
-                       others_words=others.value if others else None, plain_text=body.plain, **fields)]
+        return [_Draft(whose.body, whose.reason, {"path": rel, "kind": kind, "date": date, "content_hash": content_hash,
+                                                  "undated": undated, **fields})]
 
-    def _entries(self, rel: str, meta: dict[str, object], content: str) -> list[Source]:
+    def _entries(self, rel: str, meta: dict[str, object], content: str) -> list[_Draft]:
         """A daily file's entries, each its own source: id the daily path and time, its own date, its own text's
         hash, so an entry appended later is the only new one."""
         taken: set[str] = set()
@@ -286,13 +304,36 @@ class FolderVault:
             whose = judge(meta, rel, entry.text, self.author, None)
             fields = pool_fields(meta, rel) | {"perspective": Perspective.external} if whose.external \
                 else {"perspective": Perspective.own}
-            body = read_note(whose.body)
-            text, quoted = without_quotes(body.text)
-            others = whose.reason or (Reason.quotes if quoted else None)
-            found.append(Source(path=ident, kind=SourceKind.short, date=entry.day, text=text,
-                                content_hash=hashlib.sha256(entry.text.encode("utf-8")).hexdigest(),
-                                others_words=others.value if others else None, plain_text=body.plain, **fields))
+            found.append(_Draft(whose.body, whose.reason, {
+                "path": ident, "kind": SourceKind.short, "date": entry.day,
+                "content_hash": hashlib.sha256(entry.text.encode("utf-8")).hexdigest(), **fields}))
         return found
+
+
+class _Draft(NamedTuple):
+    """A source read but for its text: the body to read as plain text, why it is someone else's words, the rest."""
+
+    body: str
+    reason: Reason | None
+    fields: dict[str, Any]
+
+
+def _finished(batch: list[Skipped | _Draft], reading: Pending) -> Iterator[Source | Skipped]:
+    """A batch's sources, with their texts, and its skips, in the order found."""
+    texts = iter(reading.result())
+    for found in batch:
+        if isinstance(found, Skipped):
+            yield found
+            continue
+        # What the person wrote, not its markup nor the words they quote (docs/spec.md §1); the hash stays the
+        # file's bytes'. As plain text when its markup would cost too much to parse: named.
+        note = next(texts)
+        text, quoted = without_quotes(note.text)
+        others = found.reason or (Reason.quotes if quoted else None)
+        yield Source(text=text, others_words=others.value if others else None, plain_text=note.plain, **found.fields)
+
+
+BATCH_CHARS = 512_000  # note text read together: a batch is read while the next one's files are opened
 
 
 class _Prefilter:

@@ -1,0 +1,149 @@
+"""Notes read as plain text by several processes when a run has much to read: a first run over a big vault.
+
+`note_text.read_note` is pure and CPU-bound (markdown-it is Python): a first run over 9 MB of Obsidian
+markup spends most of its time there. A run reads its notes itself until it has spent START_SECONDS on
+them; then a pool of worker processes starts in the background (spawned: safe in the MCP server's
+threads, the same on every platform), and once its workers have started, each batch goes to them. A
+pool that cannot start, or breaks (a worker killed), is given up and the run reads the rest itself:
+the text is the same either way, only sooner.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import time
+from collections.abc import Sequence
+from concurrent import futures
+from concurrent.futures import Future, ProcessPoolExecutor
+from typing import Protocol
+
+from .note_text import NoteText, read_note
+
+START_SECONDS = 0.25  # read alone up to here: a pool's start (~0.1 s of a core a worker) is worth it past it
+MAX_WORKERS = 4  # a first run's reading, not the machine's every core
+CHUNK_CHARS = 64_000  # what a worker is sent at once: ~20 ms of parsing
+
+
+class Pending(Protocol):
+    """A batch being read: its notes' texts, in order, when asked."""
+
+    def result(self) -> list[NoteText]: ...
+
+
+class _Done:
+    def __init__(self, texts: list[NoteText]) -> None:
+        self.texts = texts
+
+    def result(self) -> list[NoteText]:
+        return self.texts
+
+
+class _Reading:
+    def __init__(self, reader: NoteReader, bodies: Sequence[str], futures: list[Future[list[NoteText]]]) -> None:
+        self.reader, self.bodies, self.futures = reader, bodies, futures
+
+    def result(self) -> list[NoteText]:
+        try:
+            return [text for future in self.futures for text in future.result()]
+        except Exception:  # noqa: BLE001 - a pool broken or shut: read here, where a fault of our own shows as it is
+            self.reader.give_up()
+            return read_notes(self.bodies)
+
+
+def read_notes(bodies: Sequence[str]) -> list[NoteText]:
+    """What a worker does with a chunk (and the run itself with a batch)."""
+    return [read_note(body) for body in bodies]
+
+
+def _chunks(bodies: Sequence[str]) -> list[Sequence[str]]:
+    """`bodies` in runs of at least CHUNK_CHARS: one message a chunk, not one a note (most notes are short)."""
+    chunks, start, size = [], 0, 0
+    for end, body in enumerate(bodies, start=1):
+        size += len(body)
+        if size >= CHUNK_CHARS:
+            chunks.append(bodies[start:end])
+            start, size = end, 0
+    if start < len(bodies):
+        chunks.append(bodies[start:])
+    return chunks
+
+
+def default_workers() -> int:
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return min(MAX_WORKERS, cores)
+
+
+class NoteReader:
+    """Reads note bodies as plain text (`read_note`): here, or by a pool of `workers` processes once reading them
+    here has taken `start_seconds`."""
+
+    def __init__(self, workers: int | None = None, start_seconds: float = START_SECONDS, wait: bool = False) -> None:
+        self.workers = default_workers() if workers is None else workers
+        self.start_seconds = start_seconds
+        self.wait = wait  # for the workers to start, rather than read here meanwhile (the tests' certainty)
+        self.seconds = 0.0  # spent reading here
+        self.pooled = 0  # notes sent to the pool
+        self.pool: ProcessPoolExecutor | None = None
+        self._started: list[Future[list[NoteText]]] = []
+        self._given_up = False
+
+    def __enter__(self) -> NoteReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def start(self, bodies: Sequence[str]) -> Pending:
+        """Begin reading `bodies`; the texts come from the result's `result()`."""
+        pool = self._ready_pool()
+        if pool is None:
+            started = time.perf_counter()
+            texts = read_notes(bodies)
+            self.seconds += time.perf_counter() - started
+            return _Done(texts)
+        try:
+            reading = _Reading(self, bodies, [pool.submit(read_notes, chunk) for chunk in _chunks(bodies)])
+            self.pooled += len(bodies)
+            return reading
+        except Exception:  # noqa: BLE001 - as in _Reading.result
+            self.give_up()
+            return _Done(read_notes(bodies))
+
+    def _ready_pool(self) -> ProcessPoolExecutor | None:
+        """The pool once its workers have started; started here once the run has read enough alone."""
+        if self._given_up or self.workers < 2:
+            return None
+        if self.pool is None:
+            if self.seconds < self.start_seconds:
+                return None
+            try:
+                self.pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                                initializer=_worker_start)
+                self._started = [self.pool.submit(read_notes, [""]) for _ in range(self.workers)]
+            except Exception:  # noqa: BLE001 - no processes to be had here (a sandbox, a limit): read alone
+                self.give_up()
+                return None
+        if self.wait:
+            futures.wait(self._started)
+        if not all(future.done() for future in self._started):
+            return None  # still starting: this batch is read here meanwhile
+        if any(future.exception() is not None for future in self._started):
+            self.give_up()
+            return None
+        return self.pool
+
+    def give_up(self) -> None:
+        self._given_up = True
+        self.close()
+
+    def close(self) -> None:
+        pool, self.pool = self.pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _worker_start() -> None:
+    # Ctrl-C reaches every process of the terminal's group: the run stops and says so, its workers quietly.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
