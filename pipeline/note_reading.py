@@ -41,12 +41,12 @@ class _Done:
 
 
 class _Reading:
-    def __init__(self, reader: NoteReader, bodies: Sequence[str], futures: list[Future[list[NoteText]]]) -> None:
-        self.reader, self.bodies, self.futures = reader, bodies, futures
+    def __init__(self, reader: NoteReader, bodies: Sequence[str], chunks: list[Future[list[NoteText]]]) -> None:
+        self.reader, self.bodies, self.chunks = reader, bodies, chunks
 
     def result(self) -> list[NoteText]:
         try:
-            return [text for future in self.futures for text in future.result()]
+            return [text for chunk in self.chunks for text in chunk.result()]
         except Exception:  # noqa: BLE001 - a pool broken or shut: read here, where a fault of our own shows as it is
             self.reader.give_up()
             return read_notes(self.bodies)

@@ -118,11 +118,11 @@ class FolderVault:
                 batch.append(found)
                 size += len(found.body) if isinstance(found, _Draft) else 0
                 if size >= BATCH_CHARS:
-                    reading.append((batch, reader.start([d.body for d in batch if isinstance(d, _Draft)])))
+                    reading.append((batch, _started(reader, batch)))
                     batch, size = [], 0
                     while len(reading) > 1:
                         yield from _finished(*reading.popleft())
-            reading.append((batch, reader.start([d.body for d in batch if isinstance(d, _Draft)])))
+            reading.append((batch, _started(reader, batch)))
             while reading:
                 yield from _finished(*reading.popleft())
 
@@ -316,6 +316,10 @@ class _Draft(NamedTuple):
     body: str
     reason: Reason | None
     fields: dict[str, Any]
+
+
+def _started(reader: NoteReader, batch: list[Skipped | _Draft]) -> Pending:
+    return reader.start([found.body for found in batch if isinstance(found, _Draft)])
 
 
 def _finished(batch: list[Skipped | _Draft], reading: Pending) -> Iterator[Source | Skipped]:
