@@ -2,8 +2,8 @@
 
 `note_text.read_note` is pure and CPU-bound (markdown-it is Python): a first run over 9 MB of Obsidian
 markup spends most of its time there. A run reads its notes itself until it has spent START_SECONDS on
-them; then a pool of worker processes starts in the background (spawned: safe in the MCP server's
-threads, the same on every platform), and once its workers have started, each batch goes to them. A
+them; then a pool of worker processes starts in the background (forked where that is safe, else
+spawned: see `_start_method`), and once its workers have started, each batch goes to them. A
 pool that cannot start, or breaks (a worker killed), is given up and the run reads the rest itself:
 the text is the same either way, only sooner.
 """
@@ -13,6 +13,8 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import sys
+import threading
 import time
 from collections.abc import Sequence
 from concurrent import futures
@@ -79,9 +81,11 @@ class NoteReader:
     """Reads note bodies as plain text (`read_note`): here, or by a pool of `workers` processes once reading them
     here has taken `start_seconds`."""
 
-    def __init__(self, workers: int | None = None, start_seconds: float = START_SECONDS, wait: bool = False) -> None:
+    def __init__(self, workers: int | None = None, start_seconds: float = START_SECONDS, wait: bool = False,
+                 start_method: str | None = None) -> None:
         self.workers = default_workers() if workers is None else workers
         self.start_seconds = start_seconds
+        self.start_method = start_method  # None: as `_start_method` chooses when the pool starts
         self.wait = wait  # for the workers to start, rather than read here meanwhile (the tests' certainty)
         self.seconds = 0.0  # spent reading here
         self.pooled = 0  # notes sent to the pool
@@ -119,8 +123,8 @@ class NoteReader:
             if self.seconds < self.start_seconds:
                 return None
             try:
-                self.pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                                initializer=_worker_start)
+                context = multiprocessing.get_context(self.start_method or _start_method())
+                self.pool = ProcessPoolExecutor(self.workers, mp_context=context, initializer=_worker_start)
                 self._started = [self.pool.submit(read_notes, [""]) for _ in range(self.workers)]
             except Exception:  # noqa: BLE001 - no processes to be had here (a sandbox, a limit): read alone
                 self.give_up()
@@ -142,6 +146,12 @@ class NoteReader:
         pool, self.pool = self.pool, None
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _start_method() -> str:
+    """`fork` where it is safe (Linux, no other thread running): instant, and no module imported again. Else
+    `spawn`, a fresh interpreter each, which imports the main module as `__mp_main__` (ours are guarded)."""
+    return "fork" if sys.platform == "linux" and threading.active_count() == 1 else "spawn"
 
 
 def _worker_start() -> None:

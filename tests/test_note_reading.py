@@ -7,7 +7,10 @@ import datetime as dt
 import multiprocessing
 import os
 import signal
+import sys
 from pathlib import Path
+
+import pytest
 
 from hylo_memory.pipeline.note_reading import NoteReader, read_notes
 from hylo_memory.pipeline.vault import FolderVault, Skipped
@@ -36,13 +39,19 @@ def make_vault(root: Path, copies: int) -> Path:
     return root
 
 
+# How the workers start: `fork` on Linux with no other thread (instant), `spawn` anywhere (a fresh interpreter).
+METHODS = [pytest.param("fork", marks=pytest.mark.skipif(sys.platform != "linux", reason="fork: Linux only")),
+           "spawn"]
+
+
 def read(vault: Path, reader: NoteReader) -> list:
     return list(FolderVault(vault, [], "_memory", 1_000_000, note_reader=lambda: reader).sources(WIDE))
 
 
-def test_the_notes_the_pool_reads_are_the_notes_read_alone(tmp_path: Path) -> None:
+@pytest.mark.parametrize("method", METHODS)
+def test_the_notes_the_pool_reads_are_the_notes_read_alone(tmp_path: Path, method: str) -> None:
     vault = make_vault(tmp_path / "vault", copies=100)  # ~600 KB of notes: two batches
-    pooled = NoteReader(workers=2, start_seconds=0, wait=True)
+    pooled = NoteReader(workers=2, start_seconds=0, wait=True, start_method=method)
     assert read(vault, pooled) == read(vault, NoteReader(workers=1))
     assert pooled.pooled > 0
     assert pooled.pool is None  # shut when the reading ended
@@ -56,9 +65,10 @@ def test_skipped_notes_keep_their_place_among_the_sources(tmp_path: Path) -> Non
     assert len(found) == 10 * len(NOTES) + 1
 
 
-def test_a_pool_whose_workers_die_is_given_up_and_the_notes_still_read(tmp_path: Path) -> None:
+@pytest.mark.parametrize("method", METHODS)
+def test_a_pool_whose_workers_die_is_given_up_and_the_notes_still_read(method: str) -> None:
     bodies = NOTES * 5
-    with NoteReader(workers=2, start_seconds=0, wait=True) as reader:
+    with NoteReader(workers=2, start_seconds=0, wait=True, start_method=method) as reader:
         assert reader.start(["a"]).result() == read_notes(["a"])
         assert reader.pool is not None
         for child in multiprocessing.active_children():
