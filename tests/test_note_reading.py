@@ -7,6 +7,7 @@ import datetime as dt
 import multiprocessing
 import os
 import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -39,9 +40,9 @@ def make_vault(root: Path, copies: int) -> Path:
     return root
 
 
-# How the workers start: `fork` on Linux with no other thread (instant), `spawn` anywhere (a fresh interpreter).
-METHODS = [pytest.param("fork", marks=pytest.mark.skipif(sys.platform != "linux", reason="fork: Linux only")),
-           "spawn"]
+# How the workers start here: `spawn` (a fresh interpreter) — the test runner's threads rule out `fork`, which a
+# single-threaded process uses (tested in one below).
+METHODS = ["spawn"]
 
 
 def read(vault: Path, reader: NoteReader) -> list:
@@ -82,3 +83,26 @@ def test_a_run_that_reads_little_starts_no_pool() -> None:
     with NoteReader(workers=2) as reader:
         reader.start(NOTES).result()
         assert reader.pool is None and reader.pooled == 0
+
+
+FORKED = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from pathlib import Path
+from test_note_reading import NOTES, make_vault, read
+from hylo_memory.pipeline import note_reading
+vault = make_vault(Path(sys.argv[2]), copies=100)
+pooled = note_reading.NoteReader(workers=2, start_seconds=0, wait=True)
+same = read(vault, pooled) == read(vault, note_reading.NoteReader(workers=1))
+print(note_reading._start_method(), same, pooled.pooled > 0)
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="workers are forked on Linux only")
+def test_a_process_with_no_other_thread_forks_its_workers_and_reads_the_same(tmp_path: Path) -> None:
+    ran = subprocess.run([sys.executable, "-c", FORKED, str(Path(__file__).parent), str(tmp_path / "vault")],
+                         capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.split() == ["fork", "True", "True"]
+    assert ran.stderr == ""
+
