@@ -87,6 +87,35 @@ def test_after_a_refresh_the_first_reader_is_answered_quickly(vault: Path) -> No
     assert answered == full(*asked)
 
 
+def _evidence(vault: Path) -> Path:
+    path = vault.parent / "evidence.jsonl"
+    path.write_text(json.dumps({"dimension": "goals", "text": "Play the cello", "source": "_shorts/a.md"}) + "\n",
+                    encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(("command", "shown", "hidden"), [
+    (("remember", "I play the cello", "--dimension", "goals"), "I play the cello", None),
+    (("forget", "Loves to run"), None, "Loves to run"),
+    (("apply", "--evidence", _evidence), "Play the cello", None),
+], ids=["remember", "forget", "apply"])
+def test_after_a_change_by_command_the_first_reader_is_answered_quickly(vault: Path, command: tuple, shown: str | None,
+                                                                        hidden: str | None) -> None:
+    full(*[arg(vault) if callable(arg) else arg for arg in command], "--vault", vault, "--today", TODAY)
+    asked = ("context", "--vault", vault, "--today", TODAY)
+    answered = quick(*asked)
+    assert answered is not None and answered == full(*asked)
+    assert shown is None or shown in answered
+    assert hidden is None or hidden not in answered
+
+
+def test_after_an_undo_the_first_reader_is_answered_quickly(vault: Path) -> None:
+    full("remember", "I play the cello", "--dimension", "goals", "--vault", vault, "--today", TODAY)
+    full("undo", "--vault", vault)
+    answered = quick("context", "--vault", vault, "--today", TODAY)
+    assert answered is not None and "cello" not in answered
+
+
 def test_a_dry_run_keeps_no_memo(vault: Path) -> None:
     (vault / "tea.md").write_text("---\ncreated: 2026-11-29\n---\nI love green tea.\n", encoding="utf-8")
     full("refresh", "--vault", vault, "--today", TODAY, "--extractor", "offline", "--dry-run")

@@ -18,6 +18,7 @@ from ..state.journal import Journal, commit, commit_planned
 from ..state.ledger import Ledger
 from ..state.trust import tombstones
 from ..state.writing import open_store, settle, writing
+from .recall import keep_for_readers
 from .trust_common import Report, the_item
 
 
@@ -71,6 +72,7 @@ def forget(vault: Path, config: Config, text: str, dimension: Dimension | None =
             return Journal(files={found.dimension: render(after)}, change=change), found
 
         found = commit_planned(store, ledger, plan)
+    keep_for_readers(vault, config)
     return ForgetReport(command="forget", file=found.dimension.filename, dimension=found.dimension,
                         text=found.item.text, section=found.section)
 

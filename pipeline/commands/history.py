@@ -26,6 +26,7 @@ from ..state.trust import (
     take_back,
 )
 from ..state.writing import open_store, settle, writing
+from .recall import keep_for_readers
 from .trust_common import Report
 
 
@@ -90,7 +91,9 @@ def undo(vault: Path, config: Config, number: int | None = None, dry_run: bool =
             return Journal(files={d: before for d, (before, _) in files.items()}, change=record), (target, files)
 
         target, files = commit_planned(store, ledger, plan)
-        return UndoReport(undone=target, dry_run=False, diff=_diff(store, files))
+        report = UndoReport(undone=target, dry_run=False, diff=_diff(store, files))
+    keep_for_readers(vault, config)
+    return report
 
 
 def _target(store: MemoryStore, ledger: Ledger, number: int | None) -> tuple[ChangeInfo, Files]:

@@ -86,6 +86,8 @@ def apply_command(ctx: click.Context, vault: Path | None, config_file: Path | No
                              dry_run=dry_run, detail=str(evidence))
     if dry_run:  # before the report, which reads as a real apply's
         click.echo(f"{PROG} apply --dry-run: what {evidence} would change; nothing was written")
+    else:
+        keep_for_readers(vault, config)
     click.echo(render_changes(updates), nl=False)
     return 0
 

@@ -24,6 +24,7 @@ from ..state.ledger import Ledger
 from ..state.locking import DEFAULT_TIMEOUT
 from ..state.trust import tombstones
 from ..state.writing import open_store, writing
+from .recall import keep_for_readers
 
 REMEMBER_SOURCE = "remember"
 
@@ -117,4 +118,5 @@ def remember_text(vault: Path, config: Config, text: str, dimension: Dimension |
     decision = decide(text, dimension, pin, config, memory=store.read_each()[0])
     _, line = remember(store, decision, today or clock.today(config.timezone),
                        config.similarity_threshold, config.lock_timeout, stated=the_fact(clean_text(text)))
+    keep_for_readers(vault, config)
     return line
