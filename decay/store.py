@@ -80,6 +80,18 @@ def digest(data: bytes | None) -> str | None:
     return hashlib.sha256(data).hexdigest() if data is not None else None
 
 
+def loops(path: Path) -> bool:
+    """Whether following `path`'s symlinks goes round in a loop. (Python 3.13's `resolve()` no longer says so:
+    it returns a path; 3.11 and 3.12 raise RuntimeError.)"""
+    try:
+        path.resolve(strict=True)
+    except RuntimeError:
+        return True
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
+    return False
+
+
 def fsync_dir(folder: Path) -> None:
     fd = os.open(folder, os.O_RDONLY)
     try:
@@ -137,9 +149,12 @@ class MemoryStore:
             raise StorageError(f"{path}: {exc.strerror or exc}") from None
         if stat.S_ISLNK(info.st_mode):
             try:
+                looping = loops(path)
                 target = path.resolve(strict=False)
                 root = self.root.resolve()
             except (OSError, RuntimeError):
+                looping = True
+            if looping:
                 raise MemoryFileError(path, None, "a symlink loop; refused") from None
             if not target.is_relative_to(root):
                 raise MemoryFileError(path, None, f"a symlink to {target}, outside the vault; refused")
@@ -291,8 +306,11 @@ class MemoryStore:
         possible, else a copy of `data`. Where it is, and whether it is the file itself."""
         archive = self.folder / ARCHIVE_DIR
         try:
+            looping = loops(archive)
             real, root = archive.resolve(), self.root.resolve()
         except (OSError, RuntimeError):
+            looping = True
+        if looping:
             raise MemoryFileError(archive, None, "a symlink loop; refused") from None
         if not real.is_relative_to(root):
             raise MemoryFileError(archive, None, f"leads to {real}, outside the vault; refused")

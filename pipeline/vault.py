@@ -21,6 +21,7 @@ from typing import Any, NamedTuple, Protocol
 
 from pydantic import BaseModel
 
+from hylo_memory.decay.store import loops
 from hylo_memory.extractors.base import Perspective, Source, SourceKind
 
 from . import clock, hylo_shorts
@@ -188,8 +189,11 @@ class FolderVault:
         """Why a scan path cannot be read, said once in the summary rather than passed over in silence."""
         top = self.root / folder
         try:
+            looping = loops(top)
             top.resolve()
         except (OSError, RuntimeError):
+            looping = True
+        if looping:
             return "a symlink loop (too many levels of symbolic links): not read"
         if not _inside(top, self.root):
             return "leads outside the vault: not read"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from cli_helpers import hylo, one_line
@@ -12,8 +14,15 @@ from vault_helpers import MEMORY, memory_file, short, texts
 from hylo_memory.decay import Dimension
 
 
-def ledger(vault: Path) -> sqlite3.Connection:
-    return sqlite3.connect(vault / MEMORY / ".state" / "ledger.db")
+@contextmanager
+def ledger(vault: Path) -> Iterator[sqlite3.Connection]:
+    """The ledger's database, committed and closed at the end (sqlite3's own `with` only commits)."""
+    db = sqlite3.connect(vault / MEMORY / ".state" / "ledger.db")
+    try:
+        with db:
+            yield db
+    finally:
+        db.close()
 
 
 def test_undoing_an_older_run_makes_the_next_run_read_its_notes_again(tmp_path: Path) -> None:

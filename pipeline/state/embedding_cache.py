@@ -41,8 +41,12 @@ class EmbeddingCache:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))  # private before SQLite writes a byte
         db = sqlite3.connect(str(self.path), timeout=5, isolation_level=None)
-        db.execute("CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, digest TEXT NOT NULL, "
-                   "vector BLOB NOT NULL, PRIMARY KEY (model, digest))")
+        try:
+            db.execute("CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, digest TEXT NOT NULL, "
+                       "vector BLOB NOT NULL, PRIMARY KEY (model, digest))")
+        except BaseException:  # closed, not left to the collector
+            db.close()
+            raise
         return db
 
     def get(self, model: str, texts: Collection[str]) -> dict[str, list[float]]:

@@ -116,10 +116,16 @@ class Ledger:
         self.path = path
         try:
             self.db = sqlite3.connect(str(path) if path else ":memory:", isolation_level=None, timeout=30)
-            self.db.row_factory = sqlite3.Row
-            self._migrate()
         except sqlite3.Error as exc:
             raise ledger_error(path, exc) from None
+        try:
+            self.db.row_factory = sqlite3.Row
+            self._migrate()
+        except BaseException as exc:  # a ledger refused is closed, not left to the collector
+            self.db.close()
+            if isinstance(exc, sqlite3.Error):
+                raise ledger_error(path, exc) from None
+            raise
 
     @classmethod
     def for_memory_dir(cls, memory_dir: Path, readonly: bool = False) -> Ledger:
@@ -137,14 +143,18 @@ class Ledger:
         ledger = cls(None)
         if path.exists():
             # as_uri() percent-encodes the path: a vault named "notes #1" stays one path.
-            source = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
             try:
-                source.backup(ledger.db)
-                ledger._migrate()
-            except sqlite3.Error as exc:
-                raise ledger_error(path, exc) from None
-            finally:
-                source.close()
+                source = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+                try:
+                    source.backup(ledger.db)
+                    ledger._migrate()
+                finally:
+                    source.close()
+            except BaseException as exc:
+                ledger.close()
+                if isinstance(exc, sqlite3.Error):
+                    raise ledger_error(path, exc) from None
+                raise
         return ledger
 
     def close(self) -> None:
