@@ -13,7 +13,7 @@ from freezegun import freeze_time
 
 from hylo_memory.decay import Dimension, parse
 from hylo_memory.decay import store as store_module
-from hylo_memory.decay.store import ARCHIVE_DIR, MemoryStore, atomic_write
+from hylo_memory.decay.store import ARCHIVE_DIR, MemoryStore, atomic_write, loops
 from hylo_memory.errors import MemoryFileError
 
 DAY = dt.date(2026, 11, 30)
@@ -199,3 +199,13 @@ def test_a_memory_file_starting_with_a_byte_order_mark_keeps_its_window(tmp_path
     path.write_bytes(b"\xef\xbb\xbf---\ndecay_window: 7d\n---\n## Active\n- Tired `last:2026-11-01 seen:1`\n")
     memory = MemoryStore(tmp_path).read(Dimension.state)
     assert memory.decay_window == 7 and [i.text for i in memory.items] == ["Tired"]
+
+
+def test_a_symlink_that_leads_to_itself_loops_and_a_missing_or_plain_path_does_not(tmp_path: Path) -> None:
+    # Python 3.13's non-strict resolve() returns a path for a loop, where 3.11 and 3.12 raised.
+    (tmp_path / "loop").symlink_to("loop")
+    (tmp_path / "a").symlink_to("b")
+    (tmp_path / "b").symlink_to("a")
+    (tmp_path / "plain.md").write_text("x", encoding="utf-8")
+    assert loops(tmp_path / "loop") and loops(tmp_path / "a") and loops(tmp_path / "a" / "inside")
+    assert not loops(tmp_path / "plain.md") and not loops(tmp_path / "missing")
