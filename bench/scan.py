@@ -378,7 +378,7 @@ def bench_markup(notes: int, megabytes: float, repeat: int, keep: bool) -> None:
 
     Reading is the time inside FolderVault.sources (bytes to Sources: frontmatter, whose words,
     the markdown parse or the plain-text reading, on worker processes past note_reading's
-    START_CHARS); the rest of the run is mostly the offline extractor's patterns over the text read.
+    START_SECONDS); the rest of the run is mostly the offline extractor's patterns over the text read.
     """
     tmp = Path(tempfile.mkdtemp(prefix="hylo-bench-markup-"))
     root = tmp / "vault"

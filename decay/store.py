@@ -80,6 +80,16 @@ def digest(data: bytes | None) -> str | None:
     return hashlib.sha256(data).hexdigest() if data is not None else None
 
 
+def resolved(path: Path) -> Path | None:
+    """`path` with its symlinks followed (what is missing kept as written), or None when they go round in a loop."""
+    if loops(path):
+        return None
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # one made meanwhile
+        return None
+
+
 def loops(path: Path) -> bool:
     """Whether following `path`'s symlinks goes round in a loop. (Python 3.13's `resolve()` no longer says so:
     it returns a path; 3.11 and 3.12 raise RuntimeError.)"""
@@ -148,14 +158,9 @@ class MemoryStore:
         except OSError as exc:
             raise StorageError(f"{path}: {exc.strerror or exc}") from None
         if stat.S_ISLNK(info.st_mode):
-            try:
-                looping = loops(path)
-                target = path.resolve(strict=False)
-                root = self.root.resolve()
-            except (OSError, RuntimeError):
-                looping = True
-            if looping:
-                raise MemoryFileError(path, None, "a symlink loop; refused") from None
+            target, root = resolved(path), resolved(self.root)
+            if target is None or root is None:
+                raise MemoryFileError(path, None, "a symlink loop; refused")
             if not target.is_relative_to(root):
                 raise MemoryFileError(path, None, f"a symlink to {target}, outside the vault; refused")
             path = target
@@ -305,13 +310,9 @@ class MemoryStore:
         """Keep the version about to be replaced in `.archive/`: the file itself (a hard link) where
         possible, else a copy of `data`. Where it is, and whether it is the file itself."""
         archive = self.folder / ARCHIVE_DIR
-        try:
-            looping = loops(archive)
-            real, root = archive.resolve(), self.root.resolve()
-        except (OSError, RuntimeError):
-            looping = True
-        if looping:
-            raise MemoryFileError(archive, None, "a symlink loop; refused") from None
+        real, root = resolved(archive), resolved(self.root)
+        if real is None or root is None:
+            raise MemoryFileError(archive, None, "a symlink loop; refused")
         if not real.is_relative_to(root):
             raise MemoryFileError(archive, None, f"leads to {real}, outside the vault; refused")
         with writable(archive):

@@ -16,9 +16,10 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent import futures
 from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
 from typing import Protocol
 
 from .note_text import NoteText, read_note
@@ -26,6 +27,7 @@ from .note_text import NoteText, read_note
 START_SECONDS = 0.25  # read alone up to here: a pool's start (~0.1 s of a core a worker) is worth it past it
 MAX_WORKERS = 4  # a first run's reading, not the machine's every core
 CHUNK_CHARS = 64_000  # what a worker is sent at once: ~20 ms of parsing
+PARENT_CHECK = 0.2  # seconds between a worker's looks at whether the run is still there
 
 
 class Pending(Protocol):
@@ -50,6 +52,7 @@ class _Reading:
         try:
             return [text for chunk in self.chunks for text in chunk.result()]
         except Exception:  # noqa: BLE001 - a pool broken or shut: read here, where a fault of our own shows as it is
+            self.reader.pooled -= len(self.bodies)
             self.reader.give_up()
             return read_notes(self.bodies)
 
@@ -86,6 +89,7 @@ class NoteReader:
         self.workers = default_workers() if workers is None else workers
         self.start_seconds = start_seconds
         self.start_method = start_method  # None: as `_start_method` chooses when the pool starts
+        self.method: str | None = None  # how the pool's workers were started, once they were
         self.wait = wait  # for the workers to start, rather than read here meanwhile (the tests' certainty)
         self.seconds = 0.0  # spent reading here
         self.pooled = 0  # notes sent to the pool
@@ -108,7 +112,8 @@ class NoteReader:
             self.seconds += time.perf_counter() - started
             return _Done(texts)
         try:
-            reading = _Reading(self, bodies, [pool.submit(read_notes, chunk) for chunk in _chunks(bodies)])
+            with _interrupts_held():  # a submit may start a worker
+                reading = _Reading(self, bodies, [pool.submit(read_notes, chunk) for chunk in _chunks(bodies)])
             self.pooled += len(bodies)
             return reading
         except Exception:  # noqa: BLE001 - as in _Reading.result
@@ -123,9 +128,11 @@ class NoteReader:
             if self.seconds < self.start_seconds:
                 return None
             try:
-                context = multiprocessing.get_context(self.start_method or _start_method())
-                self.pool = ProcessPoolExecutor(self.workers, mp_context=context, initializer=_worker_start)
-                self._started = [self.pool.submit(read_notes, [""]) for _ in range(self.workers)]
+                self.method = self.start_method or _start_method()
+                self.pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context(self.method),
+                                                initializer=_worker_start, initargs=(os.getpid(),))
+                with _interrupts_held():
+                    self._started = [self.pool.submit(read_notes, [""]) for _ in range(self.workers)]
             except Exception:  # noqa: BLE001 - no processes to be had here (a sandbox, a limit): read alone
                 self.give_up()
                 return None
@@ -145,7 +152,8 @@ class NoteReader:
     def close(self) -> None:
         pool, self.pool = self.pool, None
         if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+            # A pool that read nothing is not waited for: its workers may still be starting (spawned, importing).
+            pool.shutdown(wait=self.pooled > 0, cancel_futures=True)
 
 
 def _start_method() -> str:
@@ -154,6 +162,35 @@ def _start_method() -> str:
     return "fork" if sys.platform == "linux" and threading.active_count() == 1 else "spawn"
 
 
-def _worker_start() -> None:
+@contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """SIGINT held back while workers start: a worker begins with it held, so a Ctrl-C during its start (a spawned
+    worker imports for a while) is no traceback of its own. The run itself gets the Ctrl-C just after."""
+    if not hasattr(signal, "pthread_sigmask"):  # Windows
+        yield
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+def _worker_start(parent: int) -> None:
     # Ctrl-C reaches every process of the terminal's group: the run stops and says so, its workers quietly.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    # The run's stdout is never a worker's to write: an MCP server speaks its protocol there.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.close(devnull)
+    threading.Thread(target=_outlive_no_parent, args=(parent,), daemon=True).start()
+
+
+def _outlive_no_parent(parent: int) -> None:
+    """End the worker once the run is gone (killed, or left by `os._exit`): a worker waits on its queue forever
+    otherwise, holding the dead run's stdout and stderr open for whoever reads them."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK)
+    os._exit(0)

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple, Protocol
 
 from pydantic import BaseModel
 
-from hylo_memory.decay.store import loops
+from hylo_memory.decay.store import resolved
 from hylo_memory.extractors.base import Perspective, Source, SourceKind
 
 from . import clock, hylo_shorts
@@ -188,12 +188,7 @@ class FolderVault:
     def _unusable(self, folder: str, required: bool) -> str | None:
         """Why a scan path cannot be read, said once in the summary rather than passed over in silence."""
         top = self.root / folder
-        try:
-            looping = loops(top)
-            top.resolve()
-        except (OSError, RuntimeError):
-            looping = True
-        if looping:
+        if resolved(top) is None:
             return "a symlink loop (too many levels of symbolic links): not read"
         if not _inside(top, self.root):
             return "leads outside the vault: not read"

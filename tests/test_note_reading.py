@@ -40,42 +40,50 @@ def make_vault(root: Path, copies: int) -> Path:
     return root
 
 
-# How the workers start here: `spawn` (a fresh interpreter) — the test runner's threads rule out `fork`, which a
-# single-threaded process uses (tested in one below).
-METHODS = ["spawn"]
+class CountingReader(NoteReader):
+    """A note reader that counts the batches it is given."""
+
+    batches = 0
+
+    def start(self, bodies):  # noqa: ANN001, ANN201
+        self.batches += 1
+        return super().start(bodies)
 
 
 def read(vault: Path, reader: NoteReader) -> list:
     return list(FolderVault(vault, [], "_memory", 1_000_000, note_reader=lambda: reader).sources(WIDE))
 
 
-@pytest.mark.parametrize("method", METHODS)
-def test_the_notes_the_pool_reads_are_the_notes_read_alone(tmp_path: Path, method: str) -> None:
-    vault = make_vault(tmp_path / "vault", copies=100)  # ~600 KB of notes: two batches
-    pooled = NoteReader(workers=2, start_seconds=0, wait=True, start_method=method)
-    assert read(vault, pooled) == read(vault, NoteReader(workers=1))
-    assert pooled.pooled > 0
+# Workers are spawned here (a fresh interpreter): the test runner's threads rule out `fork`, which a process
+# of one thread uses (tested in one, below).
+
+def test_the_notes_the_pool_reads_are_the_notes_read_alone_in_the_same_order(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path / "vault", copies=200)  # ~780 K characters of notes: two batches
+    pooled = CountingReader(workers=2, start_seconds=0, wait=True, start_method="spawn")
+    found, alone = read(vault, pooled), read(vault, NoteReader(workers=1))
+    assert found == alone
+    assert pooled.batches == 2 and pooled.pooled == 200 * len(NOTES)
     assert pooled.pool is None  # shut when the reading ended
 
 
-def test_skipped_notes_keep_their_place_among_the_sources(tmp_path: Path) -> None:
-    vault = make_vault(tmp_path / "vault", copies=10)
-    found = read(vault, NoteReader(workers=2, start_seconds=0, wait=True))
-    skipped = [s for s in found if isinstance(s, Skipped)]
-    assert [s.path for s in skipped] == ["_shorts/2026-11-02-binary.md"]
-    assert len(found) == 10 * len(NOTES) + 1
+def test_a_note_that_cannot_be_read_keeps_its_place_among_the_sources(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path / "vault", copies=200)
+    found = read(vault, NoteReader(workers=2, start_seconds=0, wait=True, start_method="spawn"))
+    where = [n for n, s in enumerate(found) if isinstance(s, Skipped)]
+    assert [found[n].path for n in where] == ["_shorts/2026-11-02-binary.md"]
+    assert 0 < where[0] < len(found) - 1
+    assert found[where[0] - 1].path < found[where[0]].path < found[where[0] + 1].path  # as the walk met them
 
 
-@pytest.mark.parametrize("method", METHODS)
-def test_a_pool_whose_workers_die_is_given_up_and_the_notes_still_read(method: str) -> None:
+def test_a_pool_whose_workers_die_is_given_up_and_the_notes_still_read() -> None:
     bodies = NOTES * 5
-    with NoteReader(workers=2, start_seconds=0, wait=True, start_method=method) as reader:
+    with NoteReader(workers=2, start_seconds=0, wait=True, start_method="spawn") as reader:
         assert reader.start(["a"]).result() == read_notes(["a"])
         assert reader.pool is not None
         for child in multiprocessing.active_children():
             os.kill(child.pid, signal.SIGKILL)
         assert reader.start(bodies).result() == read_notes(bodies)
-        assert reader.pool is None
+        assert reader.pool is None and reader.pooled == 1  # the notes re-read here are not counted as the pool's
         assert reader.start(bodies).result() == read_notes(bodies)  # and read here from then on
 
 
@@ -94,7 +102,7 @@ from hylo_memory.pipeline import note_reading
 vault = make_vault(Path(sys.argv[2]), copies=100)
 pooled = note_reading.NoteReader(workers=2, start_seconds=0, wait=True)
 same = read(vault, pooled) == read(vault, note_reading.NoteReader(workers=1))
-print(note_reading._start_method(), same, pooled.pooled > 0)
+print(pooled.method, same, pooled.pooled > 0)
 """
 
 

@@ -26,6 +26,7 @@ from .. import clock
 from ..config import Config
 from ..state import read_memo
 from ..state.embedding_cache import EmbeddingCache
+from ..state.names import journal_path
 from ..state.writing import open_store, settle
 from .answers import MAX_LIMIT as MAX_LIMIT
 from .answers import MAX_QUERY_CHARS as MAX_QUERY_CHARS
@@ -123,6 +124,8 @@ def keep_for_readers(vault: Path, config: Config) -> None:
     """After a command has written the memory: read it as a reader would (~12 ms for 1,000 items), so the next
     shell `recall` or `context`, a hook that runs before every prompt, answers from the read memo at once."""
     try:
+        if journal_path(open_store(vault, config)).exists():
+            return  # another command is writing: no waiting for it here, after this one's change is made
         read_memory(vault, config)
     except (HyloMemoryError, OSError):  # the next reader meets it and says what is wrong; the change stands
         log.debug("the read memo was not kept after a change", exc_info=True)

@@ -220,17 +220,29 @@ class _Runner:
     def run(self) -> None:
         self.running.set()
         try:
+            if self._refresh():
+                self._keep_for_readers()
+        finally:
+            self.running.clear()
+
+    def _refresh(self) -> bool:
+        try:
             today = clock.today(self.config.timezone)
             intro = intro_for_run(open_store(self.vault, self.config), None)  # the last `refresh --intro`
             summary, _ = refresh(self.vault, self.config, make_extractor(self.config.llm()), today, intro=intro)
             LOG.info(run_line(summary))
-            keep_for_readers(self.vault, self.config)  # the morning's first `context` answers at once
+            return True
         except HyloMemoryError as exc:
             LOG.error("refresh failed: %s", exc)
         except Exception as exc:  # noqa: BLE001 - the schedule outlives one bad night; the next run retries
             LOG.error("refresh failed: unexpected %s: %s", type(exc).__name__, exc)
-        finally:
-            self.running.clear()
+        return False
+
+    def _keep_for_readers(self) -> None:
+        try:
+            keep_for_readers(self.vault, self.config)  # the morning's first `context` answers at once
+        except Exception as exc:  # noqa: BLE001 - a cache: the run it follows stands
+            LOG.warning("the read memo was not kept: unexpected %s: %s", type(exc).__name__, exc)
 
 
 def _log_to(stream: TextIO) -> None:

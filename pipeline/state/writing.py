@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from hylo_memory.decay.store import MemoryStore, loops
+from hylo_memory.decay.store import MemoryStore, resolved
 from hylo_memory.errors import ConfigError, HyloMemoryError, LedgerError, StorageError, storage_error
 
 from ..config import Config
@@ -26,13 +26,9 @@ def open_store(vault: Path, config: Config) -> MemoryStore:
     would write the person's memory where their vault, and its backups, are not.
     """
     folder = vault / config.memory_dir
-    try:
-        looping = loops(folder)
-        root, real = vault.resolve(), folder.resolve()
-    except (OSError, RuntimeError):
-        looping = True
-    if looping:
-        raise ConfigError(f"{folder}: memory_dir is a symlink loop; it must be a folder inside the vault") from None
+    root, real = resolved(vault), resolved(folder)
+    if root is None or real is None:
+        raise ConfigError(f"{folder}: memory_dir is a symlink loop; it must be a folder inside the vault")
     if real == root or not real.is_relative_to(root):
         where = "the vault itself" if real == root else f"{real}, outside the vault"
         raise ConfigError(f"{folder}: memory_dir leads to {where}; it must be a folder inside the vault")
