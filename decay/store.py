@@ -81,25 +81,20 @@ def digest(data: bytes | None) -> str | None:
 
 
 def resolved(path: Path) -> Path | None:
-    """`path` with its symlinks followed (what is missing kept as written), or None when they go round in a loop."""
-    if loops(path):
-        return None
-    try:
-        return path.resolve()
-    except (OSError, RuntimeError):  # one made meanwhile
-        return None
+    """`path` with its symlinks followed (what is missing kept as written), or None when they go round in a loop.
 
-
-def loops(path: Path) -> bool:
-    """Whether following `path`'s symlinks goes round in a loop. (Python 3.13's `resolve()` no longer says so:
-    it returns a path; 3.11 and 3.12 raise RuntimeError.)"""
+    Asked strictly first: Python 3.13's lenient `resolve()` returns a path for a loop, where 3.11 and 3.12 raise."""
     try:
-        path.resolve(strict=True)
-    except RuntimeError:
-        return True
+        return path.resolve(strict=True)
+    except RuntimeError:  # a loop, before 3.13
+        return None
     except OSError as exc:
-        return exc.errno == errno.ELOOP
-    return False
+        if exc.errno == errno.ELOOP:
+            return None
+    try:
+        return path.resolve()  # something on the way is missing
+    except (OSError, RuntimeError):
+        return None
 
 
 def fsync_dir(folder: Path) -> None:

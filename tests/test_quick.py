@@ -20,6 +20,8 @@ from vault_helpers import memory_body, memory_file
 
 from hylo_memory.decay import Dimension
 from hylo_memory.pipeline.commands.quick import answer
+from hylo_memory.pipeline.commands.recall import keep_for_readers
+from hylo_memory.pipeline.config import load_config
 from hylo_memory.pipeline.state.read_memo import memo_path
 
 TODAY = "2026-11-30"
@@ -114,6 +116,14 @@ def test_after_an_undo_the_first_reader_is_answered_quickly(vault: Path) -> None
     full("undo", "--vault", vault)
     answered = quick("context", "--vault", vault, "--today", TODAY)
     assert answered is not None and "cello" not in answered
+
+
+def test_a_writer_leaves_another_commands_unfinished_change_to_it_and_keeps_no_memo(vault: Path) -> None:
+    journal = vault / "_memory" / ".state" / "journal.json"
+    journal.parent.mkdir(exist_ok=True)
+    journal.write_text("{}", encoding="utf-8")  # another command's change, being written
+    keep_for_readers(vault, load_config(vault=str(vault)))
+    assert journal.exists() and not memo_path(vault / "_memory").exists()
 
 
 def test_a_dry_run_keeps_no_memo(vault: Path) -> None:

@@ -13,7 +13,7 @@ from freezegun import freeze_time
 
 from hylo_memory.decay import Dimension, parse
 from hylo_memory.decay import store as store_module
-from hylo_memory.decay.store import ARCHIVE_DIR, MemoryStore, atomic_write, loops
+from hylo_memory.decay.store import ARCHIVE_DIR, MemoryStore, atomic_write, resolved
 from hylo_memory.errors import MemoryFileError
 
 DAY = dt.date(2026, 11, 30)
@@ -201,11 +201,15 @@ def test_a_memory_file_starting_with_a_byte_order_mark_keeps_its_window(tmp_path
     assert memory.decay_window == 7 and [i.text for i in memory.items] == ["Tired"]
 
 
-def test_a_symlink_that_leads_to_itself_loops_and_a_missing_or_plain_path_does_not(tmp_path: Path) -> None:
-    # Python 3.13's non-strict resolve() returns a path for a loop, where 3.11 and 3.12 raised.
+def test_a_symlink_loop_resolves_to_nothing_and_a_missing_or_plain_path_to_itself(tmp_path: Path) -> None:
+    # Python 3.13's lenient resolve() returns a path for a loop, where 3.11 and 3.12 raised.
     (tmp_path / "loop").symlink_to("loop")
     (tmp_path / "a").symlink_to("b")
     (tmp_path / "b").symlink_to("a")
     (tmp_path / "plain.md").write_text("x", encoding="utf-8")
-    assert loops(tmp_path / "loop") and loops(tmp_path / "a") and loops(tmp_path / "a" / "inside")
-    assert not loops(tmp_path / "plain.md") and not loops(tmp_path / "missing")
+    (tmp_path / "link.md").symlink_to("plain.md")
+    root = tmp_path.resolve()
+    assert resolved(tmp_path / "loop") is None and resolved(tmp_path / "a") is None
+    assert resolved(tmp_path / "a" / "inside") is None
+    assert resolved(tmp_path / "link.md") == root / "plain.md"
+    assert resolved(tmp_path / "missing" / "x.md") == root / "missing" / "x.md"
