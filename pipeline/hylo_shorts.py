@@ -63,9 +63,19 @@ def entries(body: str) -> list[Entry]:
 
 
 def render_daily(day: dt.date, items: Iterable[tuple[str, str]]) -> str:
-    """A daily file as Hylo writes it, from (HH:MM:SS, text) pairs oldest first (the Hylo backend's mirror)."""
-    blocks = [f"###### Short Note: {day.isoformat()} {time}\n\n{text.strip()}\n" for time, text in items]
-    return f"---\nkind: {KIND}\n---\n\n" + "\n---\n\n".join(blocks)
+    """A daily file as Hylo writes it, from (time, text) pairs oldest first: the time `HH:MM:SS` on `day`,
+    or a whole `YYYY-MM-DD HH:MM:SS` (an entry written after midnight into the day before's file)."""
+    blocks = [f"###### Short Note: {_stamped(day, time)}\n\n{_sanitized(text)}\n" for time, text in items]
+    return f"---\nkind: {KIND}\ndate: {day.isoformat()}\n---\n\n" + "\n---\n\n".join(blocks)
+
+
+def _stamped(day: dt.date, time: str) -> str:
+    return time if len(time) > len("HH:MM:SS") else f"{day.isoformat()} {time}"
+
+
+def _sanitized(text: str) -> str:
+    """As Hylo stores an entry: a line that is only `---` becomes blank, so it cannot end the entry."""
+    return "\n".join("" if _SEPARATOR.match(line) else line for line in text.strip().splitlines())
 
 
 def _close(found: list[Entry], current: tuple[dt.date, str] | None, lines: list[str]) -> None:

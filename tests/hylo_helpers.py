@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 from pathlib import Path
 
 from cli_helpers import hylo
@@ -14,11 +15,15 @@ from hylo_memory.testing.fake_hylo import FakeHylo
 TODAY = dt.date(2026, 11, 30)
 
 
-def daily(root: Path, day: dt.date, *items: tuple[str, str]) -> Path:
-    """Hylo's daily aggregation file for `day`, its entries (HH:MM:SS, text) oldest first."""
+def daily(root: Path, day: dt.date, *items: tuple[str, str], zone: dt.tzinfo = dt.UTC) -> Path:
+    """Hylo's daily aggregation file for `day`, its entries (HH:MM:SS, or a whole YYYY-MM-DD HH:MM:SS, and
+    text) oldest first; last modified as Hylo leaves it, at its last entry's time (Hylo lists by it)."""
     path = root / "_shorts" / f"{day.isoformat()}.md"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render_daily(day, items), encoding="utf-8")
+    last = items[-1][0] if items else "00:00:00"
+    stamp = dt.datetime.fromisoformat(last if len(last) > 8 else f"{day.isoformat()} {last}").replace(tzinfo=zone)
+    os.utime(path, (stamp.timestamp(), stamp.timestamp()))
     return path
 
 

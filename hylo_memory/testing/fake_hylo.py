@@ -1,9 +1,19 @@
-"""A fake Hylo: its MCP server's six tools (docs/spec.md §10) over a folder in Hylo's format, made with the SDK.
+"""A fake Hylo: the MCP tools hylo-memory calls (docs/spec.md §10), answering as Hylo's source does.
 
-Streamable HTTP on 127.0.0.1, a bearer key checked on every request, the tools with Hylo's own
-argument names and result shapes, so `create` writes files a test can read. Faults on demand:
-a refused key (`refuse_key`), slow replies (`delay`), a tool's error (`errors`), a tool missing
-(`missing`), a malformed result (`malformed`). Every call is recorded in `calls`.
+Each behaviour follows a file of Hylo's Go source (`skoowoo/hylo`, module github.com/hardhacker/hylo),
+named where it is built, so a test can cite it:
+
+- `internal/mcp/server.go`: stateless streamable HTTP answering in JSON; every result is structured
+  content plus the same JSON as text; a Go error is an `isError` result carrying its text; a request
+  with a foreign `Origin` is refused 403 (`http.NewCrossOriginProtection`).
+- `internal/server/middleware/auth.go`: the key in `X-Hylo-API-Key`, else `Authorization: Bearer …`;
+  without it, or with another, `401 Unauthorized` (loopback is not exempt).
+- `internal/notes/list.go`: a listing's `size` and `updated_at` are for display (`util.FormatSize`,
+  `util.FormatTime`: "1.2 KB", "2026-11-28 10:15:02" in the server's zone); `name` is the base file
+  name; a `path` lists the notes directly in that folder, none below it; `kind` is "raw" when unset.
+- `internal/notes/read.go`, `write.go`, `notes.go` and the server's handlers: the error texts.
+- `internal/storage/vault.go`: the daily files (`ParseShortEntries`, `ListShortEntries`): `created_at`
+  at the header's local time in the server's zone; `start`/`end` are UTC midnights.
 
     with FakeHylo(folder) as hylo:
         env = {"HYLO_API_KEY": hylo.key}; url = hylo.url
@@ -12,35 +22,43 @@ a refused key (`refuse_key`), slow replies (`delay`), a tool's error (`errors`),
 from __future__ import annotations
 
 import datetime as dt
-import json
 import threading
 from pathlib import Path
 from typing import Any
 
 import anyio
-import frontmatter
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, InputRequiredResult, TextContent
 
-from hylo_memory.pipeline.hylo_shorts import entries, is_daily
+from . import fake_hylo_vault as vault
+from .fake_hylo_vault import HyloFailure
 
-KEY = "hylo-test-key-5f0c1e9d2b7a"  # long and unique: a test can see it is never printed nor stored
+KEY = "hylo_5f0c1e9d2b7a" + "0" * 48  # Hylo's shape ("hylo_" + 64 hex); unique, so a test can see it never leaks
 TOOLS = ("short_list", "knowledge_list", "knowledge_read", "list", "read", "create")
+CROSS_ORIGIN = ("cross-origin request detected, and/or browser is out of date: Sec-Fetch-Site is missing, "
+                "and Origin does not match Host")
 
 
 class FakeHylo:
-    """A running fake Hylo over `root` (a folder in Hylo's format); `prefix` names its tools `prefix + name`."""
+    """A running fake Hylo over `root` (a folder in Hylo's format); `prefix` names its tools `prefix + name`.
+
+    `zone` is the server's local zone (Go's `time.Local`): its daily headers' times and its listings
+    are in it. Faults on demand: a revoked key (`refuse_key`), slow replies (`delay`), a tool's error
+    (`errors`), a tool missing (`missing`), a malformed result (`malformed`), an edit made as a tool is
+    called (`on_call`, `before_create`). Every call is recorded in `calls`, every request's headers in
+    `headers`."""
 
     def __init__(self, root: Path, key: str = KEY, prefix: str = "", zone: dt.tzinfo = dt.UTC):
         self.root, self.key, self.prefix, self.zone = Path(root), key, prefix, zone
         self.calls: list[tuple[str, dict[str, Any]]] = []
-        self.refuse_key = False  # every request answered 403, as a Hylo whose key was revoked
+        self.headers: list[dict[str, str]] = []
+        self.refuse_key = False  # every key refused, as a Hylo whose key was changed
         self.delay = 0.0  # seconds before each tool replies
         self.errors: dict[str, str] = {}  # tool → the message it fails with
         self.missing: set[str] = set()  # tools the server does not offer
         self.malformed: dict[str, Any] = {}  # tool → the JSON it answers instead of its result
-        self.before_create: Any = None  # called with (path, content) before a create writes: a test's edit
+        self.on_call: Any = None  # called with (tool, arguments) as a tool is called: a test's edit meanwhile
+        self.before_create: Any = None  # called with (path, content) before a create writes
         self._lock = threading.Lock()
 
     # ---- running ----
@@ -48,7 +66,8 @@ class FakeHylo:
     def __enter__(self) -> FakeHylo:
         import uvicorn
 
-        app = _Guard(_build(self).streamable_http_app(host="127.0.0.1", stateless_http=True), self)
+        app = _Guard(_build(self).streamable_http_app(host="127.0.0.1", stateless_http=True, json_response=True),
+                     self)
         config = uvicorn.Config(app, host="127.0.0.1", port=0, log_config=None, log_level="warning", lifespan="on")
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, daemon=True)
@@ -78,101 +97,68 @@ class FakeHylo:
         with self._lock:
             return sum(1 for name, _ in self.calls if tool is None or name == tool)
 
-    # ---- the vault ----
+    # ---- the tools, as Hylo answers them ----
 
-    def file(self, path: str) -> Path:
-        """The file a vault-absolute path names, kept inside the folder."""
-        rel = path.strip().lstrip("/")
-        target = (self.root / rel).resolve()
-        if not target.is_relative_to(self.root.resolve()) or not rel:
-            raise ToolError(f"invalid path: {path}")
-        return target
+    def list(self, path: str | None, kind: str | None, start: str | None, end: str | None, latest: int | None,
+             limit: int, knowledge: bool = False) -> dict[str, Any]:
+        kinds = vault.kinds_for(kind, knowledge)
+        after, before = vault.bounds(start, end, latest)
+        notes = vault.notes(self.root, path or None, kinds, after, before, self.zone)
+        return {"notes": notes[:limit] if limit else notes}
 
-    def vault_path(self, file: Path) -> str:
-        return "/" + file.resolve().relative_to(self.root.resolve()).as_posix()
-
-    def notes(self, folder: str, kind: str | None, start: str | None, end: str | None, latest: int | None,
-              limit: int) -> list[dict[str, Any]]:
-        top = self.file(folder) if folder.strip("/") else self.root.resolve()
-        found = []
-        for file in sorted(top.rglob("*.md")) if top.is_dir() else []:
-            if any(p.startswith(".") for p in file.relative_to(self.root.resolve()).parts):
-                continue
-            its_kind = _kind(file)
-            stat = file.stat()
-            updated = dt.datetime.fromtimestamp(stat.st_mtime, self.zone)
-            if (kind and its_kind != kind) or not _in_range(updated.date(), start, end, latest, self.zone):
-                continue
-            path = self.vault_path(file)
-            found.append({"path": path, "name": file.name, "dir": path.rsplit("/", 1)[0] or "/",
-                          "size": stat.st_size, "updated_at": updated.isoformat(), "kind": its_kind})
-        found.sort(key=lambda n: str(n["updated_at"]), reverse=True)
-        return found[:limit] if limit else found
-
-    def shorts(self, folder: str, start: str | None, end: str | None, latest: int | None,
-               limit: int) -> list[dict[str, Any]]:
-        top = self.file(folder)
-        found = []
-        for file in sorted(top.glob("*.md")) if top.is_dir() else []:
-            post = frontmatter.loads(file.read_text(encoding="utf-8"))
-            if not is_daily(post.metadata):
-                continue
-            for entry in entries(post.content):
-                if _in_range(entry.day, start, end, latest, self.zone):
-                    stamp = dt.datetime.combine(entry.day, dt.time.fromisoformat(entry.time), self.zone)
-                    found.append({"content": entry.text, "created_at": stamp.isoformat(),
-                                  "daily_path": self.vault_path(file)})
-        found.sort(key=lambda e: e["created_at"], reverse=True)
-        return found[:limit] if limit else found
-
-    def find(self, path: str) -> Path:
-        """A note by vault-absolute path, or by bare file name (as Hylo's `read` takes it)."""
-        if "/" not in path.strip("/") and not path.startswith("/"):
-            named = [f for f in sorted(self.root.rglob(path if path.endswith(".md") else f"{path}.md"))]
-            if len(named) == 1:
-                return named[0]
-        file = self.file(path)
-        if not file.is_file():
-            raise ToolError(f"note not found: {path}")
-        return file
+    def read(self, path: str, knowledge: bool = False) -> dict[str, Any]:
+        file, shown = vault.resolve(self.root, path, knowledge)
+        return {"path": shown, "content": file.read_text(encoding="utf-8")}
 
     def create(self, path: str, content: str, force: bool) -> dict[str, Any]:
-        file = self.file(path)
+        vault.check_markdown_path(path)
         if not force:
-            if file.exists():
-                raise ToolError(f"note already exists: {path} (use force to overwrite)")
-            same = [f for f in self.root.rglob(file.name) if f.is_file()]
-            if same:
-                raise ToolError(f"a note named {file.name} already exists: {self.vault_path(same[0])}")
+            vault.check_no_conflict(self.root, path)
+        if "\x00" in content:
+            raise HyloFailure("content appears to be binary — only text can be stored as markdown")
         if self.before_create is not None:
             self.before_create(path, content)
-        file.parent.mkdir(parents=True, exist_ok=True)
-        file.write_text(content, encoding="utf-8")
-        return {"path": self.vault_path(file), "lines": content.count("\n") + (0 if content.endswith("\n") else 1)}
+        vault.write(self.root, path, content)
+        return {"path": path, "lines": vault.count_lines(content)}
+
+    def short_list(self, folder: str | None, start: str | None, end: str | None, latest: int | None,
+                   limit: int) -> dict[str, Any]:
+        after, before = vault.bounds(start, end, latest)
+        return {"entries": vault.shorts(self.root, folder or "_shorts", after, before, limit, self.zone)}
 
 
 class _Guard:
-    """The bearer-key check in front of the SDK's app: 401 without the key, 403 when it is refused."""
+    """Hylo's handlers in front of the SDK's app: the key (auth.go), then the Origin (server.go)."""
 
     def __init__(self, app: Any, hylo: FakeHylo):
         self.app, self.hylo = app, hylo
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http":
-            headers = dict(scope.get("headers") or [])
-            given = headers.get(b"authorization", b"").decode("latin-1")
-            status = 403 if self.hylo.refuse_key else (401 if given != f"Bearer {self.hylo.key}" else 0)
-            if status:
-                body = json.dumps({"error": "unauthorized" if status == 401 else "forbidden"}).encode()
-                await send({"type": "http.response.start", "status": status,
-                            "headers": [(b"content-type", b"application/json")]})
-                await send({"type": "http.response.body", "body": body})
+            headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or []}
+            with self.hylo._lock:
+                self.hylo.headers.append(headers)
+            token = headers.get("x-hylo-api-key") or headers.get("authorization", "").removeprefix("Bearer ")
+            if self.hylo.refuse_key or token != self.hylo.key:
+                await _plain(send, 401, "Unauthorized")
+                return
+            origin, host = headers.get("origin"), headers.get("host", "")
+            if scope.get("method") not in ("GET", "HEAD", "OPTIONS") and origin \
+                    and origin.split("://", 1)[-1] != host:
+                await _plain(send, 403, CROSS_ORIGIN)
                 return
         await self.app(scope, receive, send)
 
 
+async def _plain(send: Any, status: int, message: str) -> None:
+    """Go's `http.Error`: plain text, a newline after it."""
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"text/plain; charset=utf-8")]})
+    await send({"type": "http.response.body", "body": f"{message}\n".encode()})
+
+
 class _Server(MCPServer[Any]):
-    """The SDK's server with the fake's faults: tools hidden, made slow, failing, or answering nonsense."""
+    """The SDK's server with Hylo's error results, and the fake's faults."""
 
     hylo: FakeHylo
 
@@ -184,89 +170,70 @@ class _Server(MCPServer[Any]):
         hylo, bare = self.hylo, name.removeprefix(self.hylo.prefix)
         with hylo._lock:
             hylo.calls.append((bare, dict(arguments)))
+        if hylo.on_call is not None:
+            hylo.on_call(bare, dict(arguments))
         if hylo.delay:
             await anyio.sleep(hylo.delay)
         if bare in hylo.missing:
-            raise ToolError(f"Unknown tool: {name}")
+            return _error(f'unknown tool "{name}"')
         if bare in hylo.errors:
-            raise ToolError(hylo.errors[bare])
+            return _error(hylo.errors[bare])
         if bare in hylo.malformed:
             return _result(hylo.malformed[bare])
-        return await super().call_tool(name, arguments, context)
+        try:
+            return _result(_answer(hylo, bare, arguments))
+        except HyloFailure as exc:
+            return _error(str(exc))
+
+
+def _answer(hylo: FakeHylo, tool: str, a: dict[str, Any]) -> dict[str, Any]:
+    """A tool's result (internal/mcp/notes.go, knowledge.go, tags_shorts.go); `omitempty` arguments unset."""
+    if tool in ("list", "knowledge_list"):
+        return hylo.list(a.get("path"), a.get("kind"), a.get("start"), a.get("end"), a.get("latest"),
+                         int(a.get("limit") or 0), knowledge=tool == "knowledge_list")
+    if tool in ("read", "knowledge_read"):
+        return hylo.read(str(a.get("path", "")), knowledge=tool == "knowledge_read")
+    if tool == "create":
+        return hylo.create(str(a.get("path", "")), str(a.get("content", "")), bool(a.get("force")))
+    if tool == "short_list":
+        return hylo.short_list(a.get("dir"), a.get("start"), a.get("end"), a.get("latest"), int(a.get("limit") or 0))
+    raise HyloFailure(f'unknown tool "{tool}"')
 
 
 def _build(hylo: FakeHylo) -> _Server:
+    """The tools with Hylo's names and arguments; `_Server.call_tool` answers them."""
     server = _Server(name="hylo", log_level="WARNING")
     server.hylo = hylo
     p = hylo.prefix
 
-    @server.tool(name=f"{p}short_list", description="List short notes, newest first.")
-    def short_list(limit: int = 0, start: str | None = None, end: str | None = None, latest: int | None = None,
-                   dir: str = "_shorts") -> CallToolResult:  # noqa: A002 - Hylo's own argument name
-        _no_latest_with_range(latest, start, end)
-        return _result({"entries": hylo.shorts(dir, start, end, latest, limit)})
+    def listing(path: str = "", limit: int = 0, start: str = "", end: str = "", latest: int = 0,
+                kind: str = "") -> dict[str, Any]: ...
 
-    @server.tool(name=f"{p}knowledge_list", description="List knowledge notes, newest first.")
-    def knowledge_list(path: str = "/_knowledge", limit: int = 0, start: str | None = None, end: str | None = None,
-                       latest: int | None = None, kind: str | None = None) -> CallToolResult:
-        _no_latest_with_range(latest, start, end)
-        if kind not in (None, "knowledge", "index"):
-            raise ToolError(f"invalid kind: {kind}")
-        return _result({"notes": hylo.notes(path, kind, start, end, latest, limit)})
+    def reading(path: str) -> dict[str, Any]: ...
 
-    @server.tool(name=f"{p}knowledge_read", description="Read a knowledge note.")
-    def knowledge_read(path: str) -> CallToolResult:
-        file = hylo.find(path)
-        return _result({"path": hylo.vault_path(file), "content": file.read_text(encoding="utf-8")})
+    def creating(path: str, content: str, force: bool = False) -> dict[str, Any]: ...
 
-    @server.tool(name=f"{p}list", description="List notes in a folder, newest first.")
-    def list_(path: str = "/", limit: int = 0, start: str | None = None, end: str | None = None,
-              latest: int | None = None, kind: str | None = None) -> CallToolResult:
-        _no_latest_with_range(latest, start, end)
-        return _result({"notes": hylo.notes(path, kind, start, end, latest, limit)})
+    def shorts(limit: int = 0, start: str = "", end: str = "", latest: int = 0, dir: str = "") -> dict[str, Any]: ...  # noqa: A002
 
-    @server.tool(name=f"{p}read", description="Read a note by path or file name.")
-    def read(path: str) -> CallToolResult:
-        file = hylo.find(path)
-        return _result({"path": hylo.vault_path(file), "content": file.read_text(encoding="utf-8")})
-
-    @server.tool(name=f"{p}create", description="Create a note; force overwrites.")
-    def create(path: str, content: str, force: bool = False) -> CallToolResult:
-        return _result(hylo.create(path, content, force))
-
-    del list_  # registered under its name; the function itself is not needed
+    for name, shape, what in (("list", listing, "List notes, most recently updated first."),
+                              ("knowledge_list", listing, "List knowledge notes and index notes."),
+                              ("read", reading, "Read a note's full content."),
+                              ("knowledge_read", reading, "Read a knowledge note's full content."),
+                              ("create", creating, "Create a note. Fails if the path or a same-named note "
+                                                   "exists unless force is set."),
+                              ("short_list", shorts, "List individual short note entries, newest first.")):
+        server.add_tool(shape, name=f"{p}{name}", description=what)
     return server
 
 
 def _result(value: Any) -> CallToolResult:
-    """A result as Hylo gives it: the JSON as structured content and as its text."""
-    text = json.dumps(value)
+    """A result as Hylo's addTool gives it: the JSON as structured content and as its text."""
+    import json
+
     structured = value if isinstance(value, dict) else None
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
+    return CallToolResult(content=[TextContent(type="text", text=json.dumps(value))], structured_content=structured)
 
 
-def _no_latest_with_range(latest: int | None, start: str | None, end: str | None) -> None:
-    if latest is not None and (start or end):
-        raise ToolError("latest cannot be combined with start/end")
-
-
-def _in_range(day: dt.date, start: str | None, end: str | None, latest: int | None, zone: dt.tzinfo) -> bool:
-    try:
-        if start and day < dt.date.fromisoformat(start):
-            return False
-        if end and day >= dt.date.fromisoformat(end):
-            return False
-    except ValueError as exc:
-        raise ToolError(f"invalid date: {exc}") from None
-    if latest is not None:
-        return day > dt.datetime.now(zone).date() - dt.timedelta(days=latest)
-    return True
-
-
-def _kind(file: Path) -> str:
-    try:
-        meta = frontmatter.loads(file.read_text(encoding="utf-8")).metadata
-    except Exception:  # noqa: BLE001 - a hand-broken note is a raw one, as a listing shows it
-        return "raw"
-    kind = meta.get("kind")
-    return kind if kind in ("short", "knowledge", "index") else "raw"
+def _error(message: str) -> CallToolResult:
+    """A Go error as the go-sdk returns it: an `isError` result whose text is `err.Error()`."""
+    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)

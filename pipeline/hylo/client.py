@@ -28,6 +28,10 @@ class HyloError(HyloMemoryError):
 
     exit_code = 2
 
+    def __init__(self, message: str, said: str | None = None):
+        super().__init__(message)
+        self.said = said  # Hylo's own error text, when a tool answered with one (an `isError` result)
+
 
 class ShortEntry(BaseModel):
     content: str
@@ -40,10 +44,15 @@ class Shorts(BaseModel):
 
 
 class NoteInfo(BaseModel):
+    """A note as Hylo's `list` and `knowledge_list` show it: `size` and `updated_at` are for a person to
+    read (Hylo's `FormatSize` and `FormatTime`: "1.2 KB", a local time to the minute), never compared."""
+
     path: str
-    name: str = ""
-    size: int | None = None
+    name: str = ""  # the base name with its extension: "april.md"
+    dir: str = ""
+    size: str | int | None = None
     updated_at: str | None = None
+    indexed: bool | None = None
     kind: str | None = None
 
 
@@ -113,7 +122,9 @@ class Hylo:
                 self._refused = response.status_code
 
         timeout = httpx2.Timeout(self.timeout)
-        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"}, timeout=timeout,
+        # Both of Hylo's key headers (its auth middleware takes either), and no Origin: Hylo refuses a foreign one.
+        headers = {"Authorization": f"Bearer {key}", "X-Hylo-API-Key": key}
+        async with httpx2.AsyncClient(headers=headers, timeout=timeout,
                                       event_hooks={"response": [seen]}) as http:
             async with streamable_http_client(self.url, http_client=http) as (read, write):
                 async with ClientSession(read, write, read_timeout_seconds=self.timeout) as session:
@@ -140,7 +151,7 @@ class Hylo:
         text = " ".join(getattr(block, "text", "") for block in result.content).strip()
         if result.is_error:
             message = " ".join(text.split()).removeprefix(f"Error executing tool {name}: ")
-            raise HyloError(f"{self.url}: {tool} failed: {message or 'no message'}")
+            raise HyloError(f"{self.url}: {tool} failed: {message or 'no message'}", said=message)
         if result.structured_content is not None:
             return result.structured_content
         try:
@@ -165,14 +176,16 @@ class Hylo:
         return self._checked("short_list", {"start": start, "end": end, "limit": limit, "dir": folder},
                              Shorts).entries
 
-    def knowledge_list(self, path: str, start: str, end: str, limit: int) -> list[NoteInfo]:
-        return self._checked("knowledge_list", {"path": path, "start": start, "end": end, "limit": limit},
-                             Notes).notes
+    def knowledge_list(self, path: str | None, start: str, end: str, limit: int) -> list[NoteInfo]:
+        """Units updated in [start, end). With `path`, the notes directly in that folder (not below it);
+        without, the whole vault's."""
+        arguments = _given({"path": path, "start": start, "end": end, "limit": limit})
+        return self._checked("knowledge_list", arguments, Notes).notes
 
-    def list(self, path: str, start: str | None = None, end: str | None = None, limit: int = 0) -> list[NoteInfo]:
-        arguments: dict[str, Any] = {"path": path, "limit": limit}
-        if start:
-            arguments |= {"start": start, "end": end}
+    def list(self, path: str | None, start: str | None = None, end: str | None = None, limit: int = 0,
+             kind: str | None = None) -> list[NoteInfo]:
+        """Notes, newest first; `path` as for `knowledge_list`; `kind` one of raw, short, knowledge, index."""
+        arguments = _given({"path": path, "start": start, "end": end, "limit": limit, "kind": kind})
         return self._checked("list", arguments, Notes).notes
 
     def knowledge_read(self, path: str) -> Note:
@@ -183,6 +196,18 @@ class Hylo:
 
     def create(self, path: str, content: str) -> Created:
         return self._checked("create", {"path": path, "content": content, "force": True}, Created)
+
+
+def _given(arguments: dict[str, Any]) -> dict[str, Any]:
+    """The arguments given a value: Hylo's tools take an omitted one as "none" (`omitempty`)."""
+    return {k: v for k, v in arguments.items() if v not in (None, "")}
+
+
+def is_missing(exc: HyloError) -> bool:
+    """Whether Hylo's error says the note or folder is not there: its server's 404 (`stat "/a.md": HTTP 404: …`,
+    `list "/_memory": HTTP 404: …`) or a bare name that resolves to none (`no note found: "a.md"`)."""
+    said = exc.said or ""  # a tool's own answer only: an endpoint that answers 404 is a wrong URL, not a missing note
+    return "HTTP 404" in said or said.startswith("no note found") or "not found" in said.lower()
 
 
 def _tool_names(offered: list[str]) -> dict[str, str]:

@@ -21,7 +21,7 @@ import json
 import logging
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from functools import partial
 from pathlib import Path
 from typing import Protocol, TypeVar
@@ -30,14 +30,15 @@ from pydantic import BaseModel
 
 from hylo_memory.decay import Dimension
 from hylo_memory.decay.store import atomic_write, read_regular
+from hylo_memory.errors import FileChanged
 
 from ..hylo_shorts import render_daily
-from .client import Hylo, HyloError, NoteInfo, ShortEntry
+from .client import Hylo, HyloError, Note, NoteInfo, ShortEntry, is_missing
 
 LOG = logging.getLogger(__name__)
 MARKER = ".hylo-vault.json"  # at the mirror's root: which Hylo it mirrors (never its key)
 KNOWN = "hylo-remote.json"  # in the memory folder's .state: each memory file's hash as Hylo last had it
-LOOKAHEAD = dt.timedelta(days=366)  # notes dated after the run's day are read too (they wait for it)
+LOOKAHEAD = dt.timedelta(days=3)  # past the run's day: clock skew, and notes dated later that day
 T = TypeVar("T")
 
 
@@ -144,6 +145,29 @@ class Mirror:
                 self._save_known(known)  # one file at a time: a kill between two leaves the first recorded
             self.calls += hylo.calls
 
+    def send(self, files: Mapping[Dimension, str | None]) -> None:
+        """A command's new memory files into Hylo, before they are written here (the commit's first step).
+
+        Each is read in Hylo again just before it is written, and compared by content with what was
+        last read there: Hylo's list dates are for display (minutes), so only the text can tell. A file
+        changed in Hylo meanwhile is taken into the mirror and `FileChanged` raised, so the command plans
+        again on that text, as on a person's save in a folder (docs/spec.md §10)."""
+        known = self._known()
+        with self._session() as hylo:
+            try:
+                for dimension, text in files.items():
+                    now = self._read_one(hylo, dimension)
+                    if _digest(now) != known.get(dimension.filename):
+                        self._put_local(dimension, now)
+                        known[dimension.filename] = _digest(now)
+                        raise FileChanged(self.memory / dimension.filename)
+                    data = (text or "").encode("utf-8")  # Hylo has no delete: a file removed is written empty
+                    hylo.create(self._remote(dimension), data.decode("utf-8"))
+                    known[dimension.filename] = _digest(data)
+            finally:
+                self._save_known(known)  # what Hylo holds now, whatever stopped the loop
+                self.calls += hylo.calls
+
     def _send(self, hylo: Hylo, dimension: Dimension, local: bytes | None) -> None:
         """`create` with `force`. Hylo has no delete: a memory file removed here is written empty there."""
         hylo.create(self._remote(dimension), (local or b"").decode("utf-8"))
@@ -155,7 +179,7 @@ class Mirror:
         try:
             listed = hylo.list(folder)
         except HyloError as exc:
-            if "not found" not in str(exc).lower():
+            if not is_missing(exc):
                 raise
             listed = []  # no memory folder in Hylo yet
         names = {n.name or n.path.rsplit("/", 1)[-1] for n in listed}
@@ -165,7 +189,7 @@ class Mirror:
         try:
             return hylo.read(self._remote(dimension)).content.encode("utf-8")
         except HyloError as exc:
-            if "not found" in str(exc).lower():
+            if is_missing(exc):
                 return None
             raise
 
@@ -186,17 +210,20 @@ class Mirror:
     # ---- the sources ----
 
     def pull_sources(self, window: Span) -> None:
-        """The window's sources (and those dated after it) into the mirror, in pages; unchanged notes not read again."""
-        start, end = window.start, window.today + LOOKAHEAD
+        """The window's sources into the mirror, in pages; every listed note read, and written when it changed."""
+        # Hylo's `start`/`end` are UTC midnights, its times the server's own zone: a day more on the
+        # left; on the right, a few days, for clock skew and notes dated later today (docs/spec.md §10).
+        start, end = window.start - dt.timedelta(days=1), window.today + LOOKAHEAD
         with self._session() as hylo:
             page = self.settings.page
             for folder in self.settings.shorts_paths:
                 for found in _paged(partial(_shorts, hylo, folder), start, end, page):
                     self._write_daily(found)
-            for folder in self.settings.knowledge_paths:
-                self._copy_notes(hylo.knowledge_read, _paged(partial(_units, hylo, folder), start, end, page))
-            for folder in self.settings.extra_scan_paths:
-                self._copy_notes(hylo.read, _paged(partial(_listed, hylo, folder), start, end, page))
+            units = partial(_units, hylo)  # the whole vault's units: a `path` lists one folder, not below it
+            self._copy_notes(hylo.knowledge_read, _paged(units, start, end, page), self.settings.knowledge_paths)
+            if self.settings.extra_scan_paths:
+                notes = partial(_listed, hylo)
+                self._copy_notes(hylo.read, _paged(notes, start, end, page), self.settings.extra_scan_paths)
             self.calls += hylo.calls
 
     def _write_daily(self, entries: list[ShortEntry]) -> None:
@@ -205,26 +232,33 @@ class Mirror:
             by_file.setdefault(entry.daily_path, []).append(entry)
         for daily, found in by_file.items():
             path = self._inside(daily, "short_list", "daily_path")
-            stamps = [(_stamp(e.created_at), e.content) for e in found]
-            stamps.sort(key=lambda s: s[0])
+            # Each entry at its own time, in Hylo's zone as its header says: one written after midnight
+            # into the day before's file is dated by itself, as it is on disk.
+            stamps = sorted((_stamp(e.created_at), e.content) for e in found)
             day = _day_of(path.stem) or stamps[0][0].date()
-            data = render_daily(day, [(s.strftime("%H:%M:%S"), text) for s, text in stamps]).encode("utf-8")
+            items = [(s.strftime("%Y-%m-%d %H:%M:%S"), text) for s, text in stamps]
+            data = render_daily(day, items).encode("utf-8")
             if read_regular(path) != data:
                 atomic_write(path, data)
 
-    def _copy_notes(self, read: Callable[[str], object], pages: Iterator[list[NoteInfo]]) -> None:
+    def _copy_notes(self, read: Callable[[str], Note], pages: Iterator[list[NoteInfo]], roots: list[str]) -> None:
+        """The listed notes under `roots` into the mirror. Each is read: a listing's size and time are for
+        display (`1.2 KB`, minutes), too coarse to tell a note unchanged, so only its text can."""
         for page in pages:
             for note in page:
-                if (note.kind or "").lower() == "index":
-                    continue  # a domain's index is no unit (docs/spec.md §10)
+                if (note.kind or "").lower() == "index" or not _under(note.path, roots) or self._is_memory(note.path):
+                    continue  # a domain's index is no unit (docs/spec.md §10); the memory is synced apart
                 path = self._inside(note.path, "list", "path")
-                when = _stamp(note.updated_at).timestamp() if note.updated_at else None
-                if when is not None and _same(path, note.size, when):
+                data = _text_of(read, note.path)
+                if data is None:
                     continue
-                content = getattr(read(note.path), "content", "")
-                atomic_write(path, str(content).encode("utf-8"))
-                if when is not None:
-                    os.utime(path, (when, when))  # dated as in Hylo, so the window's test reads it as there
+                if read_regular(path) != data:
+                    atomic_write(path, data)
+                    when = _shown_time(note.updated_at)
+                    if when is not None:  # dated as Hylo shows it, for a note whose date is its file's
+                        os.utime(path, (when, when))
+    def _is_memory(self, vault_path: str) -> bool:
+        return _under(vault_path, [self.settings.memory_dir])
 
     def _inside(self, vault_path: str, tool: str, field: str) -> Path:
         rel = vault_path.strip().lstrip("/")
@@ -259,23 +293,44 @@ def _shorts(hylo: Hylo, folder: str, start: str, end: str, limit: int) -> list[S
     return hylo.short_list(start, end, limit, folder)
 
 
-def _units(hylo: Hylo, folder: str, start: str, end: str, limit: int) -> list[NoteInfo]:
-    return hylo.knowledge_list(_absolute(folder), start, end, limit)
+def _units(hylo: Hylo, start: str, end: str, limit: int) -> list[NoteInfo]:
+    return hylo.knowledge_list(None, start, end, limit)
 
 
-def _listed(hylo: Hylo, folder: str, start: str, end: str, limit: int) -> list[NoteInfo]:
-    return hylo.list(_absolute(folder), start, end, limit)
+def _listed(hylo: Hylo, start: str, end: str, limit: int) -> list[NoteInfo]:
+    return hylo.list(None, start, end, limit, kind="raw")  # daily files and units come by their own tools
 
 
-def _absolute(folder: str) -> str:
-    return "/" + folder.strip().strip("/") if folder.strip() not in ("", ".", "./") else "/"
+def _under(vault_path: str, roots: list[str]) -> bool:
+    rel = vault_path.strip().lstrip("/")
+    folders = [root.strip().strip("/") for root in roots]
+    return any(f in ("", ".") or rel == f or rel.startswith(f"{f}/") for f in folders)
+
+
+def _text_of(read: Callable[[str], Note], vault_path: str) -> bytes | None:
+    """A listed note's text; None when it went between the listing and the read, or is no unit after all."""
+    try:
+        return read(vault_path).content.encode("utf-8")
+    except HyloError as exc:
+        if is_missing(exc) or "is not a knowledge note" in (exc.said or ""):
+            return None
+        raise
 
 
 def _stamp(text: str | None) -> dt.datetime:
+    """`created_at` as Hylo's Go encodes a time (RFC 3339, the server's zone), kept at its own wall clock."""
     try:
         return dt.datetime.fromisoformat(str(text).replace("Z", "+00:00"))
     except ValueError:
-        raise HyloError(f"Hylo: a date {text!r} is not RFC 3339 (created_at / updated_at)") from None
+        raise HyloError(f"Hylo: a date {text!r} is not RFC 3339 (short_list's created_at)") from None
+
+
+def _shown_time(text: str | None) -> float | None:
+    """A listing's `updated_at`, shown for a person (`2026-11-28 10:15`): the time it names, or None."""
+    try:
+        return dt.datetime.fromisoformat(str(text).strip().replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
 
 
 def _day_of(stem: str) -> dt.date | None:
@@ -283,14 +338,6 @@ def _day_of(stem: str) -> dt.date | None:
         return dt.date.fromisoformat(stem[:10])
     except ValueError:
         return None
-
-
-def _same(path: Path, size: int | None, when: float) -> bool:
-    try:
-        info = path.stat()
-    except OSError:
-        return False
-    return abs(info.st_mtime - when) < 1e-3 and (size is None or info.st_size == size)
 
 
 def _digest(data: bytes | None) -> str | None:

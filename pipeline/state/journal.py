@@ -123,12 +123,28 @@ def commit(store: MemoryStore, journal: Journal, ledger: Ledger | None = None) -
     atomic_write(path, data)
     written: list[Dimension] = []
     try:
+        _send_first(store, journal)
+    except BaseException:
+        _remove(path)  # nothing was written here: the command failed whole, its sources wait (docs/spec.md §10)
+        raise
+    try:
         _apply(store, ledger, journal, written)
     except Exception:
         if _put_back(store, journal, read, written):
             _remove(path)
         raise
     _remove(path)
+
+
+def _send_first(store: MemoryStore, journal: Journal) -> None:
+    """A Hylo vault's memory lives in Hylo: its files are sent there before anything is written here, so a
+    Hylo that cannot take them (or changed one meanwhile: `FileChanged`, planned again) fails the command
+    whole, with no source marked read (docs/spec.md §10)."""
+    from ..hylo.mirror import mirror_of  # here: a folder vault's commit never loads the Hylo client
+
+    hylo = mirror_of(store.root)
+    if hylo is not None:
+        hylo.send(journal.files)
 
 
 def _still_as_read(store: MemoryStore, read: dict[Dimension, bytes | None]) -> None:
