@@ -40,12 +40,15 @@ class Source(BaseModel):
     others_words: str | None = None  # why some or all of it is someone else's words (whose.py, docs/spec.md §1)
     plain_text: bool = False  # read without the parser: its markup was over the budget (pipeline/note_text.py)
     alone: bool = False  # failed on an earlier run: sent in a request of its own, so it fails no other source
+    stance: bool = False  # the own-stance section of someone else's unit: the author's opinion (docs/spec.md §10)
 
     @property
     def dimensions(self) -> frozenset[Dimension]:
         """What may be extracted from it directly (docs/spec.md §4.5); external units only join the pool."""
         if self.perspective is Perspective.external:
             return frozenset()
+        if self.stance:
+            return frozenset({Dimension.beliefs})
         return frozenset(Dimension)
 
 

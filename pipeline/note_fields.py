@@ -92,7 +92,9 @@ def parse_note(text: str) -> frontmatter.Post:
 
 def source_date(meta: dict[str, object], kind: SourceKind) -> tuple[dt.date | None, bool]:
     """The date the note's frontmatter gives, and whether it gives one that cannot be read."""
-    fields = ("updated", "created") if kind == SourceKind.knowledge else ("created", "date")
+    # Hylo's compile skill writes `created_at` and `last_compiled_at` (docs/spec.md §10).
+    fields = ("updated", "created", "last_compiled_at", "created_at") if kind == SourceKind.knowledge \
+        else ("created", "date")
     given = [meta.get(f) for f in fields if meta.get(f) not in (None, "")]
     dates = [d for d in map(as_date, given) if d]
     if not given and kind == SourceKind.knowledge and meta.get("compiled") not in (None, ""):

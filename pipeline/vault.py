@@ -13,6 +13,7 @@ import hashlib
 import operator
 import os
 import posixpath
+import re
 from collections import deque
 from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
@@ -290,8 +291,15 @@ class FolderVault:
         date = written or by_name or _mtime_date(path, self.zone)
         # Named in the summary: a date the note gives and we cannot read, or none but the file's mtime.
         undated = unreadable or not (written or by_name)
-        return [_Draft(whose.body, whose.reason, {"path": rel, "kind": kind, "date": date, "content_hash": content_hash,
-                                                  "undated": undated, **fields})]
+        drafts = [_Draft(whose.body, whose.reason, {"path": rel, "kind": kind, "date": date,
+                                                    "content_hash": content_hash, "undated": undated, **fields})]
+        stance = own_stance(post.content) if kind == SourceKind.knowledge else None
+        if stance:  # kept by the run only when the unit is judged someone else's (docs/spec.md §10)
+            drafts.append(_Draft(stance, None, {
+                "path": f"{rel}#stance", "kind": kind, "date": date, "undated": undated, "stance": True,
+                "content_hash": hashlib.sha256(stance.encode("utf-8")).hexdigest(), "title": fields.get("title"),
+                "perspective": Perspective.own}))
+        return drafts
 
     def _entries(self, rel: str, meta: dict[str, object], content: str) -> list[_Draft]:
         """A daily file's entries, each its own source: id the daily path and time, its own date, its own text's
@@ -307,6 +315,29 @@ class FolderVault:
                 "path": ident, "kind": SourceKind.short, "date": entry.day,
                 "content_hash": hashlib.sha256(entry.text.encode("utf-8")).hexdigest(), **fields}))
         return found
+
+
+STANCE_HEADINGS = ("立场", "我的立场", "stance", "my stance", "own stance")  # Hylo's skill names 立场
+
+
+def own_stance(markdown: str) -> str | None:
+    """The text of a unit's own-stance section (`## 立场`, `## Stance`): what the author thinks of what the
+    unit records, up to the next heading of its level or above; None when there is none or it is blank."""
+    found: list[str] = []
+    level = 0
+    for line in markdown.splitlines():
+        heading = _HEADING.match(line)
+        if level and heading and len(heading.group(1)) <= level:
+            break
+        if level:
+            found.append(line)
+        elif heading and heading.group(2).strip().strip(":：").strip().lower() in STANCE_HEADINGS:
+            level = len(heading.group(1))
+    text = "\n".join(found).strip()
+    return text or None
+
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 
 
 class _Draft(NamedTuple):

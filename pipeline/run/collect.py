@@ -8,7 +8,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from hylo_memory.decay import Dimension, MemoryFile
-from hylo_memory.extractors.base import AuthorProfile, Source
+from hylo_memory.extractors.base import AuthorProfile, Perspective, Source, SourceKind
 
 from .. import clock
 from ..config import Config
@@ -90,10 +90,15 @@ def collect(vault: Vault, window: Window, ledger: Ledger, profile: AuthorProfile
     fresh: list[Source] = []
     failing = Failing(ledger)
     stuck, failed_before = failing.stuck_hashes(), failing.failing()  # stuck: set aside; an edited one is read again
+    judged: dict[str, Perspective] = {}  # each unit's perspective, for its own-stance section
     for found in vault.sources(window):
         if isinstance(found, Skipped):
             result.skipped.append(found)
             continue
+        if found.kind == SourceKind.knowledge and not found.stance:
+            judged[found.path] = judge_perspective(found, profile)
+        elif found.stance and judged.get(found.path.rsplit("#", 1)[0]) is not Perspective.external:
+            continue  # an own unit's stance is read with the unit, as its own words
         if found.date > window.today:
             if not ledger.is_extracted(found.path, found.content_hash):  # a back-fill passes over what was read
                 result.future.append(Future(path=found.path, date=found.date))
@@ -105,7 +110,7 @@ def collect(vault: Vault, window: Window, ledger: Ledger, profile: AuthorProfile
                 result.already_extracted += 1
                 continue
             result.reextracted += 1
-        fresh.append(found.model_copy(update={"perspective": judge_perspective(found, profile),
+        fresh.append(found.model_copy(update={"perspective": judged.get(found.path) or judge_perspective(found, profile),
                                               "alone": found.path in failed_before}))
         if found.undated and len(result.undated) < MAX_UNDATED:
             result.undated.append(found.path)
