@@ -34,7 +34,7 @@ from . import fake_hylo_vault as vault
 from .fake_hylo_vault import HyloFailure
 
 KEY = "hylo_5f0c1e9d2b7a" + "0" * 48  # Hylo's shape ("hylo_" + 64 hex); unique, so a test can see it never leaks
-TOOLS = ("short_list", "knowledge_list", "knowledge_read", "list", "read", "create")
+TOOLS = ("short_list", "knowledge_list", "knowledge_read", "list", "read", "create", "delete")
 CROSS_ORIGIN = ("cross-origin request detected, and/or browser is out of date: Sec-Fetch-Site is missing, "
                 "and Origin does not match Host")
 
@@ -195,6 +195,8 @@ def _answer(hylo: FakeHylo, tool: str, a: dict[str, Any]) -> dict[str, Any]:
         return hylo.read(str(a.get("path", "")), knowledge=tool == "knowledge_read")
     if tool == "create":
         return hylo.create(str(a.get("path", "")), str(a.get("content", "")), bool(a.get("force")))
+    if tool == "delete":
+        return vault.delete(hylo.root, str(a.get("path", "")))
     if tool == "short_list":
         return hylo.short_list(a.get("dir"), a.get("start"), a.get("end"), a.get("latest"), int(a.get("limit") or 0))
     raise HyloFailure(f'unknown tool "{tool}"')
@@ -221,6 +223,7 @@ def _build(hylo: FakeHylo) -> _Server:
                               ("knowledge_read", reading, "Read a knowledge note's full content."),
                               ("create", creating, "Create a note. Fails if the path or a same-named note "
                                                    "exists unless force is set."),
+                              ("delete", reading, "Permanently delete a note."),
                               ("short_list", shorts, "List individual short note entries, newest first.")):
         server.add_tool(shape, name=f"{p}{name}", description=what)
     return server

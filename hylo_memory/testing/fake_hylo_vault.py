@@ -84,6 +84,17 @@ def write(root: Path, path: str, content: str) -> None:
     file.write_text(content, encoding="utf-8")
 
 
+def delete(root: Path, path: str) -> dict[str, Any]:
+    """notes.Delete: an absolute path; a missing note is no error (os.Remove's ErrNotExist is let pass)."""
+    if not path.startswith("/"):
+        raise HyloFailure(f'path "{path}" must be absolute (start with "/")')
+    file = on_disk(root, path)
+    if file.is_dir():
+        raise HyloFailure(f'delete "{path}": HTTP 409: path is a directory')
+    file.unlink(missing_ok=True)
+    return {"path": path}
+
+
 def count_lines(content: str) -> int:
     """util.CountLines: lines as an editor counts them (a last line without a newline counts)."""
     return content.count("\n") + (0 if not content or content.endswith("\n") else 1)

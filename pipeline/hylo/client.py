@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 from hylo_memory.errors import HyloMemoryError
 
 KEY_VARIABLE = "HYLO_API_KEY"
-TOOLS = ("short_list", "knowledge_list", "knowledge_read", "list", "read", "create")
+TOOLS = ("short_list", "knowledge_list", "knowledge_read", "list", "read", "create", "delete")
 M = TypeVar("M", bound=BaseModel)
 
 
@@ -193,6 +193,10 @@ class Hylo:
 
     def read(self, path: str) -> Note:
         return self._checked("read", {"path": path}, Note)
+
+    def delete(self, path: str) -> None:
+        """Only to take back a memory file a failed command created (docs/spec.md §10)."""
+        self._call("delete", {"path": path})
 
     def create(self, path: str, content: str) -> Created:
         return self._checked("create", {"path": path, "content": content, "force": True}, Created)

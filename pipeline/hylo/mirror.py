@@ -149,10 +149,12 @@ class Mirror:
         """A command's new memory files into Hylo, before they are written here (the commit's first step).
 
         Each is read in Hylo again just before it is written, and compared by content with what was
-        last read there: Hylo's list dates are for display (minutes), so only the text can tell. A file
-        changed in Hylo meanwhile is taken into the mirror and `FileChanged` raised, so the command plans
-        again on that text, as on a person's save in a folder (docs/spec.md §10)."""
+        last read there: Hylo's list dates are for display, so only the text can tell. A file changed
+        in Hylo meanwhile is taken into the mirror and `FileChanged` raised, so the command plans again
+        on that text, as on a person's save in a folder. Whatever stops it, the files it already sent
+        are given back what they held, so a failed command leaves Hylo as it found it (docs/spec.md §10)."""
         known = self._known()
+        sent: list[tuple[Dimension, bytes | None]] = []
         with self._session() as hylo:
             try:
                 for dimension, text in files.items():
@@ -161,12 +163,29 @@ class Mirror:
                         self._put_local(dimension, now)
                         known[dimension.filename] = _digest(now)
                         raise FileChanged(self.memory / dimension.filename)
-                    data = (text or "").encode("utf-8")  # Hylo has no delete: a file removed is written empty
+                    data = (text or "").encode("utf-8")  # Hylo has no delete for a memory file: written empty
                     hylo.create(self._remote(dimension), data.decode("utf-8"))
+                    sent.append((dimension, now))
                     known[dimension.filename] = _digest(data)
+            except BaseException:
+                self._give_back(hylo, sent, known)
+                raise
             finally:
                 self._save_known(known)  # what Hylo holds now, whatever stopped the loop
                 self.calls += hylo.calls
+
+    def _give_back(self, hylo: Hylo, sent: list[tuple[Dimension, bytes | None]], known: dict[str, str | None]) -> None:
+        """The files a failed `send` wrote, as they were: their text, or gone (Hylo's `delete`) if new."""
+        for dimension, before in reversed(sent):
+            try:
+                if before is None:
+                    hylo.delete(self._remote(dimension))
+                else:
+                    hylo.create(self._remote(dimension), before.decode("utf-8"))
+                known[dimension.filename] = _digest(before)
+            except HyloError as exc:  # left for the next command's sync, which sends the mirror's text
+                LOG.warning("%s: %s could not be put back as it was (%s)", self.settings.url,
+                            dimension.filename, exc)
 
     def _send(self, hylo: Hylo, dimension: Dimension, local: bytes | None) -> None:
         """`create` with `force`. Hylo has no delete: a memory file removed here is written empty there."""

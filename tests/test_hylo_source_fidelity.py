@@ -1,0 +1,118 @@
+"""A Hylo vault by URL against the fake built from Hylo's source (docs/spec.md §10): what the first reading
+of that source found wrong, each shown mended."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from cli_helpers import hylo, one_line
+from hylo_helpers import TODAY, daily, run, two_days
+
+from hylo_memory.testing.fake_hylo import FakeHylo
+
+pytestmark = pytest.mark.slow  # an MCP session a command
+
+OOLONG = "Loves oolong tea"
+
+
+def refreshed(fake: FakeHylo, today: dt.date = TODAY) -> dict:
+    result = run(fake, "refresh", "--json", today=today)
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def after_midnight(root: Path) -> None:
+    """An entry written at 00:30 on the 29th into the 28th's daily file: its own header says the 29th."""
+    daily(root, dt.date(2026, 11, 28), ("22:00:00", "I love long walks by the river."),
+          ("2026-11-29 00:30:00", "I love oolong tea."))
+
+
+def test_an_entry_after_midnight_is_dated_by_itself_by_url_as_on_disk(fake_hylo: FakeHylo, tmp_path: Path) -> None:
+    after_midnight(fake_hylo.root)
+    refreshed(fake_hylo)
+    by_url = (fake_hylo.root / "_memory" / "_preferences.md").read_text()
+    on_disk = tmp_path / "on-disk"
+    after_midnight(on_disk)
+    assert hylo("refresh", "--vault", str(on_disk), "--today", TODAY.isoformat(), "--extractor", "offline").exit_code == 0
+    folder = (on_disk / "_memory" / "_preferences.md").read_text()
+    assert (f"{OOLONG} `last:2026-11-29" in by_url, f"{OOLONG} `last:2026-11-29" in folder) == (True, True)
+
+
+def test_a_refresh_that_cannot_write_leaves_every_source_for_the_next(fake_hylo: FakeHylo) -> None:
+    two_days(fake_hylo.root)
+    fake_hylo.missing.add("create")  # a Hylo that cannot take the memory files
+    failed = run(fake_hylo, "refresh", "--json")
+    fake_hylo.missing.clear()
+    rerun = refreshed(fake_hylo)
+    assert (failed.exit_code, "has no tool 'create'" in one_line(failed.stderr), rerun["sources"]["shorts"]) \
+        == (2, True, 3)
+
+
+def test_a_memory_file_edited_in_hylo_during_a_run_is_kept_as_edited(fake_hylo: FakeHylo) -> None:
+    run(fake_hylo, "remember", "I'm vegetarian")
+    two_days(fake_hylo.root)
+    goals = fake_hylo.root / "_memory" / "_goals.md"
+    edit = "## Active\n- Run a marathon in spring `last:2026-11-29 seen:1`\n\n## Fading\n"
+
+    def person_edits(tool: str, arguments: dict) -> None:  # while the run reads its window
+        if tool == "short_list" and not goals.exists():
+            goals.write_text(edit)
+
+    fake_hylo.on_call = person_edits
+    assert run(fake_hylo, "refresh").exit_code == 0
+    assert "- Run a marathon in spring `last:2026-11-29 seen:1`" in goals.read_text()
+
+
+def test_the_window_reads_a_day_before_and_three_days_past_today(fake_hylo: FakeHylo) -> None:
+    two_days(fake_hylo.root)
+    summary = refreshed(fake_hylo)
+    asked = [args for tool, args in fake_hylo.calls if tool == "short_list"]
+    start = dt.date.fromisoformat(summary["window_start"]) - dt.timedelta(days=1)
+    assert {(a["start"], a["end"]) for a in asked} == {(start.isoformat(), "2026-12-03")}
+
+
+def test_a_note_dated_a_week_ahead_is_not_read_by_url(fake_hylo: FakeHylo) -> None:
+    daily(fake_hylo.root, TODAY + dt.timedelta(days=7), ("09:00:00", "I love planning ahead."))
+    two_days(fake_hylo.root)
+    assert refreshed(fake_hylo)["sources"]["shorts"] == 3
+
+
+def test_units_in_a_domain_folder_are_read(fake_hylo: FakeHylo) -> None:
+    """Hylo lists a folder's own notes only: units below `_knowledge/` come from the whole vault's listing."""
+    two_days(fake_hylo.root)
+    unit = fake_hylo.root / "_knowledge" / "tea" / "oolong.md"
+    unit.parent.mkdir(parents=True)
+    unit.write_text("---\nkind: knowledge\ntitle: Oolong\nsource_notes:\n  - /_shorts/2026-11-29.md\n"
+                    "last_compiled_at: 2026-11-29\n---\nI love oolong tea.\n")
+    compiled = dt.datetime(2026, 11, 29, 12, tzinfo=dt.UTC).timestamp()
+    os.utime(unit, (compiled, compiled))  # Hylo lists by the time it was last written
+    assert refreshed(fake_hylo)["sources"]["knowledge"] == 1
+
+
+def test_a_memory_file_hylo_cannot_write_is_one_line_and_nothing_is_written(fake_hylo: FakeHylo) -> None:
+    two_days(fake_hylo.root)
+    (fake_hylo.root / "_memory" / "_preferences.md").mkdir(parents=True)  # a folder where the file should be
+    result = run(fake_hylo, "refresh")
+    assert (result.exit_code, "HTTP 409: path is a directory" in one_line(result.stderr),
+            (fake_hylo.root / "_memory" / "_identity.md").exists()) == (2, True, False)
+
+
+def test_a_memory_file_missing_in_hylo_is_created(fake_hylo: FakeHylo) -> None:
+    """`read` of a missing file is `stat "…": HTTP 404: …` (internal/notes/read.go): no file yet, as in a folder."""
+    two_days(fake_hylo.root)
+    refreshed(fake_hylo)
+    (fake_hylo.root / "_memory" / "_preferences.md").unlink()
+    assert run(fake_hylo, "remember", "I love green tea").exit_code == 0
+    assert "Loves green tea" in (fake_hylo.root / "_memory" / "_preferences.md").read_text()
+
+
+def test_no_memory_folder_in_hylo_yet_is_no_error(fake_hylo: FakeHylo) -> None:
+    """`list "/_memory": HTTP 404: file not found on disk: not found` (the server's list handler): none yet."""
+    two_days(fake_hylo.root)
+    shutil.rmtree(fake_hylo.root / "_memory", ignore_errors=True)
+    assert run(fake_hylo, "status").exit_code == 0
