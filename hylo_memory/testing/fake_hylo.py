@@ -203,19 +203,23 @@ def _answer(hylo: FakeHylo, tool: str, a: dict[str, Any]) -> dict[str, Any]:
 
 
 def _build(hylo: FakeHylo) -> _Server:
-    """The tools with Hylo's names and arguments; `_Server.call_tool` answers them."""
+    """The tools with Hylo's names and arguments (their schemas); `_Server.call_tool` answers them."""
     server = _Server(name="hylo", log_level="WARNING")
     server.hylo = hylo
     p = hylo.prefix
 
     def listing(path: str = "", limit: int = 0, start: str = "", end: str = "", latest: int = 0,
-                kind: str = "") -> dict[str, Any]: ...
+                kind: str = "") -> dict[str, Any]:
+        return {}
 
-    def reading(path: str) -> dict[str, Any]: ...
+    def reading(path: str) -> dict[str, Any]:
+        return {}
 
-    def creating(path: str, content: str, force: bool = False) -> dict[str, Any]: ...
+    def creating(path: str, content: str, force: bool = False) -> dict[str, Any]:
+        return {}
 
-    def shorts(limit: int = 0, start: str = "", end: str = "", latest: int = 0, dir: str = "") -> dict[str, Any]: ...  # noqa: A002
+    def shorts(limit: int = 0, start: str = "", end: str = "", latest: int = 0, dir: str = "") -> dict[str, Any]:  # noqa: A002
+        return {}
 
     for name, shape, what in (("list", listing, "List notes, most recently updated first."),
                               ("knowledge_list", listing, "List knowledge notes and index notes."),

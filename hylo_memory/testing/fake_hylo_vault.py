@@ -140,7 +140,8 @@ def notes(root: Path, folder: str | None, kinds: tuple[str, ...], after: dt.date
         top = on_disk(root, folder if folder.startswith("/") else f"/{folder}")
         if not top.is_dir():
             label = f'list "{folder}"'
-            raise HyloFailure(f"{label}: HTTP 409: path is a file" if top.is_file() else f"{label}: HTTP 404: {NOT_ON_DISK}")
+            why = "HTTP 409: path is a file" if top.is_file() else f"HTTP 404: {NOT_ON_DISK}"
+            raise HyloFailure(f"{label}: {why}")
     found = []
     for file in _markdown(root):
         if top is not None and file.parent.resolve() != top.resolve():

@@ -110,8 +110,8 @@ def collect(vault: Vault, window: Window, ledger: Ledger, profile: AuthorProfile
                 result.already_extracted += 1
                 continue
             result.reextracted += 1
-        fresh.append(found.model_copy(update={"perspective": judged.get(found.path) or judge_perspective(found, profile),
-                                              "alone": found.path in failed_before}))
+        perspective = judged.get(found.path) or judge_perspective(found, profile)
+        fresh.append(found.model_copy(update={"perspective": perspective, "alone": found.path in failed_before}))
         if found.undated and len(result.undated) < MAX_UNDATED:
             result.undated.append(found.path)
         if found.plain_text and len(result.plain_text) < MAX_UNDATED:
