@@ -2,14 +2,14 @@
 
 A near-duplicate has the same words in the same order but for typos and inflections. Two
 differing words are a typo of each other when, case- and accent-folded, one letter is added,
-dropped or changed or two neighbours swapped, in words of at least five letters without
-digits ("Vegetarain" / "Vegetarian", "colour" / "color"); an inflection when they share a
-stem ("sardine" / "sardines"). A name is never a typo: a word capitalised anywhere but as
-the first word, or a first word in label position ("Ana — sister", "Ana: …", "Ana, my
-sister", "Ana's …", "Maria is my sister", "Tim Smith"). Any other difference makes two
-facts, however close in letters ("pecans" / "peanuts", "Mondays" / "Fridays", "Is 34" /
-"Is 43", an added word). A CJK run, which an input method writes in real characters, may
-gain characters ("…左右" / "…左右吧") but never change one ("女朋友" / "男朋友"). Two texts of
+dropped or changed or two neighbours swapped, the longer of them having at least five letters
+and neither a digit ("Vegetarain" / "Vegetarian", "colour" / "color", "Livs" / "Lives"); an
+inflection when they share a stem ("sardine" / "sardines"). A name is never a typo: a word
+capitalised anywhere but as the first word, or a first word in label position ("Ana — sister",
+"Ana: …", "Ana, my sister", "Ana's …", "Maria is my sister", "Tim Smith"). Any other difference
+makes two facts, however close in letters ("pecans" / "peanuts", "Mondays" / "Fridays",
+"Is 34" / "Is 43", an added word). A CJK run, which an input method writes in real characters,
+may gain characters ("…左右" / "…左右吧") but never change one ("女朋友" / "男朋友"). Two texts of
 different polarity (decay/polarity.py) never match.
 
 rapidfuzz's `fuzz.ratio` only finds candidates fast: exact normalised keys are looked up
@@ -43,6 +43,8 @@ _LABEL = re.compile(r"\W*(\w+)(?:\s*[—–:,(]|\s+-(?:\s|$)|['’]s\b|\s+(?:is|
 # Texts of at most this many words are also blocked by word prefixes and suffixes.
 _SHORT_TEXT_WORDS = 3
 # A typo is a one-letter slip in a word at least this long: shorter words are too often other words.
+# The longer of the two words is measured, so a letter dropped from a five-letter word ("lives" /
+# "livs") is a typo, while two four-letter words one letter apart ("like" / "lime") never are.
 TYPO_MIN_LETTERS = 5
 # An inflection changes at most this many letters at a word's end ("study" / "studies").
 _INFLECTION_TAIL = 4
@@ -100,7 +102,7 @@ def _adds_only(a: str, b: str) -> bool:
 
 def is_typo(a: str, b: str) -> bool:
     """Whether two different folded words are one slip apart: a letter added, dropped or changed, or two swapped."""
-    if min(len(a), len(b)) < TYPO_MIN_LETTERS or not (a.isalpha() and b.isalpha()):
+    if max(len(a), len(b)) < TYPO_MIN_LETTERS or not (a.isalpha() and b.isalpha()):
         return False
     return OSA.distance(a, b, score_cutoff=1) <= 1
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from trust_helpers import apply, fact, ok, refresh_json, remember
-from vault_helpers import items, short, texts
+from vault_helpers import identity, items, short, texts
 
 from hylo_memory.decay import Dimension
 from hylo_memory.decay.match import TextIndex, is_inflection, is_typo, same_fact
@@ -27,12 +27,17 @@ APART = [
     ("Works from the office on Mondays", "Works from the office on Fridays"),
     ("Wants to visit Austria next year", "Wants to visit Australia next year"),
     ("Is 34", "Is 43"),
+    ("Likes the lime tree", "Likes the like tree"),  # four-letter words a letter apart
+    ("Runs a small shop", "Rune a small shop"),
+    ("Lives with Maria", "Lives with Mara"),  # a name with a letter dropped
+    ("Lives at number 12345", "Lives at number 1245"),  # a number with a digit dropped
     ("Drinks green tea every morning", "Drinks green tea every single morning"),  # an added word
     ("在上海的一家公司当软件工程师", "在上海的一家公司当硬件工程师"),
 ]
 TOGETHER = [
     ("Is vegetarian", "Is vegetarain"),  # two letters swapped
     ("Prefers the colour blue", "Prefers the color blue"),  # a letter dropped
+    ("Lives in Tallinn", "Livs in Tallinn"),  # a letter dropped from a five-letter word
     ("Loves grilled sardines", "Loves grilled sardine"),  # an inflection
     ("Inês — sister", "Ines — sister"),  # accents folded
     ("每天跑步五公里左右", "每天跑步五公里左右吧"),  # CJK: a character added
@@ -63,6 +68,31 @@ def test_a_first_word_that_is_not_a_name_may_have_a_typo() -> None:
     assert same_fact("Vegetarian since 2019", "Vegetarain since 2019")
 
 
+# docs/spec.md §3: the longer of two words is measured against five letters.
+@pytest.mark.parametrize(("one", "other"), [("lives", "livs"), ("livs", "lives"), ("green", "gren")])
+def test_a_letter_dropped_from_a_five_letter_word_is_a_typo(one: str, other: str) -> None:
+    assert is_typo(one, other)
+
+
+@pytest.mark.parametrize(("one", "other"), [("like", "lime"), ("runs", "rune"), ("lvie", "live")])
+def test_four_letter_words_a_letter_changed_or_swapped_are_not_typos(one: str, other: str) -> None:
+    assert not is_typo(one, other)
+
+
+@pytest.mark.parametrize(("one", "other"), [("cat", "cart"), ("cats", "cat"), ("run", "runs")])
+def test_a_letter_added_to_a_three_letter_word_is_not_a_typo(one: str, other: str) -> None:
+    assert not is_typo(one, other)
+
+
+def test_a_short_word_and_its_plural_are_an_inflection() -> None:
+    assert is_inflection("cats", "cat")
+    assert same_fact("Has two cats", "Has two cat")
+
+
+def test_a_five_letter_word_with_a_digit_is_never_a_typo() -> None:
+    assert not is_typo("flat5", "flat")
+
+
 @pytest.mark.parametrize(("one", "other"), APART)
 def test_apply_keeps_each_of_two_close_wordings_as_its_own_item(tmp_path: Path, one: str, other: str) -> None:
     dimension = "people" if "—" in one or "sister" in one else "preferences"
@@ -83,6 +113,21 @@ def test_remember_says_which_wording_its_fact_was_merged_into(tmp_path: Path) ->
     line = ok(remember(tmp_path, "I love grilled sardine")).stdout
     assert line.startswith('Refreshed "Loves grilled sardines"')
     assert '"Loves grilled sardines" ← "Loves grilled sardine"' in line
+
+
+def test_remember_merges_a_letter_dropped_from_a_five_letter_word(tmp_path: Path) -> None:
+    ok(remember(tmp_path, "Lives in Tallinn"))
+    line = ok(remember(tmp_path, "Livs in Tallinn")).stdout
+    assert line.startswith('Refreshed "Lives in Tallinn"')
+    assert '"Lives in Tallinn" ← "Livs in Tallinn"' in line
+
+
+def test_a_refresh_merges_a_note_into_an_item_with_a_letter_dropped(tmp_path: Path) -> None:
+    identity(tmp_path, "Livs in Tallinn")
+    short(tmp_path, "2026-11-29", "I live in Tallinn.")
+    summary = refresh_json(tmp_path)
+    assert summary["merged"] == [{"file": "_identity.md", "kept": "Livs in Tallinn", "dropped": "Lives in Tallinn"}]
+    assert items(tmp_path, Dimension.identity) == {"Livs in Tallinn": ("Active", 2, False)}
 
 
 def test_apply_shows_evidence_merged_into_an_item_in_other_words(tmp_path: Path) -> None:
