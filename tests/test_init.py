@@ -14,7 +14,7 @@ from click.testing import CliRunner, Result
 from vault_helpers import day, write_file, write_note
 
 from hylo_memory.pipeline.commands.cli import PROG, cli
-from hylo_memory.pipeline.commands.init import propose, survey
+from hylo_memory.pipeline.commands.init import SAMPLE_NOTES, propose, survey
 from hylo_memory.pipeline.config import load_config
 
 TODAY = "2026-11-30"
@@ -76,6 +76,89 @@ def test_init_proposes_other_folders_of_notes_as_extra_scan_paths_but_not_templa
 def test_init_proposes_the_whole_vault_for_a_vault_of_notes_at_its_top_level(tmp_path: Path) -> None:
     write_note(tmp_path, "inbox.md", "A thought.")
     assert propose(survey(tmp_path, "_memory")).shorts_paths == ["."]
+
+
+# Folders of someone else's words by another name (docs/spec.md §1 "Whose words", "`init`")
+
+TOPICS = ["plan a trip to Japan", "fix a bike chain", "bake sourdough", "learn Rust", "cook rice", "write a CV",
+          "sleep better", "run faster", "move abroad", "start a garden", "train a puppy", "read more"]
+
+
+def chatgpt_export(vault: Path, topic: str, number: int, folder: str = "ChatGPT") -> Path:
+    """One conversation as a browser exporter writes ChatGPT's: its source URL, a title, the turns under
+    `#### You:` and `#### ChatGPT:`."""
+    body = (f"# {topic.capitalize()}\n\n#### You:\nHow do I {topic}?\n\n#### ChatGPT:\n"
+            f"Here are a few ways to {topic}:\n\n1. Start small.\n2. Keep at it.\n")
+    return write_note(vault, f"{folder}/{topic}.md", body, title=topic.capitalize(),
+                      source=f"https://chatgpt.com/c/6742a1b0-{number:04d}-8000-a1b2-c3d4e5f6a7b8",
+                      create_time="2026-11-01 09:30:00")
+
+
+def web_clipping(vault: Path, folder: str, number: int) -> Path:
+    """An article as Obsidian's Web Clipper saves it: source URL, author, `clippings` tag."""
+    return write_note(vault, f"{folder}/article {number}.md", "Cities are for walking, the author argues.",
+                      title=f"Article {number}", source=f"https://example.com/articles/{number}",
+                      author=["[[Jane Doe]]"], published="2026-10-01", created="2026-11-20", tags=["clippings"])
+
+
+@pytest.fixture
+def chats(tmp_path: Path) -> Path:
+    """A vault of the person's projects beside a `ChatGPT/` folder of nine exported chats and one note of theirs."""
+    for number, topic in enumerate(TOPICS[:9]):
+        chatgpt_export(tmp_path, topic, number)
+    write_note(tmp_path, "ChatGPT/what I asked about.md", "I asked about moving abroad.")
+    write_note(tmp_path, "Projects/hylo.md", "The plan for Hylo.")
+    return tmp_path
+
+
+def test_init_does_not_propose_a_folder_of_exported_chats(chats: Path) -> None:
+    proposal = propose(survey(chats, "_memory"))
+    assert (proposal.shorts_paths, proposal.knowledge_paths, proposal.extra_scan_paths) == ([], [], ["Projects"])
+
+
+def test_init_says_why_a_folder_of_exported_chats_is_not_proposed(chats: Path) -> None:
+    out = answering("n\n", "init", "--vault", chats).stdout
+    assert "  — not proposed: 9 of 10 notes are AI chats\n" in out
+    assert next(line for line in out.splitlines() if "AI chats" in line).lstrip().startswith("ChatGPT/")
+
+
+def test_init_does_not_propose_a_folder_of_web_clippings_and_says_why(tmp_path: Path) -> None:
+    for number in range(3):
+        web_clipping(tmp_path, "Reading", number)
+    write_note(tmp_path, "Projects/hylo.md", "The plan for Hylo.")
+    out = answering("n\n", "init", "--vault", tmp_path).stdout
+    assert propose(survey(tmp_path, "_memory")).knowledge_paths == []  # their tags alone would make them knowledge
+    assert "Reading/" in out and "— not proposed: 3 of 3 notes are web clippings\n" in out
+
+
+def test_init_still_proposes_a_folder_of_the_persons_notes_with_one_chat_in_it(tmp_path: Path) -> None:
+    for name in ("hylo", "garden", "taxes"):
+        write_note(tmp_path, f"Projects/{name}.md", f"My plan for {name}.")
+    chatgpt_export(tmp_path, "plan a trip to Japan", 1, folder="Projects")
+    assert propose(survey(tmp_path, "_memory")).extra_scan_paths == ["Projects"]
+
+
+def test_init_names_each_kind_in_a_folder_mostly_of_chats_and_clippings(tmp_path: Path) -> None:
+    for number, topic in enumerate(TOPICS[:3]):
+        chatgpt_export(tmp_path, topic, number, folder="Inbox")
+    web_clipping(tmp_path, "Inbox", 1)
+    write_note(tmp_path, "Inbox/idea.md", "An idea of mine.")
+    reason = propose(survey(tmp_path, "_memory")).reasons["Inbox"]
+    assert reason == "not proposed: 4 of 5 notes are not your own writing (3 AI chats, 1 web clipping)"
+
+
+def test_init_judges_a_folder_by_a_sample_of_its_notes_and_says_so(tmp_path: Path) -> None:
+    for number in range(SAMPLE_NOTES + 5):
+        chatgpt_export(tmp_path, f"{TOPICS[number % len(TOPICS)]} {number}", number)
+    reason = propose(survey(tmp_path, "_memory")).reasons["ChatGPT"]
+    assert reason == f"not proposed: {SAMPLE_NOTES} of {SAMPLE_NOTES} notes looked at are AI chats"
+
+
+def test_init_does_not_propose_a_flat_vault_of_exported_chats(tmp_path: Path) -> None:
+    for number, topic in enumerate(TOPICS[:3]):
+        chatgpt_export(tmp_path, topic, number, folder=".")
+    proposal = propose(survey(tmp_path, "_memory"))
+    assert (proposal.shorts_paths, proposal.reasons["."]) == ([], "not proposed: 3 of 3 notes are AI chats")
 
 
 def test_init_counts_notes_and_dates_them_from_their_names(obsidian: Path) -> None:

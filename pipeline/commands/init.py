@@ -1,7 +1,8 @@
 """`hylo-memory init`: look at a vault, propose which of its folders to read, write `.hylo-memory.toml`.
 
 Looking is cheap and bounded: file names and mtimes for counts and dates (at most
-`MAX_FILES` files), and the frontmatter's first few kilobytes of a few notes per folder.
+`MAX_FILES` files), and the first few kilobytes of a few notes per folder — their frontmatter,
+and whose words they hold (docs/spec.md §1 "Whose words", judged as a run judges them).
 """
 
 from __future__ import annotations
@@ -26,11 +27,12 @@ from hylo_memory.errors import ConfigError, validation_line
 from ..config import VAULT_FILE, Config
 from ..layouts import LOGSEQ, is_logseq_graph
 from ..note_dates import name_day
-from ..whose import others_folder
+from ..note_fields import Unreadable, parse_note
+from ..whose import Reason, judge, others_folder
 
 MAX_FILES = 100_000  # files looked at, in all; past it the counts say "at least"
-SAMPLE_NOTES = 20  # notes per folder whose frontmatter is looked at
-SAMPLE_BYTES = 4096
+SAMPLE_NOTES = 20  # notes per folder whose frontmatter and words are looked at
+SAMPLE_BYTES = 4096  # of each: a chat export's source and first turns, a clipping's fields
 MAX_JSON_BYTES = 64 * 1024  # an Obsidian settings file larger than this is not one
 ROOT = "."  # the vault's own top level, as a scan path
 
@@ -55,6 +57,7 @@ class Folder(BaseModel):
     sampled: int = 0
     with_tags: int = 0
     with_source_notes: int = 0
+    others: dict[Reason, int] = {}  # sampled notes that are AI chats, clippings or highlights, by which
 
 
 class Survey(BaseModel):
@@ -101,7 +104,7 @@ def survey(vault: Path, memory_dir: str, limit: int = MAX_FILES) -> Survey:
                 found.stopped = True
                 break
             found.files_seen += 1
-            _count(folder, name, path)
+            _count(folder, name, path, vault)
         if found.stopped:
             break
     found.folders = sorted(folders.values(), key=lambda f: (f.path != ROOT, f.path.lower()))
@@ -140,6 +143,8 @@ def propose(found: Survey) -> Proposal:
             chosen.reasons[path] = "templates or attachments: not read"
         elif others_folder(name):  # docs/spec.md §1 "Whose words": read as external wherever a scan path reaches them
             chosen.reasons[path] = f"{others_folder(name)}, someone else's words: not proposed as your notes"
+        elif others := _mostly_others(folder):  # an export's folder by another name: `ChatGPT/`, `Web/`
+            chosen.reasons[path] = others
         elif _SHORTS_NAMES.match(name):
             chosen.shorts_paths.append(path)
             chosen.reasons[path] = "named like a journal"
@@ -157,9 +162,46 @@ def propose(found: Survey) -> Proposal:
             chosen.reasons[path] = "personal notes"
     if ROOT in with_notes and ROOT not in chosen.shorts_paths and not (chosen.shorts_paths or chosen.knowledge_paths
                                                                         or chosen.extra_scan_paths):
-        chosen.shorts_paths.append(ROOT)  # a flat vault: every note at its top level
-        chosen.reasons[ROOT] = "the vault keeps its notes at its top level"
+        if others := _mostly_others(with_notes[ROOT]):
+            chosen.reasons[ROOT] = others
+        else:
+            chosen.shorts_paths.append(ROOT)  # a flat vault: every note at its top level
+            chosen.reasons[ROOT] = "the vault keeps its notes at its top level"
     return chosen
+
+
+# How the listing names a note that is not the person's own words: one, and many.
+_OTHERS_KINDS = {Reason.ai_chat: ("AI chat", "AI chats"), Reason.clipping: ("web clipping", "web clippings"),
+                 Reason.highlights: ("highlights export", "highlights exports")}
+
+
+def _mostly_others(folder: Folder) -> str | None:
+    """Why a folder is not proposed when most of its sampled notes are AI chats, clippings or highlights.
+
+    A folder of the person's own notes with a chat or a clipping among them is still theirs: only a
+    majority makes it an export's folder, whatever it is named.
+    """
+    count = sum(folder.others.values())
+    if not folder.sampled or 2 * count <= folder.sampled:
+        return None
+    of = f"{count} of {_notes(folder.sampled)}{' looked at' if folder.sampled < folder.notes else ''}"
+    if len(folder.others) == 1:
+        ((reason, _),) = folder.others.items()
+        return f"not proposed: {of} {'is' if count == 1 else 'are'} {_kind(reason, count, article=True)}"
+    kinds = ", ".join(f"{n} {_kind(r, n)}" for r, n in sorted(folder.others.items(), key=lambda kv: -kv[1]))
+    return f"not proposed: {of} are not your own writing ({kinds})"
+
+
+def _notes(count: int) -> str:
+    return f"{count} note{'s' if count != 1 else ''}"
+
+
+def _kind(reason: Reason, count: int, article: bool = False) -> str:
+    """A kind of note named for a count: "AI chats"; "AI chat", or with its article "an AI chat"."""
+    one, many = _OTHERS_KINDS[reason]
+    if count != 1:
+        return many
+    return f"{'an' if one[0] in 'AEIOUaeiou' else 'a'} {one}" if article else one
 
 
 # A Logseq graph's folders (docs/spec.md §1, "Other tools' layouts"): its journals, its pages, and its own folder.
@@ -318,7 +360,7 @@ def _files(top: Path, recurse: bool, skip: str) -> Iterator[tuple[str, str]]:
                 yield entry.name, entry.path
 
 
-def _count(folder: Folder, name: str, path: str) -> None:
+def _count(folder: Folder, name: str, path: str, vault: Path) -> None:
     if not name.endswith(".md"):
         folder.other_files += 1
         return
@@ -336,9 +378,13 @@ def _count(folder: Folder, name: str, path: str) -> None:
         folder.last = max(folder.last or day, day)
     if folder.sampled < SAMPLE_NOTES:
         folder.sampled += 1
-        fields = _frontmatter_fields(path)
+        head = _head(path)
+        fields = _frontmatter_fields(head)
         folder.with_tags += b"tags" in fields
         folder.with_source_notes += b"source_notes" in fields
+        reason = _others_reason(head, os.path.relpath(path, vault).replace(os.sep, "/"))
+        if reason is not None:
+            folder.others[reason] = folder.others.get(reason, 0) + 1
 
 
 def _name_date(name: str) -> dt.date | None:
@@ -355,17 +401,36 @@ def _name_date(name: str) -> dt.date | None:
         return None
 
 
-def _frontmatter_fields(path: str) -> set[bytes]:
-    """Which of `tags`/`source_notes` the note's frontmatter names, from its first few kilobytes."""
+def _head(path: str) -> bytes:
+    """A note's first few kilobytes; nothing for what is not a regular file or cannot be read."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a pipe named like a note must not block init
         with os.fdopen(fd, "rb") as handle:
             if not S_ISREG(os.fstat(handle.fileno()).st_mode):
-                return set()
-            head = handle.read(SAMPLE_BYTES)
+                return b""
+            return handle.read(SAMPLE_BYTES).removeprefix(b"\xef\xbb\xbf")
     except OSError:
-        return set()
-    head = head.removeprefix(b"\xef\xbb\xbf")
+        return b""
+
+
+def _others_reason(head: bytes, rel: str) -> Reason | None:
+    """Whether a note's first kilobytes show an AI chat, a clipping or a highlights export, by the run's own judge.
+
+    An AI chat counts whether or not the person's turns can be told apart: a folder of exported chats
+    is not a folder of the person's notes. Quotes in the person's own note leave it theirs.
+    """
+    text = head.decode("utf-8", errors="ignore")  # the head may end inside a character
+    try:
+        post = parse_note(text)
+        meta, body = (post.metadata if isinstance(post.metadata, dict) else {}), post.content
+    except Unreadable:  # frontmatter cut short or broken: its body's markers may still tell
+        meta, body = {}, text
+    reason = judge(meta, rel, body).reason
+    return reason if reason in _OTHERS_KINDS else None
+
+
+def _frontmatter_fields(head: bytes) -> set[bytes]:
+    """Which of `tags`/`source_notes` the note's frontmatter names, from its first few kilobytes."""
     if not head.startswith(b"---"):
         return set()
     end = head.find(b"\n---", 3)
