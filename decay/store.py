@@ -139,6 +139,7 @@ class MemoryStore:
         self.archive_keep = archive_keep
         self.root = Path(root) if root is not None else self.folder
         self._read: dict[Dimension, bytes | None] = {}  # what this store last read of each file
+        self._archived: dict[Dimension, Path | None] = {}  # where its last write of each file archived the old one
 
     def path(self, dimension: Dimension) -> Path:
         return self.folder / dimension.filename
@@ -229,25 +230,48 @@ class MemoryStore:
         """Remove one memory file, whatever it holds now, archiving it first."""
         self.replace(dimension, None, digest(read_regular(self.target(dimension), "memory file")))
 
-    def replace(self, dimension: Dimension, data: bytes | None, expect: str | None) -> None:
+    def replace(self, dimension: Dimension, data: bytes | None, expect: str | None, prune: bool = True) -> None:
         """Write the file (None: remove it) only if it still holds what `expect` hashes; archive what it held.
 
         Checked on the open file just before the rename and again just after: a person who saved
         in between (their editor had the file open) gets that very file back in place, their save
         landing in it even if still under way, and `FileChanged` says so, for the command to plan
         again on their text. The replaced version is archived as a hard link where the file
-        system allows, else as a copy.
+        system allows, else as a copy. `prune=False` leaves the older versions for `prune`, once the
+        command has succeeded: a command that fails must not have cost the archive a version.
         """
         name, target = dimension.filename, self.target(dimension)
         with writable(target.parent):
             self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
             try:
-                self._swap(name, target, data, expect)
+                self._archived[dimension] = self._swap(name, target, data, expect)
             except FileChanged:
                 raise FileChanged(self.path(dimension)) from None
+        if prune:
+            self.prune(dimension)
 
-    def _swap(self, name: str, target: Path, data: bytes | None, expect: str | None) -> None:
-        """Put `data` at `target` if it holds what `expect` hashes, else `FileChanged`."""
+    def put_back(self, dimension: Dimension, data: bytes | None, expect: str | None) -> None:
+        """Undo this store's last write of the file, for a command that failed: `data` (what the file held
+        before; None: no file) put back over the command's version, which `expect` hashes. Neither version
+        stays in `.archive/`: the command's was never kept, and the one it had archived is in place again
+        (docs/spec.md §7) — so a failed first run leaves no archive at all."""
+        made = self._archived.get(dimension)
+        self.replace(dimension, data, expect, prune=False)
+        for version in (made, self._archived.pop(dimension, None)):
+            if version is not None:
+                version.unlink(missing_ok=True)
+        archive = self.folder / ARCHIVE_DIR
+        try:
+            archive.rmdir()  # an archive made only for this command goes with it
+        except OSError:  # it holds other versions (or is not a folder of ours to remove)
+            if archive.is_dir():
+                fsync_dir(archive)
+        else:
+            fsync_dir(self.folder)
+
+    def _swap(self, name: str, target: Path, data: bytes | None, expect: str | None) -> Path | None:
+        """Put `data` at `target` if it holds what `expect` hashes, else `FileChanged`; where the version
+        it replaced was archived (None: there was none)."""
         tmp = None if data is None else temp_file(target, data)
         try:
             old = self._take(name, target, expect)
@@ -262,7 +286,7 @@ class MemoryStore:
             if tmp is not None:
                 tmp.unlink(missing_ok=True)
         fsync_dir(target.parent)
-        self._prune(name)
+        return None if old is None else old.archived
 
     def _give_back(self, name: str, target: Path, old: _Replaced, ours: str | None) -> None:
         """A person saved into the file a write just replaced: put that file back, if the write is
@@ -324,10 +348,10 @@ class MemoryStore:
             fsync_dir(archive)
         return version, linked
 
-    def _prune(self, name: str) -> None:
+    def prune(self, dimension: Dimension) -> None:
         """Keep the newest `archive_keep` versions of the file, and every version of the last day
         while they fit in ARCHIVE_BYTES; remove the others."""
-        archive = self.folder / ARCHIVE_DIR
+        name, archive = dimension.filename, self.folder / ARCHIVE_DIR
         if not archive.is_dir():
             return
         versions = sorted(archive.glob(f"{name}.*"), key=lambda p: p.name, reverse=True)

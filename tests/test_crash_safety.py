@@ -192,8 +192,8 @@ def die_after_the_journal(monkeypatch: pytest.MonkeyPatch) -> None:
 def die_after_the_first_file(monkeypatch: pytest.MonkeyPatch) -> None:
     original = MemoryStore.replace
 
-    def write_then_die(self, *args):
-        original(self, *args)
+    def write_then_die(self, *args, **kwargs):
+        original(self, *args, **kwargs)
         raise Died
     monkeypatch.setattr(MemoryStore, "replace", write_then_die)
 

@@ -47,11 +47,16 @@ def fill(disk: Path, leave: int) -> Path:
     return filler
 
 
+def notes(vault: Path) -> None:
+    """Thirty short notes, each with a preference and where the person lives."""
+    for i in range(30):
+        short(vault, f"2026-11-{1 + i % 28:02d}", f"I love topic number {i}. I live in Lisbon.", slug=f"n{i}")
+
+
 def test_a_refresh_on_a_full_disk_says_disk_full_in_one_line_and_half_writes_nothing(small_disk: Path,
                                                                                        tmp_path: Path) -> None:
     vault = small_disk / "vault"
-    for i in range(30):
-        short(vault, f"2026-11-{1 + i % 28:02d}", f"I love topic number {i}. I live in Lisbon.", slug=f"n{i}")
+    notes(vault)
     env = cli_env(tmp_path / "home")
     first = subprocess.run([HYLO, "refresh", "--vault", str(vault), "--today", "2026-11-29"], env=env,
                            capture_output=True, text=True)
@@ -73,6 +78,25 @@ def test_a_refresh_on_a_full_disk_says_disk_full_in_one_line_and_half_writes_not
                            capture_output=True, text=True)
     assert again.returncode == 0, again.stderr
     assert "Loves sailing" in (vault / "_memory" / "_preferences.md").read_text()
+
+
+def test_a_first_refresh_that_fails_on_a_full_disk_leaves_no_memory_file_and_no_archive(small_disk: Path,
+                                                                                          tmp_path: Path) -> None:
+    env = cli_env(tmp_path / "home")
+    notes(small_disk / "trial")  # what a first run of these notes leaves on this disk, measured
+    empty = shutil.disk_usage(small_disk).used
+    assert subprocess.run([HYLO, "refresh", "--vault", str(small_disk / "trial"), "--today", TODAY], env=env,
+                          capture_output=True).returncode == 0
+    needed = shutil.disk_usage(small_disk).used - empty
+    shutil.rmtree(small_disk / "trial")
+    vault = small_disk / "vault"
+    notes(vault)
+    fill(small_disk, leave=needed)  # room for all it leaves, not for the journals it holds meanwhile
+
+    full = subprocess.run([HYLO, "refresh", "--vault", str(vault), "--today", TODAY], env=env,
+                          capture_output=True, text=True)
+    assert full.returncode == 1 and "disk full" in full.stderr
+    assert sorted(p.name for p in (vault / "_memory").iterdir()) == [".state"]  # no memory file, no .archive/
 
 
 def test_a_ledger_that_cannot_grow_says_disk_full_naming_it(tmp_path: Path) -> None:

@@ -21,10 +21,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from cli_helpers import hylo, one_line
 from proc_helpers import HYLO, cli_env
-from vault_helpers import memory_file
+from vault_helpers import memory_file, short
 
 from hylo_memory.decay import Dimension, Evidence
+from hylo_memory.decay.store import ARCHIVE_DIR
 from hylo_memory.errors import LedgerError, StorageError
 from hylo_memory.pipeline.commands.apply import apply_evidence
 from hylo_memory.pipeline.commands.remember import remember_text
@@ -105,6 +107,40 @@ def test_an_apply_whose_second_file_fails_puts_the_first_back(tmp_path, monkeypa
         apply_evidence(open_store(vault, Config()), evidence, DAY, Config())
     assert memory(vault) == before
     assert not (vault / "_memory" / ".state" / "journal.json").exists() and recorded(vault) == 0
+
+
+def test_an_apply_whose_second_file_fails_leaves_no_archived_version(tmp_path, monkeypatch) -> None:
+    vault = seeded(tmp_path)
+    memory_file(vault, Dimension.identity, "## Active\n- Lives in Porto `last:2026-11-01 seen:1`\n\n## Fading\n")
+    evidence = [Evidence(dimension=d, text=t, source="e") for d, t in
+                ((Dimension.identity, "Works as a nurse"), (Dimension.preferences, "Loves modal jazz"))]
+    refuse_replace_into(vault / "_memory", monkeypatch, only=2)
+    with pytest.raises(StorageError):
+        apply_evidence(open_store(vault, Config()), evidence, DAY, Config())
+    assert not (vault / "_memory" / ARCHIVE_DIR).exists()  # the files hold what they held: no version was replaced
+
+
+def refuse_creating_in(folder: Path, monkeypatch: pytest.MonkeyPatch, only: int) -> None:
+    """The `only`-th new file linked into `folder` (how a memory file is created) fails as on a full disk."""
+    real, calls = os.link, [0]
+
+    def link(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
+        if Path(dst).parent == folder:
+            calls[0] += 1
+            if calls[0] == only:
+                raise OSError(errno.ENOSPC, "No space left on device", str(dst))
+        real(src, dst)
+
+    monkeypatch.setattr(os, "link", link)
+
+
+def test_a_first_refresh_that_fails_on_a_full_disk_leaves_no_memory_file_and_no_archive(tmp_path, monkeypatch) -> None:
+    vault = tmp_path / "vault"
+    short(vault, "2026-11-29", "I love green tea. I live in Lisbon.")
+    refuse_creating_in(vault / "_memory", monkeypatch, only=2)  # _identity.md created, _preferences.md not
+    result = hylo("refresh", "--vault", vault, "--today", "2026-11-30")
+    assert result.exit_code == 1 and "disk full" in one_line(result.stderr)
+    assert sorted(p.name for p in (vault / "_memory").iterdir()) == [".state"]
 
 
 def test_a_ledger_that_refuses_the_change_has_its_files_put_back(tmp_path, monkeypatch) -> None:

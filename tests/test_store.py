@@ -170,6 +170,41 @@ def test_pruning_one_files_archive_leaves_the_other_files_versions(tmp_path: Pat
     assert names == ["_goals.md", "_preferences.md"]
 
 
+# A failed command's write put back (docs/spec.md §7): it leaves nothing in the archive.
+
+
+def written_then_put_back(store: MemoryStore, before: bytes | None) -> None:
+    """A command's write of version 9 over `before` (None: no file yet), then undone as a failed command's is."""
+    store.replace(Dimension.preferences, version(9).encode(), store_module.digest(before), prune=False)
+    store.put_back(Dimension.preferences, before, store_module.digest(version(9).encode()))
+
+
+def test_a_created_file_put_back_leaves_no_file_and_no_archive(tmp_path: Path) -> None:
+    store = MemoryStore(tmp_path / "_memory")
+    written_then_put_back(store, None)
+    assert not store.path(Dimension.preferences).exists()
+    assert not (tmp_path / "_memory" / ARCHIVE_DIR).exists()
+
+
+def test_a_replaced_file_put_back_holds_its_old_bytes_and_the_archive_is_as_it_was(tmp_path: Path) -> None:
+    store = MemoryStore(tmp_path / "_memory")
+    write_version(store, 1)
+    write_version(store, 2)
+    written_then_put_back(store, version(2).encode())
+    assert store.path(Dimension.preferences).read_text(encoding="utf-8") == version(2)
+    assert archived_texts(tmp_path) == [version(1)]
+
+
+def test_a_failed_commands_write_costs_the_archive_no_old_version(tmp_path: Path) -> None:
+    store = MemoryStore(tmp_path / "_memory", archive_keep=2)
+    with freeze_time("2026-11-28 12:00:00", tick=True):
+        for n in range(1, 4):
+            write_version(store, n)
+    with freeze_time("2026-11-30 12:00:00", tick=True):
+        written_then_put_back(store, version(3).encode())
+    assert archived_texts(tmp_path) == [version(1), version(2)]
+
+
 def test_a_file_that_is_not_utf8_is_refused_with_path_and_line(tmp_path: Path) -> None:
     path = tmp_path / "_memory" / "_people.md"
     path.parent.mkdir()

@@ -134,6 +134,8 @@ def commit(store: MemoryStore, journal: Journal, ledger: Ledger | None = None) -
             _remove(path)
         raise
     _remove(path)
+    for dimension in written:  # only now: a command that failed leaves the archive as it found it
+        store.prune(dimension)
 
 
 def _send_first(store: MemoryStore, journal: Journal) -> None:
@@ -160,7 +162,7 @@ def _put_back(store: MemoryStore, journal: Journal, read: dict[Dimension, bytes 
     for dimension in reversed(written):
         text = journal.files[dimension]
         try:
-            store.replace(dimension, read[dimension], digest(None if text is None else text.encode("utf-8")))
+            store.put_back(dimension, read[dimension], digest(None if text is None else text.encode("utf-8")))
         except (HyloMemoryError, OSError) as exc:
             LOG.warning("%s: could not be put back as it was before this failed command (%s); the next "
                         "command finishes that command instead", store.path(dimension), exc)
@@ -259,7 +261,8 @@ def _apply(store: MemoryStore, ledger: Ledger | None, journal: Journal,
         if written is None:
             _replay(store, journal, dimension, text)
         else:
-            store.replace(dimension, None if text is None else text.encode("utf-8"), journal.before[dimension])
+            store.replace(dimension, None if text is None else text.encode("utf-8"), journal.before[dimension],
+                          prune=False)
             written.append(dimension)
     if ledger is not None:
         _record(ledger, journal)
