@@ -12,7 +12,7 @@ import os
 import stat
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
@@ -103,6 +103,15 @@ def fsync_dir(folder: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def refusal(refused: list[MemoryFileError]) -> MemoryFileError:
+    """One refusal naming every hand-broken file a command needs, in one line: the first's path and line (what
+    the error carries), then each other's, so the person mends them all before running it again."""
+    first, *others = refused
+    if not others:
+        return first
+    return MemoryFileError(first.path, first.line, "; also ".join([first.reason, *(str(e) for e in others)]))
 
 
 def read_regular(path: Path, what: str = "file") -> bytes | None:
@@ -201,20 +210,37 @@ class MemoryStore:
         return parse(text, dimension, str(path))
 
     def read_all(self) -> dict[Dimension, MemoryFile | None]:
-        """Every dimension's file; refuses (raises) before anything is written if one is broken."""
-        return {d: self.read(d) for d in Dimension}
+        """Every dimension's file, for a command that may write any of them (a refresh: rules D and E reach
+        every file); refuses (raises, naming every hand-broken file) before anything is written if one is."""
+        return self.read_writing(Dimension)[0]
+
+    def read_writing(self, writes: Iterable[Dimension]) -> tuple[dict[Dimension, MemoryFile | None],
+                                                                 dict[Dimension, MemoryFileError]]:
+        """Every file, for a command that writes those of `writes` and maybe others it can read: refused
+        (raised, naming each) when one of `writes` is hand-broken; any other that is, is left out (None) and
+        given back with its refusal, for the command to leave as it is (docs/spec.md §7)."""
+        files, refused = self._read_every()
+        needed = set(writes)
+        if blocking := [exc for d, exc in refused.items() if d in needed]:
+            raise refusal(blocking)
+        return files, refused
 
     def read_each(self) -> tuple[dict[Dimension, MemoryFile | None], list[MemoryFileError]]:
         """Every file that can be read, and the refusal of each that cannot: for readers, whom one
-        hand-broken file should not leave with no memory at all (writers use `read_all`)."""
+        hand-broken file should not leave with no memory at all (writers use `read_writing`)."""
+        files, refused = self._read_every()
+        return files, list(refused.values())
+
+    def _read_every(self) -> tuple[dict[Dimension, MemoryFile | None], dict[Dimension, MemoryFileError]]:
+        """Each file parsed, or None with its refusal: all six are read, so that every broken one is named."""
         files: dict[Dimension, MemoryFile | None] = {}
-        refused: list[MemoryFileError] = []
+        refused: dict[Dimension, MemoryFileError] = {}
         for d in Dimension:
             try:
                 files[d] = self.read(d)
             except MemoryFileError as exc:
                 files[d] = None
-                refused.append(exc)
+                refused[d] = exc
         return files, refused
 
     def write(self, memory: MemoryFile) -> Path:

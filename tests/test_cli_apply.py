@@ -235,6 +235,50 @@ def test_a_hand_broken_memory_file_is_refused_with_path_and_line_and_nothing_is_
     assert {k: v for k, v in snapshot(tmp_path / MEMORY).items() if not k.startswith(".state/")} == before
 
 
+# apply: only the files its evidence lands in must be readable (docs/spec.md §7)
+
+BROKEN_TEA = memory_text(active=[item_line("Vegetarian", ago(10)), "- Tea `last:2026-13-45 seen:1`"])  # line 6
+
+
+def test_apply_beside_a_hand_broken_file_writes_its_evidence_and_leaves_that_file_byte_for_byte(tmp_path: Path) -> None:
+    broken = write_memory(tmp_path / MEMORY, Dimension.preferences, BROKEN_TEA)
+    before = broken.read_bytes()
+    result = apply(tmp_path, evidence_file(tmp_path, fact("goals", "Ship the beta")))
+    assert result.exit_code == 0, result.stderr
+    assert [i.text for i in memory_of(tmp_path, Dimension.goals).active] == ["Ship the beta"]
+    assert broken.read_bytes() == before
+
+
+def test_apply_names_the_hand_broken_file_it_left_as_it_is_with_its_line(tmp_path: Path) -> None:
+    broken = write_memory(tmp_path / MEMORY, Dimension.preferences, BROKEN_TEA)
+    result = apply(tmp_path, evidence_file(tmp_path, fact("goals", "Ship the beta")))
+    assert one_line(result.stderr).startswith(f"hylo-memory: left as it is, it cannot be read: {broken}:6: ")
+
+
+def test_apply_beside_a_hand_broken_file_still_fades_what_the_files_it_can_read_hold(tmp_path: Path) -> None:
+    write_memory(tmp_path / MEMORY, Dimension.preferences, BROKEN_TEA)
+    write_memory(tmp_path / MEMORY, Dimension.goals, memory_text(active=[item_line("Ship the beta", ago(45))], window=30))
+    assert apply(tmp_path, evidence_file(tmp_path, fact("state", "Tired after the launch"))).exit_code == 0
+    assert [i.text for i in memory_of(tmp_path, Dimension.goals).fading] == ["Ship the beta"]
+
+
+def test_apply_whose_evidence_lands_in_a_hand_broken_file_is_refused_and_writes_nothing(tmp_path: Path) -> None:
+    broken = write_memory(tmp_path / MEMORY, Dimension.preferences, BROKEN_TEA)
+    evidence = evidence_file(tmp_path, fact("goals", "Ship the beta"), fact("preferences", "Loves green tea"))
+    result = apply(tmp_path, evidence)
+    assert result.exit_code == 1
+    assert one_line(result.stderr).startswith(f"hylo-memory: {broken}:6: ")
+    assert written(tmp_path) == ["_preferences.md"] and broken.read_text(encoding="utf-8") == BROKEN_TEA
+
+
+def test_apply_refused_names_every_hand_broken_file_its_evidence_lands_in_on_its_one_line(tmp_path: Path) -> None:
+    tea = write_memory(tmp_path / MEMORY, Dimension.preferences, BROKEN_TEA)
+    tired = write_memory(tmp_path / MEMORY, Dimension.state, memory_text(active=["- Tired `last:2026-11-01 seen:x`"]))
+    evidence = evidence_file(tmp_path, fact("preferences", "Loves green tea"), fact("state", "Tired after the launch"))
+    err = one_line(apply(tmp_path, evidence).stderr)
+    assert err.startswith(f"hylo-memory: {tea}:6: ") and f"; also {tired}:5: " in err
+
+
 # remember
 
 

@@ -41,3 +41,11 @@ def test_a_byte_order_mark_survives_a_write(tmp_path: Path) -> None:
                 "--today", "2026-11-30").exit_code == 0
     data = path.read_bytes()
     assert data.startswith(b"\xef\xbb\xbf") and b"seen:2" in data
+
+
+def test_a_refresh_names_every_hand_broken_file_in_its_one_line(tmp_path: Path) -> None:
+    goals = memory(tmp_path, "_goals.md", "## Active\n- Ship it `last:2026-13-45 seen:1`\n")
+    state = memory(tmp_path, "_state.md", "## Active\n- Tired `last:2026-11-01 seen:x`\n")
+    result = hylo("refresh", "--vault", tmp_path, "--today", "2026-11-30")
+    assert result.exit_code == 1
+    assert one_line(result.stderr).startswith(f"hylo-memory: {goals}:2: ") and f"; also {state}:2: " in result.stderr

@@ -63,6 +63,14 @@ def test_remember_is_not_refused_for_a_broken_file_it_does_not_write(tmp_path: P
     assert texts(tmp_path, Dimension.preferences)
 
 
+def test_undo_is_not_refused_for_a_broken_file_the_change_did_not_write(tmp_path: Path) -> None:
+    ok(hylo("remember", "I'm vegetarian", "--vault", str(tmp_path), "--dimension", "preferences"))
+    broken = memory_file(tmp_path, Dimension.state, "## Active\n- Tired `last:someday seen:1`\n")
+    text = broken.read_bytes()
+    ok(hylo("undo", "--vault", str(tmp_path)))
+    assert texts(tmp_path, Dimension.preferences) == set() and broken.read_bytes() == text
+
+
 def test_forget_of_a_line_written_twice_in_one_file_takes_the_first(tmp_path: Path) -> None:
     memory_file(tmp_path, Dimension.preferences,
                 "## Active\n- Loves tea `last:2026-11-01 seen:1`\n- Loves tea `last:2026-11-02 seen:1`\n\n## Fading\n")

@@ -82,13 +82,15 @@ def apply_command(ctx: click.Context, vault: Path | None, config_file: Path | No
                   evidence: Path, dry_run: bool) -> int:
     config, vault = setup(ctx, config_file, vault)
     found = read_evidence(evidence)
-    updates = apply_evidence(open_store(vault, config), found, today or clock.today(config.timezone), config,
+    applied = apply_evidence(open_store(vault, config), found, today or clock.today(config.timezone), config,
                              dry_run=dry_run, detail=str(evidence))
     if dry_run:  # before the report, which reads as a real apply's
         click.echo(f"{PROG} apply --dry-run: what {evidence} would change; nothing was written")
     else:
         keep_for_readers(vault, config)
-    click.echo(render_changes(updates), nl=False)
+    click.echo(render_changes(applied.updates), nl=False)
+    for refused in applied.left_out:  # the rules did not reach it: said, so its items are not taken for current
+        fail(f"{PROG}: left as it is, it cannot be read: {refused}")
     return 0
 
 
