@@ -157,6 +157,14 @@ def test_a_hand_broken_memory_file_is_left_out_and_named_and_the_rest_is_given(v
     assert json.loads(hylo("context", "--vault", vault, "--json").stdout)["refused"][0].startswith(str(vault))
 
 
+def test_every_hand_broken_memory_file_is_named_on_a_line_of_its_own_with_its_line(vault: Path) -> None:
+    goals = memory_file(vault, Dimension.goals, "## Active\n- Ship it `last:2026-13-45 seen:1`\n")
+    state = memory_file(vault, Dimension.state, "## Active\n- Tired `last:2026-11-01 seen:x`\n")
+    left_out = [line for line in context(vault).splitlines() if line.startswith("_Left out")]
+    assert len(left_out) == 2
+    assert f"{goals}:6: " in left_out[0] and f"{state}:6: " in left_out[1]
+
+
 def test_recent_and_often_seen_items_score_higher() -> None:
     def scored(last: str, seen: int) -> float:
         return score(Item(text="x", last=dt.date.fromisoformat(last), seen=seen), 90, TODAY)

@@ -142,6 +142,19 @@ def test_a_hand_edit_is_declined_then_answered_quickly_again_from_the_new_text(v
     assert quick("recall", "tea", "--vault", vault, "--today", TODAY) == expected
 
 
+@pytest.mark.parametrize("command", [("context",), ("recall", "run")], ids=" ".join)
+def test_while_files_are_hand_broken_it_declines_even_after_the_full_command_named_them(vault: Path,
+                                                                                         command: tuple) -> None:
+    asked = (*command, "--vault", vault, "--today", TODAY)
+    full(*asked)  # a memo of the files as they were
+    goals = memory_file(vault, Dimension.goals, "## Active\n- Ship it `last:2026-13-45 seen:1`\n")
+    state = memory_file(vault, Dimension.state, "## Active\n- Tired `last:2026-11-01 seen:x`\n")
+    assert quick(*asked) is None
+    answered = full(*asked)
+    assert f"{goals}:6: " in answered and f"{state}:6: " in answered  # the full command names each
+    assert quick(*asked) is None  # which keeps no memo while a file is refused
+
+
 def test_a_change_left_to_finish_is_declined(vault: Path) -> None:
     full("context", "--vault", vault, "--today", TODAY)
     (vault / "_memory" / ".state" / "journal.json").write_text("{}", encoding="utf-8")

@@ -156,6 +156,14 @@ def test_a_hand_broken_memory_file_is_not_searched_and_is_named(vault: Path) -> 
     assert result.stdout.splitlines()[-1].startswith("Not searched: ") and "_goals.md:6:" in result.stdout
 
 
+def test_every_hand_broken_memory_file_is_named_on_a_line_of_its_own_with_its_line(vault: Path) -> None:
+    goals = memory_file(vault, Dimension.goals, "## Active\n- Ship it `last:2026-13-45 seen:1`\n")
+    state = memory_file(vault, Dimension.state, "## Active\n- Tired `last:2026-11-01 seen:x`\n")
+    unread = [line for line in hylo("recall", "run", "--vault", vault).stdout.splitlines() if "Not searched" in line]
+    assert unread == [line for line in unread if line.startswith("Not searched: ")] and len(unread) == 2
+    assert f"{goals}:6: " in unread[0] and f"{state}:6: " in unread[1]
+
+
 def entries(*specs: tuple[str, int, bool]) -> list[Entry]:
     return [Entry(Dimension.preferences, Item(text=t, last=TODAY, seen=seen, pinned=pin), False)
             for t, seen, pin in specs]

@@ -154,6 +154,18 @@ def test_a_hand_broken_file_is_reported_and_left_alone(vault: Path) -> None:
     assert broken.read_text(encoding="utf-8").endswith("`last:2026-13-45 seen:1`\n")
 
 
+def test_every_hand_broken_file_is_named_on_a_line_of_its_own_with_its_line(vault: Path) -> None:
+    (vault / "_memory").mkdir()
+    goals, state = vault / "_memory" / "_goals.md", vault / "_memory" / "_state.md"
+    goals.write_text("## Active\n- Ship it `last:2026-13-45 seen:1`\n", encoding="utf-8")
+    state.write_text("## Active\n- Tired `last:2026-11-01 seen:x`\n", encoding="utf-8")
+    refused = [line for line in status_text(vault, "--today", TODAY.isoformat()).splitlines() if "refused: " in line]
+    assert len(refused) == 2
+    assert f"{goals}:2: " in refused[0] and f"{state}:2: " in refused[1]
+    errors = [f["error"] for f in status_json(vault, "--today", TODAY.isoformat())["files"] if f["error"]]
+    assert [e.split(": ")[0] for e in errors] == [f"{goals}:2", f"{state}:2"]
+
+
 def test_a_dead_run_shows_as_interrupted_and_a_live_one_as_running(vault: Path, config) -> None:
     store = open_store(vault, config)
     with Ledger.for_memory_dir(store.folder) as ledger:

@@ -246,3 +246,11 @@ def test_why_answers_from_the_files_that_can_be_read_and_names_one_that_cannot(t
     assert ok(why(tmp_path, "Loves green tea")).stdout.startswith("_preferences.md (Active)")
     missing = why(tmp_path, "Ines — sister")
     assert missing.exit_code == 1 and "not searched: " in missing.stderr and "_people.md:6:" in missing.stderr
+
+
+def test_why_names_every_file_it_could_not_search_on_a_line_of_its_own(tmp_path: Path) -> None:
+    ok(remember(tmp_path, "I love green tea", "--dimension", "preferences"))
+    people = memory_file(tmp_path, Dimension.people, "## Active\n- Ines — sister `last:2026-11-01 seen:x`\n")
+    state = memory_file(tmp_path, Dimension.state, "## Active\n- Tired `last:2026-13-45 seen:1`\n")
+    lines = ok(why(tmp_path, "Loves green tea")).stdout.splitlines()
+    assert lines[-2].startswith(f"Not searched: {people}:6: ") and lines[-1].startswith(f"Not searched: {state}:6: ")

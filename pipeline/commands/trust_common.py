@@ -10,7 +10,7 @@ from hylo_memory.decay import Dimension
 from hylo_memory.decay.find import Found, closest, find_items
 from hylo_memory.decay.model import MAX_ITEM_TEXT
 from hylo_memory.decay.store import MemoryStore
-from hylo_memory.errors import InputError
+from hylo_memory.errors import InputError, MemoryFileError
 
 
 class Report(BaseModel):
@@ -26,7 +26,15 @@ class Report(BaseModel):
 def the_item(command: str, store: MemoryStore, text: str, threshold: float, dimension: Dimension | None) -> Found:
     """The one item `text` names in the files that can be read, or an `InputError` naming the closest items,
     the files to choose from, or the file that could not be read (one broken file hides only its own items)."""
+    return found_and_unread(command, store, text, threshold, dimension)[0]
+
+
+def found_and_unread(command: str, store: MemoryStore, text: str, threshold: float,
+                     dimension: Dimension | None) -> tuple[Found, list[MemoryFileError]]:
+    """`the_item`, and the refusal of every file it could not search (of `dimension` only, when given): a
+    reader names them, as the item found may not be the only one the person meant (docs/spec.md §7)."""
     files, refused = store.read_each()
+    refused = [exc for exc in refused if dimension is None or exc.path == str(store.path(dimension))]
     text = " ".join(text.split())
     if not text:
         raise InputError(f"{command}: name the item (its text, as in the memory file)")
@@ -34,13 +42,12 @@ def the_item(command: str, store: MemoryStore, text: str, threshold: float, dime
         raise InputError(f"{command}: an item is at most {MAX_ITEM_TEXT} characters; this text has {len(text)}")
     found = find_items(text, files, threshold, dimension)
     if len(found) == 1:
-        return found[0]
+        return found[0], refused
     if found:
         where = ", ".join(f'"{f.item.text}" ({f.dimension.value})' for f in found)
         raise InputError(f"{command}: {text!r} names items in several files: {where}; add --dimension")
     near = closest(text, files, dimension)
     empty = "; the memory has no items yet" if dimension is None else f"; {dimension.filename} has no items"
     hint = ("; closest: " + ", ".join(f'"{f.item.text}" ({f.dimension.value})' for f in near)) if near else empty
-    unread = "".join(f"; not searched: {exc}" for exc in refused if dimension is None or exc.path == str(
-        store.path(dimension)))
+    unread = "".join(f"; not searched: {exc}" for exc in refused)
     raise InputError(f"{command}: no item matches {text!r}{hint}{unread}")

@@ -14,7 +14,7 @@ from ..config import Config
 from ..state.ledger import Ledger
 from ..state.trust import Support, support
 from ..state.writing import open_store, settle
-from .trust_common import Report, the_item
+from .trust_common import Report, found_and_unread
 
 NO_SOURCES = "no recorded sources (kept before hylo-memory recorded provenance)"
 
@@ -49,6 +49,7 @@ class Explanation(Report):
     adopted: bool  # written by hand, then adopted by a run
     superseded_by: list[Replacement] = []
     sources: list[Sighting] = []  # newest first
+    refused: list[str] = []  # memory files that could not be searched, one line each (as `recall` names them)
 
     def to_text(self) -> str:
         lines = [f"{self.file} ({self.section}): {self.line}", f"First: {self.first}"]
@@ -58,6 +59,7 @@ class Explanation(Report):
             lines += [f"  {s.date}  {s.source}  \"{s.wording}\"" + _how(s) for s in self.sources]
         elif not self.adopted:
             lines.append(f"Sources: {NO_SOURCES}")
+        lines += [f"Not searched: {line}" for line in self.refused]
         return "\n".join(lines) + "\n"
 
 
@@ -65,7 +67,7 @@ def explain(vault: Path, config: Config, text: str, dimension: Dimension | None 
     """The item `text` names and its provenance; an `InputError` naming the closest items when none."""
     store = open_store(vault, config)
     settle(store, config.lock_timeout)
-    found = the_item("why", store, text, config.similarity_threshold, dimension)
+    found, refused = found_and_unread("why", store, text, config.similarity_threshold, dimension)
     with Ledger.for_memory_dir(store.folder, readonly=True) as ledger:
         records = support(ledger, found.dimension, found.item.text)
     return Explanation(
@@ -75,6 +77,7 @@ def explain(vault: Path, config: Config, text: str, dimension: Dimension | None 
         superseded_by=[Replacement(by=r.row.wording, on=r.day) for r in records if r.row.kind == "superseded"],
         sources=[_sighting(r) for r in sorted((r for r in records if r.row.kind in ("added", "refreshed")),
                                               key=lambda r: (r.row.source_date or r.day, r.change_id), reverse=True)],
+        refused=[str(exc) for exc in refused],
     )
 
 
