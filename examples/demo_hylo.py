@@ -2,7 +2,8 @@
 examples/hylo-vault — a first run, an incremental run days later, then why and context.
 
 hylo-memory talks to it only through Hylo's MCP tools (short_list, knowledge_list, knowledge_read, list,
-read, create); its local state lives in a temporary folder. No API key is needed (the offline extractor).
+read, create, and delete only to take back a failed write); its local state lives in a temporary
+folder. No API key is needed (the offline extractor).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from hylo_memory.pipeline.commands.cli import main
 from hylo_memory.testing.fake_hylo import KEY, FakeHylo
+from hylo_memory.testing.fake_hylo_vault import as_hylo_left_it
 
 SAMPLE = Path(__file__).resolve().parent / "hylo-vault"
 
@@ -34,6 +36,7 @@ def run() -> None:
     top = Path(tempfile.mkdtemp(prefix="hylo-memory-demo-hylo-"))
     served = top / "hylo-vault"
     shutil.copytree(SAMPLE, served)
+    as_hylo_left_it(served)  # Hylo lists a note by its last change: dated as if written on its day
     os.environ["HYLO_API_KEY"] = KEY  # the fake's key; a real Hylo's comes from your environment
     os.environ["HYLO_MEMORY_STATE_DIR"] = str(top / "state")
     offline = ["--extractor", "offline"]

@@ -7,6 +7,7 @@ import datetime as dt
 import json
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -116,3 +117,18 @@ def test_no_memory_folder_in_hylo_yet_is_no_error(fake_hylo: FakeHylo) -> None:
     two_days(fake_hylo.root)
     shutil.rmtree(fake_hylo.root / "_memory", ignore_errors=True)
     assert run(fake_hylo, "status").exit_code == 0
+
+
+def test_the_hylo_demo_reads_its_vault_on_the_first_run(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hylo lists notes by their last change: the demo's copy is dated as Hylo would have left it."""
+    import sys
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "examples"))
+    try:
+        import demo_hylo
+    finally:
+        sys.path.pop(0)
+    demo_hylo.run()
+    assert "Sources extracted: 47 short notes, 14 knowledge units, 0 extra" in capsys.readouterr().out

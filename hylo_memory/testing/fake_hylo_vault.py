@@ -7,6 +7,7 @@ error would: the client's `stat %q: HTTP 404: <body>` wrapping of its server's p
 from __future__ import annotations
 
 import datetime as dt
+import os
 import posixpath
 import re
 from pathlib import Path
@@ -229,6 +230,30 @@ def go_time(when: dt.datetime) -> str:
 
 
 # ---- the folder ----
+
+
+UNIT_DATES = ("last_compiled_at", "updated", "compiled", "created_at", "created")  # newest first
+
+
+def as_hylo_left_it(root: Path, zone: dt.tzinfo = dt.UTC) -> None:
+    """A copied vault's files dated as Hylo would have left them, since it lists by last change: a daily
+    file at its last entry's time, a unit at noon of the date its frontmatter gives."""
+    for file in _markdown(root):
+        text = file.read_text(encoding="utf-8")
+        when: dt.datetime | None = None
+        if kind_of(file) == "short":
+            entries = parse_daily(text, zone)
+            when = entries[0][0] if entries else None
+        else:
+            meta = frontmatter.loads(text).metadata if text.startswith("---") else {}
+            given = next((str(meta[k])[:10] for k in UNIT_DATES if meta.get(k)), None)
+            try:
+                when = dt.datetime.fromisoformat(f"{given}T12:00:00").replace(tzinfo=zone) if given else None
+            except ValueError:
+                when = None
+        if when is not None:
+            os.utime(file, (when.timestamp(), when.timestamp()))
+
 
 
 def vault_path(root: Path, file: Path) -> str:

@@ -45,7 +45,7 @@ class Shorts(BaseModel):
 
 class NoteInfo(BaseModel):
     """A note as Hylo's `list` and `knowledge_list` show it: `size` and `updated_at` are for a person to
-    read (Hylo's `FormatSize` and `FormatTime`: "1.2 KB", a local time to the minute), never compared."""
+    read (Hylo's `FormatSize` and `FormatTime`: "1.2 KB", a local time to the second), never compared."""
 
     path: str
     name: str = ""  # the base name with its extension: "april.md"

@@ -163,7 +163,7 @@ class Mirror:
                         self._put_local(dimension, now)
                         known[dimension.filename] = _digest(now)
                         raise FileChanged(self.memory / dimension.filename)
-                    data = (text or "").encode("utf-8")  # Hylo has no delete for a memory file: written empty
+                    data = (text or "").encode("utf-8")  # a file removed here is written empty there, as sync does
                     hylo.create(self._remote(dimension), data.decode("utf-8"))
                     sent.append((dimension, now))
                     known[dimension.filename] = _digest(data)
@@ -188,7 +188,8 @@ class Mirror:
                             dimension.filename, exc)
 
     def _send(self, hylo: Hylo, dimension: Dimension, local: bytes | None) -> None:
-        """`create` with `force`. Hylo has no delete: a memory file removed here is written empty there."""
+        """`create` with `force`; a memory file removed here is written empty there (`delete` only takes back
+        a failed command's new file)."""
         hylo.create(self._remote(dimension), (local or b"").decode("utf-8"))
         if local is None:
             self._put_local(dimension, b"")
@@ -276,6 +277,7 @@ class Mirror:
                     when = _shown_time(note.updated_at)
                     if when is not None:  # dated as Hylo shows it, for a note whose date is its file's
                         os.utime(path, (when, when))
+
     def _is_memory(self, vault_path: str) -> bool:
         return _under(vault_path, [self.settings.memory_dir])
 
@@ -345,7 +347,7 @@ def _stamp(text: str | None) -> dt.datetime:
 
 
 def _shown_time(text: str | None) -> float | None:
-    """A listing's `updated_at`, shown for a person (`2026-11-28 10:15`): the time it names, or None."""
+    """A listing's `updated_at`, shown for a person (`2026-11-28 10:15:02`): the time it names, or None."""
     try:
         return dt.datetime.fromisoformat(str(text).strip().replace("Z", "+00:00")).timestamp()
     except ValueError:
