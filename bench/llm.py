@@ -31,7 +31,7 @@ from hylo_memory.extractors.patterns import statements
 from hylo_memory.pipeline.config import load_config
 from hylo_memory.pipeline.run.refresh import refresh
 from hylo_memory.pipeline.run.window import choose_window
-from hylo_memory.pipeline.vault import FolderVault
+from hylo_memory.pipeline.vaults.folder import FolderVault
 from hylo_memory.templates import render as render_template
 from hylo_memory.testing import FakeOpenAI, answer
 

@@ -41,7 +41,7 @@ and no LoCoMo text is in the repository. Figures depend on the extractor; offlin
 network and give the same figures on every machine; over all ten conversations each takes under a minute
 on a shared 2-core machine (23 s offline, 31–45 s oracle). Figures and the gap analysis: docs/locomo.md.
 
-The commands run through the package's real click group (`hylo_memory.pipeline.commands.cli.cli`),
+The commands run through the package's real click group (`hylo_memory.pipeline.cli.group.cli`),
 invoked in process with click's CliRunner: the code path of `.venv/bin/hylo-memory …` without ~0.4 s of
 process start-up per call (~2,000 questions × 2 commands, ~550 refreshes). Speakers run in a pool of at
 most two worker processes; each vault is removed when its speaker is done.

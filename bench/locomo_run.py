@@ -1,6 +1,6 @@
 """One speaker of one LoCoMo conversation through the real command line, in a temporary vault.
 
-Each command is the package's own click group (`pipeline.commands.cli.cli`) invoked in this process through
+Each command is the package's own click group (`pipeline.cli.group.cli`) invoked in this process through
 click's CliRunner: the code path of `.venv/bin/hylo-memory …` without a process start-up per call.
 """
 
@@ -21,7 +21,7 @@ from locomo_score import Returned
 from hylo_memory.decay.model import MAX_ITEM_TEXT
 from hylo_memory.decay.store import MemoryStore
 from hylo_memory.extractors.offline import OfflineExtractor
-from hylo_memory.pipeline.commands.cli import cli
+from hylo_memory.pipeline.cli.group import cli
 
 MEMORY_DIR = "_memory"
 # The vault's own settings: which folders hold notes. Nothing else is set, so every rule runs as configured.

@@ -35,10 +35,10 @@ from hylo_memory.decay.format import render
 from hylo_memory.decay.model import ACTIVE, FADING, Item, MemoryFile, RawLine, Section
 from hylo_memory.decay.recall import BM25, Entry, rank
 from hylo_memory.decay.store import MemoryStore
-from hylo_memory.pipeline.commands import recall as recall_module
-from hylo_memory.pipeline.commands.context import build_context
-from hylo_memory.pipeline.commands.recall import recall
 from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.operations import recall as recall_module
+from hylo_memory.pipeline.operations.context import build_context
+from hylo_memory.pipeline.operations.recall import recall
 
 TODAY = dt.date(2026, 11, 30)
 

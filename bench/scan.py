@@ -19,7 +19,7 @@ differ in what an incremental run must look at: a dated folder whose mtime is ol
 than the window had no note created in it since, so its notes are passed over by name
 alone; in one big folder, which changes every day, each note's mtime must be read (a
 stat per note), which costs more than the 10% target — see `_Prefilter` in
-pipeline/vault.py.
+pipeline/vaults/folder.py.
 
 The second vault (`--vault markup`) is like the real Chinese vault of issue 17.6: 400 notes,
 about 9 MB, of Obsidian markup — wiki links (aliased, to headings, embeds, in table cells),
@@ -49,10 +49,10 @@ from pathlib import Path
 
 from hylo_memory.extractors.offline import OfflineExtractor
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.note_reading import NoteReader
+from hylo_memory.pipeline.notes.reading import NoteReader
 from hylo_memory.pipeline.run.refresh import refresh
 from hylo_memory.pipeline.run.summary import RunSummary
-from hylo_memory.pipeline.vault import FolderVault
+from hylo_memory.pipeline.vaults.folder import FolderVault
 
 TODAY = dt.date(2026, 11, 30)
 SPAN_DAYS = 730
@@ -277,7 +277,7 @@ class OpenCounter:
     def __init__(self) -> None:
         self.count = 0
         self.reading = 0.0
-        self.pooled = 0  # notes read by worker processes (pipeline/note_reading.py)
+        self.pooled = 0  # notes read by worker processes (pipeline/notes/reading.py)
         self._read, self._sources = FolderVault._read, FolderVault.sources
 
     def __enter__(self) -> OpenCounter:
@@ -423,7 +423,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="runs of each kind per vault; the fastest is reported")
     parser.add_argument("--keep", action="store_true", help="keep the generated vaults and print their paths")
     parser.add_argument("--workers", type=int, help="processes reading notes (1: the run alone; default: as a run "
-                                                    "chooses, pipeline/note_reading.py)")
+                                                    "chooses, pipeline/notes/reading.py)")
     parser.add_argument("--vault", choices=["shorts", "markup", "both"], default="both",
                         help="the vault of many short notes (shorts), the markup-heavy Chinese one (markup), or both")
     parser.add_argument("--markup-notes", type=int, default=MARKUP_NOTES, help="notes in the markup-heavy vault")

@@ -2,7 +2,7 @@
 section headings, one line of clean text, and what ranking reads of an item and a file.
 
 Kept apart from `model` (pydantic) so that ranking, and the command line's quick answers of `recall` and
-`context` (pipeline/commands/quick.py), import no model library at all."""
+`context` (pipeline/cli/quick.py), import no model library at all."""
 
 from __future__ import annotations
 

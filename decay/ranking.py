@@ -36,7 +36,7 @@ def score(item: Fact, window: int, today: dt.date) -> float:
     return round(RECENCY_WEIGHT * recency + (1 - RECENCY_WEIGHT) * familiarity, 6)
 
 
-# Named tuples, not models: the block is built where no model library is loaded (pipeline/commands/quick.py).
+# Named tuples, not models: the block is built where no model library is loaded (pipeline/cli/quick.py).
 class Chosen(NamedTuple):
     """An item of the block, with what placed it there."""
 

@@ -20,7 +20,7 @@ import click
 from pydantic.fields import FieldInfo
 
 from hylo_memory.pipeline import config as config_module
-from hylo_memory.pipeline.commands.cli import cli
+from hylo_memory.pipeline.cli.group import cli
 
 DOCS = Path(__file__).resolve().parent
 WIDTH = 100  # the help's width: fixed, so the page does not depend on the terminal it is generated in

@@ -13,7 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from hylo_memory.pipeline.commands.cli import main
+from hylo_memory.pipeline.cli.group import main
 
 SAMPLE = Path(__file__).resolve().parent / "vault"
 

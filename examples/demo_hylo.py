@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from hylo_memory.pipeline.commands.cli import main
+from hylo_memory.pipeline.cli.group import main
 from hylo_memory.testing.fake_hylo import KEY, FakeHylo
 from hylo_memory.testing.fake_hylo_vault import as_hylo_left_it
 

@@ -30,7 +30,7 @@ class Source(BaseModel):
     path: str  # vault-relative, with forward slashes: the source's identity everywhere
     kind: SourceKind
     date: dt.date
-    text: str  # the body as plain text: frontmatter and markup removed (pipeline/note_text.py)
+    text: str  # the body as plain text: frontmatter and markup removed (pipeline/notes/text.py)
     content_hash: str
     title: str | None = None
     tags: list[str] = []
@@ -38,7 +38,7 @@ class Source(BaseModel):
     source_notes: list[str] = []
     undated: bool = False  # its frontmatter date could not be read, or it is dated by its mtime (docs/spec.md §1)
     others_words: str | None = None  # why some or all of it is someone else's words (whose.py, docs/spec.md §1)
-    plain_text: bool = False  # read without the parser: its markup was over the budget (pipeline/note_text.py)
+    plain_text: bool = False  # read without the parser: its markup was over the budget (pipeline/notes/text.py)
     alone: bool = False  # failed on an earlier run: sent in a request of its own, so it fails no other source
     stance: bool = False  # the own-stance section of someone else's unit: the author's opinion (docs/spec.md §10)
 

@@ -1,5 +1,5 @@
 """The token estimate every request and block is sized by, apart from the batching models: the command line's
-quick `context` (pipeline/commands/quick.py) needs it and nothing else of the extractors."""
+quick `context` (pipeline/cli/quick.py) needs it and nothing else of the extractors."""
 
 from __future__ import annotations
 

@@ -81,3 +81,8 @@ def storage_error(exc: OSError) -> StorageError:
     if exc.errno == errno.ENOSPC:
         return StorageError(f"{where}disk full; nothing was half-written, free some space and run again")
     return StorageError(f"{where}{exc.strerror or exc}")
+
+
+def reason(exc: HyloMemoryError | OSError) -> str:
+    """A failure as the one line both doors give: an OS error (a full disk, a read-only folder) says where."""
+    return str(exc if isinstance(exc, HyloMemoryError) else storage_error(exc))

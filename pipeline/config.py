@@ -24,9 +24,8 @@ from pydantic import (
 
 from hylo_memory.errors import ConfigError, validation_line
 from hylo_memory.extractors.settings import LLMSettings
-
-from .config_memo import DEFAULT_CONFIG as DEFAULT_CONFIG
-from .config_memo import VAULT_FILE as VAULT_FILE
+from hylo_memory.pipeline.config_memo import DEFAULT_CONFIG as DEFAULT_CONFIG
+from hylo_memory.pipeline.config_memo import VAULT_FILE as VAULT_FILE
 
 # Every setting has a ceiling as well as a floor: a value past it is a typo, and would
 # otherwise end in a date past the calendar's end or a run that never stops.

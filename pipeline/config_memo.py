@@ -2,7 +2,7 @@
 
 The configuration is a pydantic model, and loading pydantic takes longer than all the rest of `recall`
 or `context`. So a command that has loaded and checked it keeps, in the user's cache folder, the few
-settings the quick path (pipeline/commands/quick.py) needs, under a key made of all that went into it:
+settings the quick path (pipeline/cli/quick.py) needs, under a key made of all that went into it:
 the `--vault` given, the working folder and home, every `HYLO_*`/`OPENAI_*` variable, the user's file's
 bytes; and the vault's own file's bytes beside them. Any of them different, or the code changed
 (read_memo.stamp), and the next command loads the configuration the full way. No secret is kept: the
@@ -40,7 +40,7 @@ def _file_digest(path: Path) -> str | None:
 
 def key(vault: str | None) -> str:
     """The key of a command given `--vault` (None: not given) and no `--config`, in this process's environment."""
-    from .state.read_memo import stamp
+    from hylo_memory.pipeline.state.read_memo import stamp
 
     variables = sorted((k.upper(), v) for k, v in os.environ.items() if k.upper().startswith(("HYLO_", "OPENAI_")))
     parts = [stamp(), vault, os.getcwd(), os.path.expanduser("~"), variables, _file_digest(user_file())]

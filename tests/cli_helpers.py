@@ -6,7 +6,7 @@ import os
 
 from click.testing import CliRunner, Result
 
-from hylo_memory.pipeline.commands.cli import PROG, cli
+from hylo_memory.pipeline.cli.group import PROG, cli
 
 
 def hylo(*args: str | os.PathLike[str]) -> Result:

@@ -9,7 +9,7 @@ from pathlib import Path
 from cli_helpers import hylo
 from click.testing import Result
 
-from hylo_memory.pipeline.hylo_shorts import render_daily
+from hylo_memory.pipeline.notes.hylo_daily import render_daily
 from hylo_memory.testing.fake_hylo import FakeHylo
 
 TODAY = dt.date(2026, 11, 30)

@@ -59,33 +59,53 @@ def _within(name: str, prefix: str) -> bool:
     return name == prefix or name.startswith(f"{prefix}.")
 
 
-def _violations(layer: str, allowed: tuple[str, ...] = (), forbidden: tuple[str, ...] = ()) -> list[str]:
-    """Imports of the package made by `layer`'s modules that break its rule, as `file:line → module`."""
+def _violations(layer: str, allowed: tuple[str, ...] = (), forbidden: tuple[str, ...] = (),
+                modules: dict[str, Path] = MODULES) -> list[str]:
+    """Imports made by `layer`'s modules that break its rule, as `file:line → module`.
+
+    `allowed`: the only modules of the package it may import (besides its own); `forbidden`: modules it
+    may not import, of the package or not (click, the MCP SDK)."""
     found = []
-    for module, path in MODULES.items():
+    for module, path in modules.items():
         if not _within(module, layer):
             continue
         for line, imported in _imports(module, path):
-            if not _ours(imported) or _within(imported, layer):
+            if _within(imported, layer):
                 continue
-            bad = (allowed and not any(_within(imported, a) for a in allowed)) or \
-                any(_within(imported, f) for f in forbidden)
-            if bad:
-                found.append(f"{path.relative_to(ROOT)}:{line} → {imported}")
+            outside = _ours(imported) and allowed and not any(_within(imported, a) for a in allowed)
+            if outside or any(_within(imported, f) for f in forbidden):
+                found.append(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}:{line} → {imported}")
     return found
 
 
+P = f"{PACKAGE}.pipeline"
+CLI, MCP, OPERATIONS, RUN, STATE, VAULTS, NOTES = (f"{P}.{room}" for room in
+                                                   ("cli", "mcp", "operations", "run", "state", "vaults", "notes"))
+MCP_SDK = ("mcp", "mcp_types", "uvicorn", "starlette")
+# A vault's backends stay behind the room's front: outside it, only `pipeline.vaults` itself is imported.
+BACKENDS = tuple(m for m in MODULES if _within(m, VAULTS) and m != VAULTS)
+
 RULES = {
     "decay imports nothing of the package but the error family":
-        dict(layer="hylo_memory.decay", allowed=("hylo_memory.errors",)),
+        dict(layer=f"{PACKAGE}.decay", allowed=(f"{PACKAGE}.errors",)),
     "extractors never import pipeline":
-        dict(layer="hylo_memory.extractors", forbidden=("hylo_memory.pipeline",)),
-    "pipeline.state never imports pipeline.run or pipeline.commands":
-        dict(layer="hylo_memory.pipeline.state", forbidden=("hylo_memory.pipeline.run", "hylo_memory.pipeline.commands")),
-    "pipeline.run never imports pipeline.commands":
-        dict(layer="hylo_memory.pipeline.run", forbidden=("hylo_memory.pipeline.commands",)),
+        dict(layer=f"{PACKAGE}.extractors", forbidden=(P,)),
     "the error family imports nothing of the package, not even for type checking":
-        dict(layer="hylo_memory.errors", allowed=("hylo_memory.errors",)),
+        dict(layer=f"{PACKAGE}.errors", allowed=(f"{PACKAGE}.errors",)),
+    "reading a note knows no vault, run, state, operation or door":
+        dict(layer=NOTES, forbidden=(VAULTS, RUN, STATE, OPERATIONS, CLI, MCP)),
+    "a vault knows no run, state, operation or door":
+        dict(layer=VAULTS, forbidden=(RUN, STATE, OPERATIONS, CLI, MCP)),
+    "what lasts knows no run, operation or door, and no vault behind the front":
+        dict(layer=STATE, forbidden=(RUN, OPERATIONS, CLI, MCP, *BACKENDS)),
+    "a run knows no operation or door, and no vault behind the front":
+        dict(layer=RUN, forbidden=(OPERATIONS, CLI, MCP, *BACKENDS)),
+    "the operations import neither click nor the MCP SDK, nor a door, nor a vault behind the front":
+        dict(layer=OPERATIONS, forbidden=("click", *MCP_SDK, CLI, MCP, *BACKENDS)),
+    "the command line never imports the MCP door or its SDK, nor a vault behind the front":
+        dict(layer=CLI, forbidden=(MCP, *MCP_SDK, *BACKENDS)),
+    "the MCP door never imports the command line or click, nor a vault behind the front":
+        dict(layer=MCP, forbidden=(CLI, "click", *BACKENDS)),
 }
 
 
@@ -98,10 +118,44 @@ def test_the_mapping_finds_every_layer() -> None:
     # A rule over no modules would pass whatever the code does.
     for spec in RULES.values():
         assert any(_within(m, str(spec["layer"])) for m in MODULES), spec["layer"]
+    assert BACKENDS
+
+
+def test_every_room_of_the_pipeline_is_a_layer_with_a_rule() -> None:
+    # A new room must say what it may import: pipeline's own modules sit at its top (config, clock, version).
+    rooms = {".".join(m.split(".")[:3]) for m in MODULES if _within(m, P) and m.count(".") >= 3}
+    rooms = {r for r in rooms if any(m.startswith(f"{r}.") for m in MODULES)}
+    assert rooms == {str(spec["layer"]) for spec in RULES.values() if str(spec["layer"]).startswith(f"{P}.")}
+
+
+def _fake(tmp_path: Path, module: str, source: str) -> dict[str, Path]:
+    """`MODULES` with one more module, written for the test."""
+    path = tmp_path / f"{module.rpartition('.')[2]}.py"
+    path.write_text(source)
+    return {**MODULES, module: path}
+
+
+@pytest.mark.parametrize(("module", "source", "rule"), [
+    (f"{CLI}.extra", "from hylo_memory.pipeline.mcp.server import serve_vault\n",
+     "the command line never imports the MCP door or its SDK, nor a vault behind the front"),
+    (f"{MCP}.extra", "def f():\n    from ..cli import group\n",
+     "the MCP door never imports the command line or click, nor a vault behind the front"),
+    (f"{OPERATIONS}.extra", "import click\n",
+     "the operations import neither click nor the MCP SDK, nor a door, nor a vault behind the front"),
+    (f"{OPERATIONS}.extra", "from mcp.server.mcpserver import MCPServer\n",
+     "the operations import neither click nor the MCP SDK, nor a door, nor a vault behind the front"),
+    (f"{RUN}.extra", "from hylo_memory.pipeline.vaults.hylo_mirror import mirror_of\n",
+     "a run knows no operation or door, and no vault behind the front"),
+    (f"{STATE}.extra", "from ..vaults import hylo_mirror\n",
+     "what lasts knows no run, operation or door, and no vault behind the front"),
+])
+def test_a_breach_of_a_rule_is_caught(tmp_path: Path, module: str, source: str, rule: str) -> None:
+    spec = RULES[rule]
+    assert _violations(**spec, modules=_fake(tmp_path, module, source)) != []  # type: ignore[arg-type]
 
 
 def test_a_relative_import_is_resolved_to_the_module_it_names(tmp_path: Path) -> None:
     path = tmp_path / "runner.py"
-    path.write_text("from ..commands import cli\nfrom ...errors import ConfigError\nfrom . import refresh\n")
+    path.write_text("from ..cli import group\nfrom ...errors import ConfigError\nfrom . import refresh\n")
     assert [name for _, name in _imports("hylo_memory.pipeline.run.runner", path)] == [
-        "hylo_memory.pipeline.commands.cli", "hylo_memory.errors", "hylo_memory.pipeline.run.refresh"]
+        "hylo_memory.pipeline.cli.group", "hylo_memory.errors", "hylo_memory.pipeline.run.refresh"]

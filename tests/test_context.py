@@ -16,8 +16,8 @@ from hylo_memory.decay import Dimension, Item
 from hylo_memory.decay.model import ACTIVE, FADING, MemoryFile, Section
 from hylo_memory.decay.ranking import MIN_BUDGET, build_block, score
 from hylo_memory.extractors.batching import estimate_tokens
-from hylo_memory.pipeline.commands.context import build_context
 from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.operations.context import build_context
 
 TODAY = dt.date(2026, 11, 30)
 

@@ -18,11 +18,11 @@ from hylo_memory.decay import Dimension, parse
 from hylo_memory.decay.store import MemoryStore
 from hylo_memory.extractors.base import Decision
 from hylo_memory.extractors.offline import OfflineExtractor
-from hylo_memory.pipeline.commands.apply import apply_evidence
-from hylo_memory.pipeline.commands.evidence_file import read_evidence
-from hylo_memory.pipeline.commands.remember import remember
-from hylo_memory.pipeline.commands.status import gather
 from hylo_memory.pipeline.config import load_config
+from hylo_memory.pipeline.operations.apply import apply_evidence
+from hylo_memory.pipeline.operations.evidence_file import read_evidence
+from hylo_memory.pipeline.operations.remember import remember
+from hylo_memory.pipeline.operations.status import gather
 from hylo_memory.pipeline.run import refresh as refresh_module
 from hylo_memory.pipeline.state import journal as journal_module
 from hylo_memory.pipeline.state.journal import journal_path

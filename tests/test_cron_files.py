@@ -13,9 +13,9 @@ import pytest
 from cli_helpers import hylo
 from proc_helpers import HYLO, ROOT, copy_example_vault
 
-from hylo_memory.pipeline.commands.cli import cli
-from hylo_memory.pipeline.commands.schedule import parse_cron
+from hylo_memory.pipeline.cli.group import cli
 from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.operations.schedule import parse_cron
 
 CRON = ROOT / "cron"
 HOME = "/home/someone"

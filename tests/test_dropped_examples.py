@@ -9,7 +9,7 @@ import pytest
 from vault_helpers import short, unit
 
 from hylo_memory.extractors.base import EXAMPLES, Extraction
-from hylo_memory.pipeline.commands.cli import main
+from hylo_memory.pipeline.cli.group import main
 from hylo_memory.testing import FakeOpenAI, reply
 
 TODAY = "2026-11-28"

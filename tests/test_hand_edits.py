@@ -26,8 +26,8 @@ from hylo_memory.decay import Dimension
 from hylo_memory.decay.store import ARCHIVE_DIR, MemoryStore, digest
 from hylo_memory.errors import FileChanged
 from hylo_memory.extractors.offline import OfflineExtractor
-from hylo_memory.pipeline.commands.remember import remember_text
 from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.operations.remember import remember_text
 from hylo_memory.pipeline.run.refresh import refresh
 from hylo_memory.pipeline.state.ledger import Ledger
 from hylo_memory.pipeline.state.trust import changes

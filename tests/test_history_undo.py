@@ -394,7 +394,7 @@ elif point == "before removing the journal":
         die()
     journal._apply = apply_then_die
 
-from hylo_memory.pipeline.commands.cli import main
+from hylo_memory.pipeline.cli.group import main
 sys.exit(main(sys.argv[1:]))
 """
 

@@ -14,7 +14,7 @@ from typing import NamedTuple
 import pytest
 from hylo_helpers import daily, two_days
 
-from hylo_memory.pipeline.hylo.client import Hylo, HyloError
+from hylo_memory.pipeline.vaults.hylo_client import Hylo, HyloError
 from hylo_memory.testing.fake_hylo import KEY, FakeHylo
 
 

@@ -12,9 +12,9 @@ from trust_helpers import TODAY, ok, refresh_json
 from vault_helpers import write_file, write_note
 
 from hylo_memory.extractors.base import SourceKind
-from hylo_memory.pipeline.hylo_shorts import entries, render_daily
+from hylo_memory.pipeline.notes.hylo_daily import entries, render_daily
 from hylo_memory.pipeline.run.window import Window
-from hylo_memory.pipeline.vault import FolderVault
+from hylo_memory.pipeline.vaults.folder import FolderVault
 from hylo_memory.testing import FakeOpenAI
 
 DAILY = "_shorts/2026-11-28.md"

@@ -10,8 +10,8 @@ from vault_helpers import day, identity, items, run, short, texts, unit
 
 from hylo_memory.decay import Dimension
 from hylo_memory.extractors.base import SourceKind
-from hylo_memory.pipeline.note_fields import source_date
-from hylo_memory.pipeline.vault import own_stance
+from hylo_memory.pipeline.notes.fields import source_date
+from hylo_memory.pipeline.notes.whose import own_stance
 
 TODAY = day("2026-11-30")
 HEARD = "I love cold brew. I believe meetings are a waste of time."  # what a podcast guest said

@@ -13,9 +13,9 @@ from cli_helpers import hylo, one_line
 from click.testing import CliRunner, Result
 from vault_helpers import day, write_file, write_note
 
-from hylo_memory.pipeline.commands.cli import PROG, cli
-from hylo_memory.pipeline.commands.init import SAMPLE_NOTES, propose, survey
+from hylo_memory.pipeline.cli.group import PROG, cli
 from hylo_memory.pipeline.config import load_config
+from hylo_memory.pipeline.operations.init import SAMPLE_NOTES, propose, survey
 
 TODAY = "2026-11-30"
 

@@ -15,7 +15,7 @@ from hylo_memory.errors import ConfigError
 from hylo_memory.extractors.base import Source, SourceKind
 from hylo_memory.pipeline.config import load_config
 from hylo_memory.pipeline.run.window import Window
-from hylo_memory.pipeline.vault import FolderVault
+from hylo_memory.pipeline.vaults.folder import FolderVault
 
 TODAY = day("2026-11-30")
 WIDE = Window(mode="first", start=day("2026-01-01"), today=TODAY)

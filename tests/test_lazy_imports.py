@@ -18,10 +18,10 @@ import click
 import pytest
 from proc_helpers import cli_env
 
-from hylo_memory.pipeline.commands import cli as cli_module
+from hylo_memory.pipeline.cli import group as cli_module
 
 HEAVY = ("openai", "mcp", "markdown_it", "apscheduler")
-COMMAND_MODULES = ("memory_cli", "trust_cli", "assist_cli", "mcp_cli")
+COMMAND_MODULES = tuple(f"hylo_memory.pipeline.cli.{m}" for m in ("memory", "trust", "assist", "serve"))
 
 
 def imported(code: str, env: dict[str, str] | None = None) -> set[str]:
@@ -36,26 +36,26 @@ def imported(code: str, env: dict[str, str] | None = None) -> set[str]:
 
 def main_run(*args: str) -> str:
     """Code that runs `hylo-memory ARGS` in-process, as the console script does, and swallows its exit."""
-    return ("from hylo_memory.pipeline.commands.cli import main\n"
+    return ("from hylo_memory.pipeline.cli.group import main\n"
             f"assert main({list(args)!r}) == 0\n")
 
 
 def test_the_command_line_module_imports_no_command_and_no_sdk() -> None:
-    found = imported("import hylo_memory.pipeline.commands.cli")
+    found = imported("import hylo_memory.pipeline.cli.group")
     assert found.isdisjoint({*HEAVY, "pydantic", "rich", "jinja2"}), found
-    assert not any(m.endswith(COMMAND_MODULES) for m in found), found
+    assert found.isdisjoint(COMMAND_MODULES), found
 
 
 @pytest.mark.parametrize("argument", ["--version", "--help"])
 def test_version_and_help_import_no_command(argument: str) -> None:
     found = imported(main_run(argument))
     assert found.isdisjoint({*HEAVY, "pydantic", "rich", "jinja2"}), found
-    assert not any(m.endswith(COMMAND_MODULES) for m in found), found
+    assert found.isdisjoint(COMMAND_MODULES), found
 
 
-@pytest.mark.parametrize("module", ["recall", "context", "assist_cli"])
+@pytest.mark.parametrize("module", ["operations.recall", "operations.context", "cli.assist"])
 def test_the_recall_and_context_modules_import_no_sdk_no_scheduler_no_note_reader(module: str) -> None:
-    found = imported(f"import hylo_memory.pipeline.commands.{module}")
+    found = imported(f"import hylo_memory.pipeline.{module}")
     assert found.isdisjoint({*HEAVY, "rich", "jinja2"}), found
     assert "hylo_memory.pipeline.run.refresh" not in found
 
@@ -76,13 +76,13 @@ def test_recall_and_context_run_without_the_sdks_or_the_scheduler(tmp_path: Path
 
 
 def test_the_mcp_sdk_loads_with_the_mcp_command_alone() -> None:
-    modules = "\n".join(f"import hylo_memory.pipeline.commands.{m}" for m in COMMAND_MODULES)
+    modules = "\n".join(f"import {m}" for m in COMMAND_MODULES)
     assert "mcp" not in imported(modules)
 
 
 def test_the_table_names_every_command_with_its_own_short_help() -> None:
     defined = {command.name: command for m in COMMAND_MODULES
-               for command in importlib.import_module(f"hylo_memory.pipeline.commands.{m}").COMMANDS}
+               for command in importlib.import_module(m).COMMANDS}
     assert set(defined) == set(cli_module.COMMANDS)
     context = click.Context(cli_module.cli)
     for name, (_, short_help) in cli_module.COMMANDS.items():

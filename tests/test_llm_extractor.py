@@ -15,7 +15,7 @@ from vault_helpers import MEMORY, identity, items, short, snapshot, texts
 
 from hylo_memory.decay import Dimension
 from hylo_memory.extractors.llm import LLMExtractor
-from hylo_memory.pipeline.commands.cli import main
+from hylo_memory.pipeline.cli.group import main
 from hylo_memory.pipeline.config import load_config
 from hylo_memory.pipeline.state.ledger import Ledger
 from hylo_memory.testing import FakeOpenAI, answer, delay, error, rate_limited, raw, reply, source_ids

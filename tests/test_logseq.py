@@ -14,11 +14,11 @@ from vault_helpers import day, texts, write_file
 
 from hylo_memory.decay import Dimension
 from hylo_memory.extractors.base import Source
-from hylo_memory.pipeline.commands.cli import PROG, cli
-from hylo_memory.pipeline.commands.init import propose, survey
-from hylo_memory.pipeline.logseq import read_outline
+from hylo_memory.pipeline.cli.group import PROG, cli
+from hylo_memory.pipeline.notes.logseq import read_outline
+from hylo_memory.pipeline.operations.init import propose, survey
 from hylo_memory.pipeline.run.window import Window
-from hylo_memory.pipeline.vault import FolderVault
+from hylo_memory.pipeline.vaults.folder import FolderVault
 
 TODAY = day("2026-11-30")
 WIDE = Window(mode="first", start=day("2026-01-01"), today=TODAY)

@@ -9,7 +9,7 @@ import pytest
 from cli_helpers import hylo
 from vault_helpers import short
 
-from hylo_memory.pipeline.commands import mcp_tools
+from hylo_memory.pipeline.mcp import tools as mcp_tools
 from hylo_memory.pipeline.run import profile
 
 INTRO = "I'm Sam Rivera, a nurse in Porto. I run the Night Shift podcast."

@@ -1,7 +1,7 @@
 """Reading notes fast (issue 17.6): the markdown parse is bounded, and a note over its budget is read as plain text.
 
-pipeline/note_text.py counts a note's markup before parsing it; over PARSE_BUDGET it is read by
-pipeline/note_plain.py instead and the run summary names it. Below the budget the parse's
+pipeline/notes/text.py counts a note's markup before parsing it; over PARSE_BUDGET it is read by
+pipeline/notes/plain.py instead and the run summary names it. Below the budget the parse's
 shortcuts give exactly what the parser without them gives.
 """
 
@@ -18,9 +18,9 @@ from vault_helpers import day, run, short, texts
 
 from hylo_memory.decay import Dimension
 from hylo_memory.extractors.patterns import statements
-from hylo_memory.pipeline import note_text as reader
-from hylo_memory.pipeline.note_plain import plain_reading
-from hylo_memory.pipeline.note_text import PARSE_BUDGET, markup_cost, note_text, parsed_text, read_note
+from hylo_memory.pipeline.notes import text as reader
+from hylo_memory.pipeline.notes.plain import plain_reading
+from hylo_memory.pipeline.notes.text import PARSE_BUDGET, markup_cost, note_text, parsed_text, read_note
 
 TODAY = day("2026-11-30")
 UNCLOSED = "[[未完成 [[链接 [[项目管理 [[系统设计\n"  # the real trial's note: a paste of links never closed

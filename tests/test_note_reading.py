@@ -1,5 +1,5 @@
 """Notes read by worker processes read exactly as notes read by the run itself; a pool that breaks costs nothing
-but time (pipeline/note_reading.py)."""
+but time (pipeline/notes/reading.py)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from hylo_memory.pipeline.note_reading import NoteReader, read_notes
-from hylo_memory.pipeline.vault import FolderVault, Skipped
+from hylo_memory.pipeline.notes.reading import NoteReader, read_notes
+from hylo_memory.pipeline.vaults import Skipped
+from hylo_memory.pipeline.vaults.folder import FolderVault
 
 WIDE = type("Wide", (), {"start": dt.date(2000, 1, 1), "today": dt.date(2030, 1, 1),
                          "contains": lambda self, day: True})()
@@ -98,7 +99,7 @@ import sys
 sys.path.insert(0, sys.argv[1])
 from pathlib import Path
 from test_note_reading import NOTES, make_vault, read
-from hylo_memory.pipeline import note_reading
+from hylo_memory.pipeline.notes import reading as note_reading
 vault = make_vault(Path(sys.argv[2]), copies=100)
 pooled = note_reading.NoteReader(workers=2, start_seconds=0, wait=True)
 same = read(vault, pooled) == read(vault, note_reading.NoteReader(workers=1))

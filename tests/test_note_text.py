@@ -1,4 +1,4 @@
-"""A note read as text, not markup (docs/spec.md §1 "Text, not markup"): pipeline/note_text.py."""
+"""A note read as text, not markup (docs/spec.md §1 "Text, not markup"): pipeline/notes/text.py."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hylo_memory.extractors.patterns import statements
-from hylo_memory.pipeline.note_text import link_title, note_text, parsed_text
+from hylo_memory.pipeline.notes.text import link_title, note_text, parsed_text
 
 # What no clean text may hold: the markup the model once copied into memory items.
 MARKUP = ("[[", "]]", "**", "%%", "<!--", "-->", "`", "://", "<%", "%>")

@@ -15,7 +15,7 @@ from hylo_memory.decay import Dimension
 from hylo_memory.extractors.base import Perspective, Source
 from hylo_memory.pipeline.run.profile import build_profile, judge_perspective
 from hylo_memory.pipeline.run.window import Window
-from hylo_memory.pipeline.vault import FolderVault
+from hylo_memory.pipeline.vaults.folder import FolderVault
 
 TODAY = day("2026-11-30")
 WIDE = Window(mode="first", start=day("2019-01-01"), today=TODAY)

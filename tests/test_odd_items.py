@@ -16,7 +16,7 @@ from hylo_memory.decay.model import ACTIVE, FADING, MAX_ITEM_TEXT
 from hylo_memory.errors import InputError
 from hylo_memory.extractors.base import AuthorProfile, Cluster, Source, SourceKind
 from hylo_memory.extractors.offline import OfflineExtractor
-from hylo_memory.pipeline.commands.evidence_file import read_evidence
+from hylo_memory.pipeline.operations.evidence_file import read_evidence
 
 TODAY = dt.date.fromisoformat(FROZEN_DAY)  # the rules never read the clock
 FRESH = ago(TODAY, 10)

@@ -11,9 +11,9 @@ import pytest
 from vault_helpers import day, set_mtime, write_file, write_note
 
 from hylo_memory.extractors.base import Source
-from hylo_memory.pipeline.note_dates import name_day
+from hylo_memory.pipeline.notes.dates import name_day
 from hylo_memory.pipeline.run.window import Window
-from hylo_memory.pipeline.vault import FolderVault
+from hylo_memory.pipeline.vaults.folder import FolderVault
 
 TODAY = day("2026-11-30")
 WIDE = Window(mode="first", start=day("2025-01-01"), today=TODAY)

@@ -54,7 +54,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
 def run_installed(site: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     # Dependencies come from this venv; the project itself only from the wheel.
     env = {**cli_env(cwd), "PYTHONPATH": str(site), "PYTHONSAFEPATH": "1"}
-    code = "import sys; from hylo_memory.pipeline.commands.cli import main; sys.exit(main(sys.argv[1:]))"
+    code = "import sys; from hylo_memory.pipeline.cli.group import main; sys.exit(main(sys.argv[1:]))"
     return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, env=env, capture_output=True, text=True)
 
 

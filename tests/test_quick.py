@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 from vault_helpers import memory_body, memory_file
 
 from hylo_memory.decay import Dimension
-from hylo_memory.pipeline.commands.quick import answer
-from hylo_memory.pipeline.commands.recall import keep_for_readers
+from hylo_memory.pipeline.cli.quick import answer
 from hylo_memory.pipeline.config import load_config
+from hylo_memory.pipeline.operations.recall import keep_for_readers
 from hylo_memory.pipeline.state.read_memo import memo_path
 
 TODAY = "2026-11-30"

@@ -12,8 +12,8 @@ from vault_helpers import memory_body, memory_file, snapshot_but_memo
 
 from hylo_memory.decay import Dimension, Item
 from hylo_memory.decay.recall import BM25, Entry, analyse, fuse, query_terms, rank
-from hylo_memory.pipeline.commands.recall import recall
 from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.operations.recall import recall
 
 TODAY = dt.date(2026, 11, 30)
 

@@ -12,7 +12,7 @@ from vault_helpers import MEMORY, items, short
 
 from hylo_memory.decay import Dimension
 from hylo_memory.extractors.offline import OfflineExtractor
-from hylo_memory.pipeline.commands.remember import the_fact
+from hylo_memory.pipeline.operations.remember import the_fact
 
 TODAY = "2026-11-30"
 I, P, G, B, PE, S = (Dimension.identity, Dimension.preferences, Dimension.goals, Dimension.beliefs, Dimension.people,

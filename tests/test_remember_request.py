@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import hylo
 
-from hylo_memory.pipeline.commands.remember import the_fact
+from hylo_memory.pipeline.operations.remember import the_fact
 
 
 @pytest.mark.parametrize(("said", "fact"), [

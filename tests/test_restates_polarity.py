@@ -11,7 +11,7 @@ from vault_helpers import items, memory_file, short
 
 from hylo_memory.decay import Dimension
 from hylo_memory.extractors.llm import OPPOSITE_RESTATES
-from hylo_memory.pipeline.commands.cli import main
+from hylo_memory.pipeline.cli.group import main
 from hylo_memory.testing import FakeOpenAI, reply
 
 P = Dimension.preferences

@@ -15,7 +15,8 @@ from tzlocal import get_localzone
 
 from hylo_memory.errors import ConfigError
 from hylo_memory.pipeline.clock import zone
-from hylo_memory.pipeline.commands.schedule import (
+from hylo_memory.pipeline.config import load_config
+from hylo_memory.pipeline.operations.schedule import (
     _Runner,
     next_fire_time,
     parse_cron,
@@ -23,8 +24,7 @@ from hylo_memory.pipeline.commands.schedule import (
     run_line,
     should_catch_up,
 )
-from hylo_memory.pipeline.commands.status import gather
-from hylo_memory.pipeline.config import load_config
+from hylo_memory.pipeline.operations.status import gather
 from hylo_memory.pipeline.run.summary import RunSummary, SourceCounts
 from hylo_memory.pipeline.state.ledger import Counts
 from hylo_memory.pipeline.state.read_memo import memo_path

@@ -14,7 +14,7 @@ import pytest
 from vault_helpers import short, texts
 
 from hylo_memory.decay import Dimension
-from hylo_memory.pipeline.commands.cli import main
+from hylo_memory.pipeline.cli.group import main
 from hylo_memory.testing import FakeOpenAI, answer, delay, reply
 from hylo_memory.testing.fake_context import prompt_tokens
 from hylo_memory.testing.fixtures import FAKE_KEY

@@ -13,7 +13,7 @@ from hylo_memory.decay import Dimension
 from hylo_memory.extractors.llm import LLMExtractor
 from hylo_memory.extractors.patterns import statements
 from hylo_memory.extractors.standalone import CUT_SHORT, PRONOUN_ONLY, why_not_alone
-from hylo_memory.pipeline.commands.cli import main
+from hylo_memory.pipeline.cli.group import main
 from hylo_memory.pipeline.config import load_config
 from hylo_memory.testing import FakeOpenAI, reply
 

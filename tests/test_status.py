@@ -16,9 +16,9 @@ from vault_helpers import parse_memory
 from hylo_memory.decay import Dimension
 from hylo_memory.extractors.base import Decision
 from hylo_memory.extractors.offline import OfflineExtractor
-from hylo_memory.pipeline.commands.remember import remember
-from hylo_memory.pipeline.commands.status import gather
 from hylo_memory.pipeline.config import load_config
+from hylo_memory.pipeline.operations.remember import remember
+from hylo_memory.pipeline.operations.status import gather
 from hylo_memory.pipeline.run.refresh import refresh
 from hylo_memory.pipeline.state.journal import Journal, journal_path
 from hylo_memory.pipeline.state.ledger import Ledger

@@ -15,10 +15,11 @@ from freezegun import freeze_time
 from vault_helpers import MEMORY, short, texts, write_note
 
 from hylo_memory.decay import Dimension
-from hylo_memory.pipeline.commands.cli import main
+from hylo_memory.pipeline.cli.group import main
 from hylo_memory.pipeline.run.window import Window
 from hylo_memory.pipeline.state.ledger import Ledger
-from hylo_memory.pipeline.vault import FolderVault, Skipped
+from hylo_memory.pipeline.vaults import Skipped
+from hylo_memory.pipeline.vaults.folder import FolderVault
 
 SHANGHAI = zoneinfo.ZoneInfo("Asia/Shanghai")
 

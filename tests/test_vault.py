@@ -13,7 +13,8 @@ from vault_helpers import day, run, set_mtime, short, unit, write_file, write_no
 
 from hylo_memory.extractors.base import Perspective, Source, SourceKind
 from hylo_memory.pipeline.run.window import Window
-from hylo_memory.pipeline.vault import FolderVault, Skipped
+from hylo_memory.pipeline.vaults import Skipped
+from hylo_memory.pipeline.vaults.folder import FolderVault
 
 TODAY = day("2026-11-30")
 WIDE = Window(mode="first", start=day("2026-01-01"), today=TODAY)

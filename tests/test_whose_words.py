@@ -1,6 +1,6 @@
 """Whose words (docs/spec.md §1): a note is the person's own unless it shows it is not — web clippings,
 highlights exports, an AI chat's assistant turns and block quotes are someone else's words, for
-every extractor (pipeline/whose.py, read in `FolderVault._read`)."""
+every extractor (pipeline/notes/whose.py, read in `FolderVault._read`)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from cli_helpers import hylo
 from vault_helpers import day, identity, short, texts, unit, write_file, write_note
 
 from hylo_memory.decay import Dimension
-from hylo_memory.pipeline.commands.cli import main
-from hylo_memory.pipeline.whose import judge
+from hylo_memory.pipeline.cli.group import main
+from hylo_memory.pipeline.notes.whose import judge
 from hylo_memory.testing import FakeOpenAI
 
 TODAY = "2026-11-30"

@@ -9,15 +9,12 @@ from pydantic import BaseModel
 
 from hylo_memory.decay import Dimension, MemoryFile
 from hylo_memory.extractors.base import AuthorProfile, Perspective, Source, SourceKind
-
-from .. import clock
-from ..config import Config
-from ..hylo.mirror import mirror_of
-from ..state.failing import Failing
-from ..state.ledger import Ledger
-from ..vault import FolderVault, Skipped, Vault
-from .profile import build_profile, judge_perspective
-from .window import Window, choose_window
+from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.run.profile import build_profile, judge_perspective
+from hylo_memory.pipeline.run.window import Window, choose_window
+from hylo_memory.pipeline.state.failing import Failing
+from hylo_memory.pipeline.state.ledger import Ledger
+from hylo_memory.pipeline.vaults import Skipped, Vault, notes_of
 
 
 class Future(BaseModel):
@@ -67,12 +64,9 @@ def plan(vault: Path, config: Config, ledger: Ledger, files: dict[Dimension, Mem
             window = window.model_copy(update={"start": min(window.start, since)})
     profile = build_profile(files.get(Dimension.identity), files.get(Dimension.goals), intro,
                             config.shorts_paths + config.extra_scan_paths)  # the author's own note folders
-    if (hylo := mirror_of(vault)) is not None:
-        hylo.pull_sources(window)  # a Hylo vault's window, into its mirror (docs/spec.md §10)
-    reader = FolderVault(vault, config.extra_scan_paths, config.memory_dir, config.max_note_bytes,
-                         config.shorts_paths, config.knowledge_paths,
-                         author=[n for n in (profile.name, *profile.aliases) if n],  # whose clippings (docs/spec.md §1)
-                         zone=clock.zone(config.timezone), future=ledger.future())
+    reader = notes_of(vault, config, author=[n for n in (profile.name, *profile.aliases) if n],  # whose clippings
+                      future=ledger.future())
+    reader.pull(window)  # a Hylo vault's window, into its mirror (docs/spec.md §10)
     return Plan(window=window, profile=profile, collected=collect(reader, window, ledger, profile, cap, reread))
 
 

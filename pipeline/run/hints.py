@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from ..config import Config, is_whole_vault
+from hylo_memory.pipeline.config import Config, is_whole_vault
 
 
 def layout_hints(vault: Path, config: Config) -> list[str]:

@@ -8,9 +8,8 @@ from hylo_memory.decay import MemoryFile
 from hylo_memory.decay.store import MemoryStore, atomic_write
 from hylo_memory.extractors.base import AuthorProfile, Perspective, Source
 from hylo_memory.extractors.relations import RELATIONS
-
-from ..state.names import INTRO_FILE as INTRO_FILE  # re-exported: where the intro is kept
-from ..state.read_memo import intro_path
+from hylo_memory.pipeline.state.names import INTRO_FILE as INTRO_FILE  # re-exported: where the intro is kept
+from hylo_memory.pipeline.state.read_memo import intro_path
 
 MAX_INTRO = 4_000  # characters: a few paragraphs about oneself; the command line and the MCP tool alike
 
@@ -75,7 +74,7 @@ def judge_perspective(unit: Source, profile: AuthorProfile) -> Perspective:
         return unit.perspective
     if not unit.source_notes:
         return Perspective.own
-    from ..note_text import link_target  # here: `context` builds a profile and never parses a note
+    from hylo_memory.pipeline.notes.text import link_target  # here: `context` builds a profile and never parses a note
 
     # A vault resolves its units' links to paths when it reads them; any other backend's are read as written.
     own = [is_own_path(link_target(p), profile) for p in unit.source_notes]

@@ -12,22 +12,29 @@ from pathlib import Path
 from hylo_memory.decay import Evidence, FileUpdate, plan_updates, render
 from hylo_memory.decay.store import MemoryStore, atomic_write
 from hylo_memory.extractors.base import Extraction, Extractor, Source
-
-from .. import clock
-from ..config import Config
-from ..state.changes import change_of
-from ..state.failing import Failed, Failing
-from ..state.journal import RUNS_DIR, Journal, RunEnd, commit_planned
-from ..state.ledger import STATE_DIR, Ledger
-from ..state.locking import RUN_LOCK, hold
-from ..state.trust import known, tombstones
-from ..state.writing import open_store, writing
-from .collect import Collected, Reread, plan
-from .extraction import extract_all
-from .hints import layout_hints
-from .progress import RunProgress, Silent
-from .summary import Deleted, RunSummary, SourceCounts, file_reports, others_words, total_counts, trust_lists
-from .window import Window
+from hylo_memory.pipeline import clock
+from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.run.collect import Collected, Reread, plan
+from hylo_memory.pipeline.run.extraction import extract_all
+from hylo_memory.pipeline.run.hints import layout_hints
+from hylo_memory.pipeline.run.progress import RunProgress, Silent
+from hylo_memory.pipeline.run.summary import (
+    Deleted,
+    RunSummary,
+    SourceCounts,
+    file_reports,
+    others_words,
+    total_counts,
+    trust_lists,
+)
+from hylo_memory.pipeline.run.window import Window
+from hylo_memory.pipeline.state.changes import change_of
+from hylo_memory.pipeline.state.failing import Failed, Failing
+from hylo_memory.pipeline.state.journal import RUNS_DIR, Journal, RunEnd, commit_planned
+from hylo_memory.pipeline.state.ledger import STATE_DIR, Ledger
+from hylo_memory.pipeline.state.locking import RUN_LOCK, hold
+from hylo_memory.pipeline.state.trust import known, tombstones
+from hylo_memory.pipeline.state.writing import open_store, writing
 
 LOG = logging.getLogger(__name__)
 

@@ -10,14 +10,13 @@ from pydantic import BaseModel
 from hylo_memory.decay import FileChanges, FileUpdate
 from hylo_memory.decay.rules import Conflict, Supersession
 from hylo_memory.extractors.base import Dropped, Source, SourceKind, Usage
+from hylo_memory.pipeline.notes.whose import Reason
+from hylo_memory.pipeline.run.collect import Future
+from hylo_memory.pipeline.run.window import Mode
+from hylo_memory.pipeline.state.failing import StuckSource
+from hylo_memory.pipeline.state.ledger import Counts, RunStatus
+from hylo_memory.pipeline.vaults import Skipped
 from hylo_memory.templates import render
-
-from ..state.failing import StuckSource
-from ..state.ledger import Counts, RunStatus
-from ..vault import Skipped
-from ..whose import Reason
-from .collect import Future
-from .window import Mode
 
 
 class SourceCounts(BaseModel):
@@ -101,7 +100,7 @@ class RunSummary(BaseModel):
     undated: list[str] = []
     future: list[Future] = []  # dated after the run's day: not read until then, named by every run meanwhile
     others_words: dict[str, int] = {}  # sources read as someone else's, by reason: see `others_words`
-    # Sources whose markup would have cost too much to parse (pipeline/note_text.py's budget), read
+    # Sources whose markup would have cost too much to parse (pipeline/notes/text.py's budget), read
     # as plain text instead: their facts are read, finer markup may not be dropped. At most MAX_UNDATED.
     plain_text: list[str] = []
     status: RunStatus = "ok"

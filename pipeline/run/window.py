@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from ..config import Config
+from hylo_memory.pipeline.config import Config
 
 Mode = Literal["first", "incremental"]
 

@@ -15,8 +15,7 @@ from pydantic import BaseModel, Field
 
 from hylo_memory.decay import Dimension, FileUpdate, Tombstone
 from hylo_memory.decay.match import normalise
-
-from .ledger import Counts
+from hylo_memory.pipeline.state.ledger import Counts
 
 Command = Literal["refresh", "remember", "apply", "forget", "unforget", "undo"]
 ProvenanceKind = Literal["added", "refreshed", "adopted", "superseded", "forgotten"]

@@ -15,7 +15,7 @@ from array import array
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
-from .names import STATE_DIR
+from hylo_memory.pipeline.state.names import STATE_DIR
 
 CACHE_FILE = "embeddings.sqlite"
 

@@ -15,8 +15,7 @@ from collections.abc import Iterable
 from pydantic import BaseModel
 
 from hylo_memory.extractors.base import SourceFailure
-
-from .ledger import Ledger, guarded
+from hylo_memory.pipeline.state.ledger import Ledger, guarded
 
 MAX_REASON = 300
 

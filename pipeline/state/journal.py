@@ -42,12 +42,11 @@ from hylo_memory.decay import Dimension
 from hylo_memory.decay.store import ARCHIVE_DIR, MemoryStore, atomic_write, digest, fsync_dir
 from hylo_memory.errors import FileChanged, HyloMemoryError, JournalError, storage_error
 from hylo_memory.extractors.base import PoolUnit, Usage
-
-from .changes import ChangeRecord
-from .ledger import STATE_DIR, Counts, Ledger, RunStatus
-from .names import JOURNAL_FILE as JOURNAL_FILE
-from .names import journal_path as journal_path
-from .trust import has_change, record_change, recorded_sources
+from hylo_memory.pipeline.state.changes import ChangeRecord
+from hylo_memory.pipeline.state.ledger import STATE_DIR, Counts, Ledger, RunStatus
+from hylo_memory.pipeline.state.names import JOURNAL_FILE as JOURNAL_FILE
+from hylo_memory.pipeline.state.names import journal_path as journal_path
+from hylo_memory.pipeline.state.trust import has_change, record_change, recorded_sources
 
 LOG = logging.getLogger(__name__)
 RUNS_DIR = "runs"  # a refresh's summaries (pipeline/refresh.py writes them)
@@ -142,11 +141,9 @@ def _send_first(store: MemoryStore, journal: Journal) -> None:
     """A Hylo vault's memory lives in Hylo: its files are sent there before anything is written here, so a
     Hylo that cannot take them (or changed one meanwhile: `FileChanged`, planned again) fails the command
     whole, with no source marked read (docs/spec.md §10)."""
-    from ..hylo.mirror import mirror_of  # here: a folder vault's commit never loads the Hylo client
+    from hylo_memory.pipeline.vaults import home_of
 
-    hylo = mirror_of(store.root)
-    if hylo is not None:
-        hylo.send(journal.files)
+    home_of(store.root).send(journal.files)
 
 
 def _still_as_read(store: MemoryStore, read: dict[Dimension, bytes | None]) -> None:

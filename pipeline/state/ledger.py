@@ -19,9 +19,8 @@ from pydantic import BaseModel, TypeAdapter
 from hylo_memory.decay import Evidence, FileChanges
 from hylo_memory.errors import LedgerError
 from hylo_memory.extractors.base import PoolUnit, Usage
-
-from .migrations import MIGRATIONS
-from .names import STATE_DIR as STATE_DIR  # re-exported: where the ledger and its kin live
+from hylo_memory.pipeline.state.migrations import MIGRATIONS
+from hylo_memory.pipeline.state.names import STATE_DIR as STATE_DIR  # re-exported: where the ledger and its kin live
 
 P = ParamSpec("P")
 R = TypeVar("R")

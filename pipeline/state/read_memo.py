@@ -3,7 +3,7 @@
 `recall` and `context` parse the six memory files and rank their items; parsing needs the models and
 the YAML reader, which take longer to load than all the rest of those commands. So a reader that has
 parsed them keeps, beside them (`.state/read-memo.json`, 0600), each file's hash and the items it
-held, and the quick path (pipeline/commands/quick.py) answers from the memo while every file still
+held, and the quick path (pipeline/cli/quick.py) answers from the memo while every file still
 hashes the same. It is a cache of `parse`, never a source: a file edited by hand, a memo missing or
 unreadable, or a new version of the code (its `stamp`) only sends the next command the full way.
 """
@@ -20,8 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from hylo_memory.decay.names import Dimension
 from hylo_memory.errors import HyloMemoryError
-
-from .names import INTRO_FILE, STATE_DIR
+from hylo_memory.pipeline.state.names import INTRO_FILE, STATE_DIR
 
 if TYPE_CHECKING:
     from hylo_memory.decay.model import MemoryFile
@@ -33,7 +32,7 @@ _PACKAGE = Path(__file__).resolve().parents[2]  # the folder holding decay/, ext
 # The code whose results the memos keep: reading a memory file and naming the person (this memo), resolving
 # the configuration (pipeline/config_memo.py). Any change to one of these files makes every memo stale.
 STAMPED = ("decay", "pipeline/config.py", "pipeline/config_memo.py", "pipeline/state/read_memo.py",
-           "pipeline/run/profile.py", "pipeline/commands/options.py", "extractors/settings.py")
+           "pipeline/run/profile.py", "pipeline/cli/options.py", "extractors/settings.py")
 
 
 def stamp() -> str:

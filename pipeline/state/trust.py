@@ -11,9 +11,8 @@ from collections.abc import Iterable
 from pydantic import BaseModel
 
 from hylo_memory.decay import Dimension, Tombstone
-
-from .changes import ChangeRecord, Provenance, SourceRow, key
-from .ledger import Ledger, guarded, stamp
+from hylo_memory.pipeline.state.changes import ChangeRecord, Provenance, SourceRow, key
+from hylo_memory.pipeline.state.ledger import Ledger, guarded, stamp
 
 KEEP_CHANGES = 200  # changes whose files' content is kept for `undo` (docs/spec.md: at least the last 100)
 MAX_HISTORY = 10_000

@@ -9,11 +9,10 @@ from pathlib import Path
 
 from hylo_memory.decay.store import MemoryStore, resolved
 from hylo_memory.errors import ConfigError, HyloMemoryError, LedgerError, StorageError, storage_error
-
-from ..config import Config
-from ..hylo.mirror import mirror_of
-from .locking import DEFAULT_TIMEOUT, MEMORY_LOCK, hold
-from .names import STATE_DIR, journal_path
+from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.state.locking import DEFAULT_TIMEOUT, MEMORY_LOCK, hold
+from hylo_memory.pipeline.state.names import STATE_DIR, journal_path
+from hylo_memory.pipeline.vaults import home_of
 
 LOG = logging.getLogger(__name__)
 
@@ -56,12 +55,12 @@ def settle(store: MemoryStore, timeout: float = DEFAULT_TIMEOUT) -> None:
 def writing(store: MemoryStore, timeout: float = DEFAULT_TIMEOUT, run_lock_held: bool = False) -> Iterator[None]:
     """Hold the memory lock with any interrupted writes finished first: how every writer reads and writes."""
     with hold(store.folder / STATE_DIR, MEMORY_LOCK, timeout, "memory files are being written"):
-        from .journal import recover  # here, not above: a reader with no journal to finish never loads the rules
+        from hylo_memory.pipeline.state.journal import (
+            recover,  # here, not above: a reader with no journal to finish never loads the rules
+        )
 
         recover(store, run_lock_held)
-        hylo = mirror_of(store.root)  # a Hylo vault's mirror: its memory files synced while the lock is held
-        if hylo is not None:
-            hylo.sync_in()
+        home = home_of(store.root)  # a Hylo vault's memory: synced with Hylo while the lock is held
+        home.take()
         yield
-        if hylo is not None:
-            hylo.push()
+        home.push()

@@ -1,0 +1,59 @@
+"""Commands of docs/spec.md §9, registered on the group by `cli`."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import click
+
+from hylo_memory.decay.ranking import MAX_BUDGET, MIN_BUDGET
+from hylo_memory.errors import InputError
+from hylo_memory.pipeline import clock
+from hylo_memory.pipeline.cli.options import json_failures, options, setup
+from hylo_memory.pipeline.operations.context import DEFAULT_BUDGET, build_context
+from hylo_memory.pipeline.operations.recall import MAX_LIMIT, check_query, recall
+
+
+def _query(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A blank or overlong query is a usage mistake (exit 2), said in one line; `context` takes a blank one as none."""
+    if value is None or (param.name == "query" and not value.strip() and isinstance(param, click.Option)):
+        return None
+    try:
+        return check_query(value)
+    except InputError as exc:
+        raise click.BadParameter(str(exc), ctx, param) from None
+
+
+@click.command("context", help="print the memory as one markdown block for an assistant's prompt")
+@options()
+@click.option("--budget", type=click.IntRange(MIN_BUDGET, MAX_BUDGET), default=DEFAULT_BUDGET, show_default=True,
+              metavar="TOKENS", help="the most tokens the block may take; the lowest-scored items are left out first")
+@click.option("--query", callback=_query, help="put the items relevant to this text first")
+@click.option("--json", "as_json", is_flag=True, help="print the chosen items with their scores as one JSON object")
+@click.pass_context
+@json_failures
+def context_command(ctx: click.Context, vault: Path | None, config_file: Path | None, today: dt.date | None,
+                    budget: int, query: str | None, as_json: bool) -> int:
+    config, vault = setup(ctx, config_file, vault)
+    result = build_context(vault, config, today or clock.today(config.timezone), budget, query)
+    click.echo(result.to_json() if as_json else result.to_text(), nl=as_json)
+    return 0
+
+
+@click.command("recall", help="the items that best answer QUERY, best first (Active and Fading)")
+@click.argument("query", callback=_query)
+@options()
+@click.option("--limit", type=click.IntRange(1, MAX_LIMIT), default=10, show_default=True, help="the most items shown")
+@click.option("--json", "as_json", is_flag=True, help="print the ranked items as one JSON object")
+@click.pass_context
+@json_failures
+def recall_command(ctx: click.Context, query: str, vault: Path | None, config_file: Path | None,
+                   today: dt.date | None, limit: int, as_json: bool) -> int:
+    config, vault = setup(ctx, config_file, vault)
+    result = recall(vault, config, query, limit, today)
+    click.echo(result.to_json() if as_json else result.to_text(), nl=as_json)
+    return 0
+
+
+COMMANDS: list[click.Command] = [context_command, recall_command]

@@ -1,0 +1,175 @@
+"""Commands of docs/spec.md §6 that run, change or report the memory, loaded by `cli` only when one of them is run."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import click
+
+from hylo_memory.decay import Dimension
+from hylo_memory.decay.model import DIMENSION_NAMES
+from hylo_memory.errors import ConfigError
+from hylo_memory.pipeline import clock
+from hylo_memory.pipeline.cli.arguments import not_blank
+from hylo_memory.pipeline.cli.options import PROG, DateType, DimensionType, fail, json_failures, options, setup
+from hylo_memory.pipeline.cli.progress_bar import progress_bar
+from hylo_memory.pipeline.operations.apply import apply_evidence
+from hylo_memory.pipeline.operations.evidence_file import read_evidence
+from hylo_memory.pipeline.operations.init import file_diff, propose_file, write_file
+from hylo_memory.pipeline.operations.outcome import not_ok_line
+from hylo_memory.pipeline.operations.recall import keep_for_readers
+from hylo_memory.pipeline.operations.refresh import refresh_memory
+from hylo_memory.pipeline.operations.remember import remember_text
+from hylo_memory.pipeline.operations.schedule import parse_cron, run_schedule
+from hylo_memory.pipeline.operations.status import gather
+from hylo_memory.pipeline.run.profile import MAX_INTRO
+from hylo_memory.pipeline.run.summary import render_changes
+from hylo_memory.pipeline.state.writing import open_store
+
+
+@click.command("refresh", help="one run: read recent notes, extract evidence, apply the rules, summarise")
+@options(extractor=True)
+@click.option("--dry-run", is_flag=True, help="print what would change (a diff per file); write nothing")
+@click.option("--json", "as_json", is_flag=True, help="print the summary as one JSON object")
+@click.option("--intro", help="a self-introduction: name, role, projects (kept: later runs and `context` use it)")
+@click.option("--quiet", is_flag=True, help="no progress bar on a terminal")
+@click.option("--reextract", is_flag=True, help="read again the window's sources that another extractor read")
+@click.option("--since", type=DateType(), help="with --reextract: reach back to this date (YYYY-MM-DD)")
+@click.option("--retry-stuck", is_flag=True, help="try again the sources set aside as stuck (status lists them)")
+@click.pass_context
+@json_failures
+def refresh_command(ctx: click.Context, vault: Path | None, config_file: Path | None, today: dt.date | None,
+                    extractor: str | None, dry_run: bool, as_json: bool, intro: str | None, quiet: bool,
+                    reextract: bool, since: dt.date | None, retry_stuck: bool) -> int:
+    if since is not None and not reextract:
+        raise click.UsageError("--since goes with --reextract", ctx)
+    config, vault = setup(ctx, config_file, vault, extractor)
+    day = today or clock.today(config.timezone)
+    if since is not None and since > day:
+        raise click.UsageError(f"--since {since} is after the run's date ({day})", ctx)
+    if intro is not None and len(intro) > MAX_INTRO:
+        raise click.UsageError(f"--intro is at most {MAX_INTRO:,} characters, not {len(intro):,}", ctx)
+    with progress_bar(quiet) as progress:
+        summary, changes = refresh_memory(vault, config, day, dry_run, intro, progress, reextract=reextract,
+                                          since=since, retry_stuck=retry_stuck)
+    if as_json:
+        click.echo(summary.to_json())
+    else:
+        click.echo(summary.to_text(), nl=False)
+        if changes is not None:  # after the summary, so the header comes first
+            click.echo("\n" + changes, nl=False)
+    for hint in summary.hints:
+        fail(f"{PROG}: hint: {hint}")
+    line = not_ok_line(summary)
+    if line is not None:
+        fail(line)
+        return 2
+    return 0
+
+
+@click.command("apply", help="apply evidence from a JSONL file through the rules, with no LLM")
+@options()
+@click.option("--evidence", type=click.Path(path_type=Path), required=True, help="one JSON evidence object a line")
+@click.option("--dry-run", is_flag=True, help="show what would change, write nothing")
+@click.pass_context
+def apply_command(ctx: click.Context, vault: Path | None, config_file: Path | None, today: dt.date | None,
+                  evidence: Path, dry_run: bool) -> int:
+    config, vault = setup(ctx, config_file, vault)
+    found = read_evidence(evidence)
+    applied = apply_evidence(open_store(vault, config), found, today or clock.today(config.timezone), config,
+                             dry_run=dry_run, detail=str(evidence))
+    if dry_run:  # before the report, which reads as a real apply's
+        click.echo(f"{PROG} apply --dry-run: what {evidence} would change; nothing was written")
+    else:
+        keep_for_readers(vault, config)
+    click.echo(render_changes(applied.updates), nl=False)
+    for refused in applied.left_out:  # the rules did not reach it: said, so its items are not taken for current
+        fail(f"{PROG}: left as it is, it cannot be read: {refused}")
+    return 0
+
+
+# A fact may start with dashes ("--- no, really"): unknown options are taken as the fact's words.
+@click.command("remember", help="record one fact the person states",
+             context_settings={"ignore_unknown_options": True})
+@click.argument("text", callback=not_blank)
+@options(extractor=True)
+@click.option("--dimension", type=DimensionType(), help=f"one of {DIMENSION_NAMES}")
+@click.option("--pin/--no-pin", default=None,
+              help="pin it (never fades); default: the LLM decides, or offline: pinned for identity, "
+                   "preferences, beliefs, people")
+@click.pass_context
+def remember_command(ctx: click.Context, text: str, vault: Path | None, config_file: Path | None, today: dt.date | None,
+                     extractor: str | None, dimension: Dimension | None, pin: bool | None) -> int:
+    config, vault = setup(ctx, config_file, vault, extractor)
+    line = remember_text(vault, config, text, dimension, pin, today)
+    click.echo(line)
+    return 0
+
+
+@click.command("schedule", help="run refresh on a cron schedule until stopped (SIGTERM or Ctrl-C)")
+@options(today=False, extractor=True)
+@click.option("--cron", help='a 5-field cron expression, e.g. "0 3 * * *" (default: the config\'s schedule)')
+@click.pass_context
+def schedule_command(ctx: click.Context, vault: Path | None, config_file: Path | None, extractor: str | None,
+                     cron: str | None) -> int:
+    config, vault = setup(ctx, config_file, vault, extractor)
+    if cron is not None:  # a mistyped --cron is a usage mistake (exit 2); a bad `schedule` setting a config error
+        try:
+            parse_cron(cron, config.timezone)
+        except ConfigError as exc:
+            raise click.BadParameter(str(exc).removeprefix("schedule "), ctx, param_hint="'--cron'") from None
+    return run_schedule(vault, config, cron)
+
+
+@click.command("status", help="show recent runs, the next scheduled run, memory files and sources waiting")
+@options()
+@click.option("--json", "as_json", is_flag=True, help="print the status as one JSON object")
+@click.pass_context
+@json_failures
+def status_command(ctx: click.Context, vault: Path | None, config_file: Path | None, today: dt.date | None,
+                   as_json: bool) -> int:
+    config, vault = setup(ctx, config_file, vault)
+    report = gather(vault, config, today)
+    click.echo(report.model_dump_json() if as_json else report.to_text(), nl=as_json)
+    return 0
+
+
+@click.command("init", help="look at a vault, propose which of its folders to read, and write its .hylo-memory.toml")
+@options(today=False)
+@click.option("--yes", is_flag=True, help="write without asking (replacing an existing, different file needs --force)")
+@click.option("--force", is_flag=True, help="with --yes: replace an existing .hylo-memory.toml that differs")
+@click.pass_context
+def init_command(ctx: click.Context, vault: Path | None, config_file: Path | None, yes: bool, force: bool) -> int:
+    if force and not yes:
+        raise click.UsageError("--force goes with --yes", ctx)
+    config, vault = setup(ctx, config_file, vault)
+    proposed = propose_file(vault, config.memory_dir)
+    click.echo(proposed.survey)
+    click.echo("Proposed settings:")
+    click.echo(proposed.settings_lines())
+    if proposed.before == proposed.text:
+        click.echo(f"{proposed.path} already says this: nothing written.")
+        return 0
+    if proposed.before is not None:
+        click.echo(file_diff(proposed.path, proposed.before, proposed.text))
+        if yes and not force:
+            raise click.ClickException(f"{proposed.path} exists and differs (the diff above): nothing written; "
+                                       "--yes --force replaces it")
+    if not yes and not _ask(f"{'Replace' if proposed.before is not None else 'Write'} {proposed.path}?"):
+        click.echo("Nothing written.")
+        return 0
+    write_file(vault, proposed.text)
+    click.echo(f"Wrote {proposed.path} (readable by you only):\n{proposed.text}", nl=False)
+    return 0
+
+
+def _ask(question: str) -> bool:
+    try:
+        return click.confirm(question, default=False)
+    except click.Abort:  # stdin closed: no one to ask
+        raise click.ClickException("no answer: nothing written (--yes writes without asking)") from None
+
+
+COMMANDS: list[click.Command] = [refresh_command, apply_command, remember_command, schedule_command, status_command,
+                                 init_command]

@@ -1,1 +1,0 @@
-"""The command line and what only it needs: cli, apply, remember, status, schedule."""

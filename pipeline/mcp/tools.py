@@ -1,0 +1,187 @@
+"""The MCP server's tools: typed, bounded arguments, each calling the function its command calls.
+
+One method a tool, on `Tools` (the memory it serves); `register` adds them all with their descriptions.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp_types import CallToolResult, ToolAnnotations
+from pydantic import BeforeValidator, Field, StrictBool
+
+from hylo_memory.decay import Dimension
+from hylo_memory.decay.model import DIMENSION_NAMES, MAX_ITEM_TEXT
+from hylo_memory.decay.ranking import MAX_BUDGET, MIN_BUDGET
+from hylo_memory.pipeline.mcp import wording
+from hylo_memory.pipeline.mcp.calls import Memory, blocking, result
+from hylo_memory.pipeline.mcp.progress import ProgressNotices
+from hylo_memory.pipeline.operations.context import DEFAULT_BUDGET, build_context
+from hylo_memory.pipeline.operations.forget import forget as forget_item
+from hylo_memory.pipeline.operations.history import history as changes
+from hylo_memory.pipeline.operations.outcome import not_ok_line
+from hylo_memory.pipeline.operations.recall import MAX_QUERY_CHARS
+from hylo_memory.pipeline.operations.recall import recall as ranked
+from hylo_memory.pipeline.operations.why import explain
+
+if TYPE_CHECKING:  # the run, the extractors and the status load with the first call that needs them
+    from hylo_memory.pipeline.operations.status import Status
+    from hylo_memory.pipeline.run.summary import RunSummary
+
+# The limits the commands themselves enforce, so a schema never advertises what the call then refuses.
+MAX_TEXT = MAX_ITEM_TEXT  # `remember`: a fact is one item's line (decay/model.py)
+MAX_INTRO = 4_000  # `refresh --intro` (pipeline/run/profile.py's MAX_INTRO; checked equal by the tests)
+# Narrower than the command line's on purpose: more would crowd the assistant's own context.
+MAX_RECALLED = 100  # items a recall returns (the command's --limit goes to 1,000)
+MAX_CHANGES = 100  # changes a history lists (docs/spec.md §8: as many as are surely kept)
+
+
+def _dimension(value: Any) -> Any:
+    # As on the command line: "Preferences" and " people " name a dimension too.
+    return value.strip().lower() if isinstance(value, str) else value
+
+
+Text = Annotated[str, Field(max_length=MAX_TEXT)]
+Query = Annotated[str, Field(max_length=MAX_QUERY_CHARS)]
+DimensionArgument = Annotated[Dimension | None, BeforeValidator(_dimension), Field(
+    description=f"one of {DIMENSION_NAMES}; leave it out to let the memory choose")]
+Narrowing = Annotated[Dimension | None, BeforeValidator(_dimension), Field(
+    description=f"look in this file only: one of {DIMENSION_NAMES}")]
+ItemText = Annotated[str, Field(max_length=MAX_ITEM_TEXT, description="the item's wording, or close to it")]
+Pin = Annotated[StrictBool | None, Field(  # "yes" is not true: a wrong type is refused, not guessed
+    description="true: a standing fact that never fades; false: it may fade; leave it out to let the memory decide")]
+Intro = Annotated[str | None, Field(
+    max_length=MAX_INTRO, description="a self-introduction: name, role, projects (optional; kept for later runs)")]
+
+
+def _annotations(title: str, read_only: bool, destructive: bool = False, idempotent: bool = False) -> ToolAnnotations:
+    # Closed world: every tool works on this person's memory alone.
+    if read_only:
+        return ToolAnnotations(title=title, read_only_hint=True, open_world_hint=False)
+    return ToolAnnotations(title=title, read_only_hint=False, destructive_hint=destructive,
+                           idempotent_hint=idempotent, open_world_hint=False)
+
+
+class Tools:
+    """Every tool, as a method serving one memory."""
+
+    def __init__(self, memory: Memory):
+        self.memory = memory
+        self.vault, self.config = memory.vault, memory.config
+
+    async def remember(
+        self,
+        text: Annotated[Text, Field(description="the statement, in the person's words, e.g. \"I'm vegetarian\" "
+                                                f"(at most {MAX_TEXT} characters)")],
+        dimension: DimensionArgument = None,
+        pin: Pin = None,
+    ) -> CallToolResult:
+        def record() -> str:
+            from hylo_memory.pipeline.operations.remember import (
+                remember_text,  # the extractors load on the worker with a first fact, not at start
+            )
+
+            return remember_text(self.vault, self.config, text, dimension, pin, self.memory.fixed_today)
+
+        return result(await blocking(record))
+
+    async def recall(
+        self,
+        query: Annotated[Query, Field(description="words to look for, e.g. \"sister\", \"vegetarian\", \"running\"")],
+        limit: Annotated[int, Field(ge=1, le=MAX_RECALLED, description="the most items returned")] = 10,
+    ) -> CallToolResult:
+        found = await blocking(lambda: ranked(self.vault, self.config, query, limit, self.memory.fixed_today))
+        return result(found.to_text(), found.to_json())
+
+    async def context(
+        self,
+        budget: Annotated[int, Field(ge=MIN_BUDGET, le=MAX_BUDGET,
+                                     description="the most tokens the block may take; the lowest-scored items "
+                                                 "are left out first")] = DEFAULT_BUDGET,
+        query: Annotated[Query | None, Field(description="put the items about this first (optional)")] = None,
+    ) -> CallToolResult:
+        block = await blocking(lambda: build_context(self.vault, self.config, self.memory.today(), budget, query))
+        return result(block.to_text(), block.to_json())
+
+    async def refresh(
+        self,
+        context: Context[Any, Any],
+        dry_run: Annotated[StrictBool, Field(description="show what would change; write nothing")] = False,
+        intro: Intro = None,
+    ) -> CallToolResult:
+        progress = ProgressNotices(context)
+        day = self.memory.today()
+        summary, text = await blocking(lambda: self._refresh(day, dry_run, intro, progress))
+        line = not_ok_line(summary)
+        if line is not None:  # the command line's exit 2 and its line: notes were left for the next run
+            return result(f"{line}\n\n{text}", summary.to_json(), error=True)
+        return result(text, summary.to_json())
+
+    def _refresh(self, day: dt.date, dry_run: bool, intro: str | None,
+                 progress: ProgressNotices) -> tuple[RunSummary, str]:
+        # The run loads with the first refresh, on its worker thread: the server starts (and answers a first
+        # recall) without it, and no call waits on the event loop while it loads.
+        from hylo_memory.pipeline.operations.refresh import refresh_memory
+        from hylo_memory.pipeline.state.ledger import STATE_DIR
+        from hylo_memory.pipeline.state.locking import RUN_LOCK, is_held
+        from hylo_memory.pipeline.state.writing import open_store
+
+        if is_held(open_store(self.vault, self.config).folder / STATE_DIR, RUN_LOCK):  # a notice only: the lock decides
+            progress.waiting()
+        summary, changes = refresh_memory(self.vault, self.config, day, dry_run, intro, progress)
+        text = summary.to_text()
+        if changes is not None:  # after the summary, as the command line prints it
+            text += "\n" + changes
+        progress.finished()
+        return summary, text
+
+    async def status(self) -> CallToolResult:
+        def gathered() -> Status:
+            from hylo_memory.pipeline.operations.status import (
+                gather,  # with the run's modules: loaded on the worker when first asked
+            )
+
+            return gather(self.vault, self.config, self.memory.fixed_today)
+
+        report = await blocking(gathered)
+        return result(report.to_text(), report.model_dump_json())
+
+    async def why(self, text: ItemText, dimension: Narrowing = None) -> CallToolResult:
+        explanation = await blocking(lambda: explain(self.vault, self.config, text, dimension))
+        return result(explanation.to_text(), explanation.to_json())
+
+    async def forget(self, text: ItemText, dimension: Narrowing = None) -> CallToolResult:
+        report = await blocking(lambda: forget_item(self.vault, self.config, text, dimension,
+                                                    self.memory.fixed_today))
+        return result(report.to_text(), report.to_json())
+
+    async def history(
+        self,
+        limit: Annotated[int, Field(ge=1, le=MAX_CHANGES, description="how many changes, newest first")] = 20,
+    ) -> CallToolResult:
+        listed = await blocking(lambda: changes(self.vault, self.config, limit))
+        return result(listed.to_text(), listed.to_json(), key="changes")
+
+
+# Each tool: its description, and its hints (title; read-only, or writing and how).
+TOOLS: dict[str, tuple[str, ToolAnnotations]] = {
+    "remember": (wording.REMEMBER, _annotations("Remember a fact", read_only=False)),
+    "recall": (wording.RECALL, _annotations("Recall from memory", read_only=True)),
+    "context": (wording.CONTEXT, _annotations("Memory as context", read_only=True)),
+    "refresh": (wording.REFRESH, _annotations("Refresh the memory from notes", read_only=False)),
+    "status": (wording.STATUS, _annotations("Memory status", read_only=True)),
+    "why": (wording.WHY, _annotations("Why is this in memory", read_only=True)),
+    "forget": (wording.FORGET, _annotations("Forget an item", read_only=False, destructive=True, idempotent=True)),
+    "history": (wording.HISTORY, _annotations("Memory history", read_only=True)),
+}
+
+
+def register(server: MCPServer[Any], memory: Memory) -> None:
+    """Add every tool to `server`, serving `memory`."""
+    tools = Tools(memory)
+    for name, (description, hints) in TOOLS.items():
+        method: Callable[..., Any] = getattr(tools, name)
+        server.add_tool(method, name=name, description=description, annotations=hints)

@@ -1,0 +1,57 @@
+"""`hylo-memory apply`: evidence from a file through the rules on every memory file, with no LLM."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import NamedTuple
+
+from hylo_memory.decay import Dimension, Evidence, FileUpdate, plan_updates, render
+from hylo_memory.decay.store import MemoryStore
+from hylo_memory.errors import MemoryFileError
+from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.state.changes import change_of
+from hylo_memory.pipeline.state.journal import Journal, commit_planned
+from hylo_memory.pipeline.state.ledger import Ledger
+from hylo_memory.pipeline.state.trust import tombstones
+from hylo_memory.pipeline.state.writing import writing
+
+
+class Applied(NamedTuple):
+    """What the rules did to each file planned, and the hand-broken files left as they are (none of the
+    evidence lands in them), each refusal naming its file and line."""
+
+    updates: list[FileUpdate]
+    left_out: list[MemoryFileError]
+
+
+def apply_evidence(
+    store: MemoryStore,
+    evidence: list[Evidence],
+    today: dt.date,
+    config: Config,
+    dry_run: bool = False,
+    detail: str = "",
+) -> Applied:
+    """Rules A–H on every memory file with this evidence; write the changed files (`detail`: the evidence file)."""
+    if dry_run:
+        with Ledger.for_memory_dir(store.folder, readonly=True) as ledger:
+            return _plan(store, evidence, today, config, ledger)
+    with writing(store, config.lock_timeout), Ledger.for_memory_dir(store.folder) as ledger:
+        def plan() -> tuple[Journal | None, Applied]:
+            applied = _plan(store, evidence, today, config, ledger)
+            changed: dict[Dimension, str | None] = {u.dimension: render(u.after) for u in applied.updates if u.write}
+            if not changed:
+                return None, applied
+            # Several files change together or not at all, even if the process dies midway.
+            return Journal(files=changed, change=change_of("apply", applied.updates, today, detail)), applied
+
+        return commit_planned(store, ledger, plan)
+
+
+def _plan(store: MemoryStore, evidence: list[Evidence], today: dt.date, config: Config, ledger: Ledger) -> Applied:
+    """The rules on every file that can be read. A file the evidence lands in must be (else the whole apply is
+    refused, naming each such file); a hand-broken other is left out, never written (docs/spec.md §7): its
+    decay only waits, as rules D and E count from its items' dates, not from the last command."""
+    files, refused = store.read_writing({e.dimension for e in evidence})
+    updates = plan_updates(files, evidence, today, config.similarity_threshold, forgotten=tombstones(ledger))
+    return Applied([u for u in updates if u.dimension not in refused], list(refused.values()))

@@ -1,0 +1,54 @@
+"""`hylo-memory context`: the memory as one markdown block for an assistant's prompt (docs/spec.md §9).
+
+The block is the memory's alone: the same memory files and the same today give the same bytes.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import NamedTuple
+
+from pydantic_core import to_json
+
+from hylo_memory.decay.ranking import MAX_BUDGET, MIN_BUDGET, Block, build_block
+from hylo_memory.errors import InputError
+from hylo_memory.extractors.tokens import estimate_tokens
+from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.operations.answers import DEFAULT_BUDGET as DEFAULT_BUDGET
+from hylo_memory.pipeline.operations.answers import check_query
+from hylo_memory.pipeline.operations.recall import read_memory
+
+
+class ContextResult(NamedTuple):
+    """The block, with the items chosen for it and their scores, and the files that could not be read."""
+
+    block: Block
+    refused: list[str]  # one line each: the block holds the other files' items
+
+    def to_text(self) -> str:
+        """The markdown block, as the command line prints it."""
+        return self.block.text
+
+    def to_json(self) -> str:
+        """The block's fields, its items' and `refused`, as one JSON object."""
+        fields = self.block._asdict() | {"items": [c._asdict() for c in self.block.items], "refused": self.refused}
+        return to_json(fields).decode()
+
+
+def build_context(vault: Path, config: Config, today: dt.date, budget: int | None = None,
+                  query: str | None = None) -> ContextResult:
+    """The vault's memory as a block of at most `budget` estimated tokens, items relevant to `query` first."""
+    budget = DEFAULT_BUDGET if budget is None else budget
+    if not MIN_BUDGET <= budget <= MAX_BUDGET:
+        raise InputError(f"the budget must be {MIN_BUDGET:,} to {MAX_BUDGET:,} tokens, not {budget:,}")
+    query = check_query(query) if query is not None and query.strip() else None
+    read = read_memory(vault, config)
+    refused = read.refused
+    # A file left out is named, so neither the assistant nor the person takes the rest for the whole memory.
+    notes = [f"_Left out, it cannot be read: {exc}. Fix it to bring its items back._" for exc in refused]
+    if sum(estimate_tokens(n) for n in notes) > budget // 2:  # long paths, a small budget: one short line
+        notes = [f"_Left out: {len(refused)} memory file(s) cannot be read; `hylo-memory status` names them._"]
+    # A name is an identity fact; until the identity file holds one, the name a `refresh --intro` gave.
+    block = build_block(read.files, today, budget, estimate_tokens, read.name, query, notes)
+    return ContextResult(block, [str(e) for e in refused])

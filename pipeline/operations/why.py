@@ -1,0 +1,105 @@
+"""`hylo-memory why TEXT`: the item, how it was first added, and every source that supports it (docs/spec.md §8)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from hylo_memory.decay import Dimension
+from hylo_memory.decay.lines import item_line
+from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.operations.items import Report, found_and_unread
+from hylo_memory.pipeline.state.ledger import Ledger
+from hylo_memory.pipeline.state.trust import Support, support
+from hylo_memory.pipeline.state.writing import open_store, settle
+
+NO_SOURCES = "no recorded sources (kept before hylo-memory recorded provenance)"
+
+
+class Sighting(BaseModel):
+    """One source that supports the item."""
+
+    date: dt.date
+    source: str
+    wording: str
+    command: str  # refresh, remember, apply
+    detail: str
+    via: str | None = None  # "synthesis": one unit of a theme the preference was drawn from
+
+
+class Replacement(BaseModel):
+    """Rule H faded the item: what replaced it, and when."""
+
+    by: str
+    on: dt.date
+
+
+class Explanation(Report):
+    """Why an item is in the memory."""
+
+    file: str
+    dimension: Dimension
+    section: str
+    line: str
+    text: str
+    first: str  # when and how it was first added, in words
+    adopted: bool  # written by hand, then adopted by a run
+    superseded_by: list[Replacement] = []
+    sources: list[Sighting] = []  # newest first
+    refused: list[str] = []  # memory files that could not be searched, one line each (as `recall` names them)
+
+    def to_text(self) -> str:
+        lines = [f"{self.file} ({self.section}): {self.line}", f"First: {self.first}"]
+        lines += [f"Superseded on {r.on} by: {r.by}" for r in self.superseded_by]
+        if self.sources:
+            lines.append("Sources, newest first:")
+            lines += [f"  {s.date}  {s.source}  \"{s.wording}\"" + _how(s) for s in self.sources]
+        elif not self.adopted:
+            lines.append(f"Sources: {NO_SOURCES}")
+        lines += [f"Not searched: {line}" for line in self.refused]
+        return "\n".join(lines) + "\n"
+
+
+def explain(vault: Path, config: Config, text: str, dimension: Dimension | None = None) -> Explanation:
+    """The item `text` names and its provenance; an `InputError` naming the closest items when none."""
+    store = open_store(vault, config)
+    settle(store, config.lock_timeout)
+    found, refused = found_and_unread("why", store, text, config.similarity_threshold, dimension)
+    with Ledger.for_memory_dir(store.folder, readonly=True) as ledger:
+        records = support(ledger, found.dimension, found.item.text)
+    return Explanation(
+        file=found.dimension.filename, dimension=found.dimension, section=found.section,
+        line=item_line(found.item), text=found.item.text, first=_first(records),
+        adopted=any(r.row.kind == "adopted" for r in records),
+        superseded_by=[Replacement(by=r.row.wording, on=r.day) for r in records if r.row.kind == "superseded"],
+        sources=[_sighting(r) for r in sorted((r for r in records if r.row.kind in ("added", "refreshed")),
+                                              key=lambda r: (r.row.source_date or r.day, r.change_id), reverse=True)],
+        refused=[str(exc) for exc in refused],
+    )
+
+
+def _sighting(record: Support) -> Sighting:
+    row = record.row
+    return Sighting(date=row.source_date or record.day, source=row.source, wording=row.wording,
+                    command=record.command, detail=record.detail, via=row.via)
+
+
+def _how(sighting: Sighting) -> str:
+    if sighting.via == "synthesis":
+        return "  (synthesis: a theme this unit shares with others)"
+    return f"  (via {sighting.command} {sighting.detail})" if sighting.command == "apply" else ""
+
+
+def _first(records: list[Support]) -> str:
+    for record in records:  # oldest first
+        row = record.row
+        if row.kind == "adopted":
+            return f"written by hand, adopted on {record.day} by {record.command}"
+        if row.kind == "added":
+            how = {"refresh": f"by refresh ({record.detail}) from {row.source}",
+                   "remember": f'by remember ("{record.detail}")',
+                   "apply": f"by apply {record.detail} from {row.source}"}.get(record.command, record.command)
+            return f"added on {record.day} {how}"
+    return NO_SOURCES if not records else "added before hylo-memory recorded provenance"

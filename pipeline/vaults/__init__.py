@@ -1,0 +1,58 @@
+"""Reading a vault (docs/spec.md §1, §10): the `Vault` and `MemoryHome` promises and their two backends.
+
+Only this front is imported from outside the room: a folder vault (`folder`) and a Hylo vault
+reached by URL (`hylo_mirror` over `hylo_client`) stay behind it. It loads neither backend until
+one is asked for, so a reader that never opens a Hylo vault never loads its client.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .protocol import MemoryHome, OwnHome, Skipped, Span, Vault
+
+if TYPE_CHECKING:
+    from hylo_memory.pipeline.config import Config
+
+__all__ = ["MemoryHome", "Skipped", "Span", "Vault", "home_of", "is_url", "mirror_for", "notes_of"]
+
+
+def is_url(vault: str | os.PathLike[str] | None) -> bool:
+    """A vault given as a Hylo MCP endpoint's URL, not a folder."""
+    return isinstance(vault, str) and vault.strip().lower().startswith(("http://", "https://"))
+
+
+def mirror_for(config: Config) -> Path:
+    """The local mirror of the Hylo at `config.vault`, prepared: the folder every command then works on.
+    Its memory files are synced by whoever takes the memory lock next (`home_of(root).take()`)."""
+    from .hylo_mirror import Settings, prepare
+
+    assert config.vault is not None
+    settings = Settings(url=config.vault, memory_dir=config.memory_dir, timeout=config.hylo_timeout,
+                        page=config.hylo_page, shorts_paths=config.shorts_paths,
+                        knowledge_paths=config.knowledge_paths, extra_scan_paths=config.extra_scan_paths)
+    return prepare(settings, config.state_dir)
+
+
+def home_of(root: Path) -> MemoryHome:
+    """Where the memory of the vault at `root` lives: Hylo for a mirror, else the folder itself."""
+    from .hylo_mirror import mirror_of  # light: the Hylo client loads only when a mirror is found
+
+    return mirror_of(root) or OwnHome()
+
+
+def notes_of(root: Path, config: Config, author: Sequence[str] = (), future: Collection[str] = ()) -> Vault:
+    """The notes of the vault at `root` as its configuration reads them (`author`: the person's names, whose
+    clippings are theirs; `future`: notes found dated after an earlier run's day)."""
+    from hylo_memory.pipeline import clock
+
+    from .folder import FolderVault
+    from .hylo_mirror import HyloVault, mirror_of
+
+    folder = FolderVault(root, config.extra_scan_paths, config.memory_dir, config.max_note_bytes, config.shorts_paths,
+                         config.knowledge_paths, author=author, zone=clock.zone(config.timezone), future=future)
+    mirror = mirror_of(root)
+    return folder if mirror is None else HyloVault(mirror, folder)
