@@ -1,1 +1,2 @@
-"""Config, clock and vault, shared by every room: commands -> run -> state, never back."""
+"""The pipeline: config, clock and version at its top, shared by its rooms (docs/development.md): the doors
+(cli, mcp) → operations → run → state → vaults → notes, never back."""

@@ -1,4 +1,4 @@
-"""Commands of docs/spec.md §6 that run, change or report the memory, loaded by `cli` only when one of them is run."""
+"""Commands of docs/spec.md §6 that run, change or report the memory, loaded by `group` only when one of them is run."""
 
 from __future__ import annotations
 

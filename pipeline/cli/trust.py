@@ -1,4 +1,4 @@
-"""Commands of docs/spec.md §8 (why, history, undo, forget, unforget), registered on the group by `cli`."""
+"""Commands of docs/spec.md §8 (why, history, undo, forget, unforget), registered on the group by `group`."""
 
 from __future__ import annotations
 
