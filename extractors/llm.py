@@ -12,19 +12,18 @@ from rapidfuzz import fuzz
 
 from hylo_memory.decay import Dimension, Evidence, MemoryFile
 from hylo_memory.decay.match import normalise
-from hylo_memory.decay.polarity import opposed
 from hylo_memory.templates import render
 
 from .base import AuthorProfile, Candidate, Cluster, Decision, Extraction, Progress, Source, Usage
 from .batching import Batch, Part, estimate_tokens, halved, pack, relevant
 from .context_size import PROBE_TIMEOUT, context_tokens
+from .evidence_reply import Asked, read_evidence, shown, superseded
 from .llm_batches import failed, hint_tokens, or_failed, repair_turn, why_offline, within
 from .llm_client import ChatClient, Mode
 from .llm_errors import InvalidReply, LLMError, ReplyCut, TooLong
 from .offline import NO_MODEL_ASKED, OfflineExtractor
 from .replies import (
     ClassifyReply,
-    EvidenceEntry,
     ExtractionReply,
     PreferenceEntry,
     SynthesisReply,
@@ -38,14 +37,7 @@ from .standalone import why_not_alone
 from .synthesis import cluster_evidence
 
 T = TypeVar("T")
-MAX_CANDIDATES = 40  # existing items shown per request: the relevant ones, never whole files
-# Identity items shown beside the relevant ones: the facts a note most often replaces while sharing no
-# word with them ("I moved to Porto" / "Lives in Lisbon"), and few by nature.
-MAX_STANDING = 8
 MAX_CLASSIFY_ITEMS = 100  # Active items `remember` shows the model, for it to say which one a fact replaces
-_WITHOUT_IT = " (kept without it)"  # a rejected supersedes claim costs the claim, not the evidence
-# "Hates X" never restates "Loves X" (docs/spec.md §3): the link goes, the fact stays.
-OPPOSITE_RESTATES = "restates an item of the opposite polarity (kept as its own fact)"
 _SOURCES_SHARE = 0.7  # of a request's room after its fixed parts and the reply: the sources'; the rest, items shown
 _CANDIDATES_SHARE = 0.25
 _ESTIMATE_SLACK = 0.9  # our token count is an estimate: a request is sized to nine tenths of the context
@@ -177,38 +169,10 @@ class LLMExtractor:
         candidates = list(enumerate(within(shown(existing, batch.text), room), start=1))
         messages = [{"role": "system", "content": system},
                     {"role": "user", "content": self._request_text(candidates, sources, profile)}]
-        by_id = {sid: part.source for sid, part in sources}
-        items = dict(candidates)
-
-        cap = self.config.max_evidence_per_source
+        asked = Asked(sources={sid: part.source for sid, part in sources}, items=dict(candidates))
 
         def read(raw: str) -> Extraction:
-            # A reply may carry `cap` entries a source: a flood is not even read past that.
-            entries = parse_entries(raw, "evidence", EvidenceEntry, limit=cap * len(by_id))
-            result = Extraction()
-            result.drop("not a valid evidence entry", *entries.invalid_examples, count=entries.invalid)
-            result.drop(f"past the reply's limit ({cap} a source)", *entries.over_limit_examples,
-                        count=entries.over_limit)
-            for entry in entries.valid:
-                source, text = by_id.get(entry.source.strip()), clean_text(entry.text)
-                linked = items.get(entry.restates) if entry.restates is not None else None
-                problem = ("an unknown source id" if source is None else
-                           "empty, over-long or not one line" if text is None else
-                           "a dimension its source may not give" if entry.dimension not in source.dimensions else
-                           "an unknown item number" if entry.restates is not None and linked is None else
-                           why_not_alone(text))
-                if problem is not None or source is None or text is None:
-                    result.drop(problem or "", entry.text)
-                    continue
-                matches, restates = restated(linked, entry.restates, entry.dimension, text)
-                if linked is not None and restates is None and linked.dimension == entry.dimension:
-                    result.drop(OPPOSITE_RESTATES, text)
-                replaced, ignored = superseded(entry.supersedes, items, entry.dimension, text, restates)
-                if ignored is not None:
-                    result.drop(ignored + _WITHOUT_IT, text)
-                result.evidence.append(Evidence(dimension=entry.dimension, text=text, source=source.path,
-                                                date=source.date, matches=matches, supersedes=replaced))
-            return result
+            return read_evidence(raw, asked, self.config.max_evidence_per_source)
 
         return await self._ask(client, messages, "extraction", strict_schema(ExtractionReply), read, halvable=True)
 
@@ -362,13 +326,6 @@ class _Done:
             self.progress(finished, [e for path in finished for e in self.evidence.pop(path)])
 
 
-def shown(existing: list[Candidate], text: str) -> list[Candidate]:
-    """The existing items a batch is shown: those sharing its words, then identity facts it may replace."""
-    chosen = relevant(existing, text, MAX_CANDIDATES)
-    standing = [c for c in existing if c.dimension is Dimension.identity and c not in chosen][:MAX_STANDING]
-    return chosen[: MAX_CANDIDATES - len(standing)] + standing
-
-
 def active_items(memory: dict[Dimension, MemoryFile | None] | None, dimension: Dimension | None,
                  text: str) -> list[Candidate]:
     """The Active items `remember` shows the model: the given dimension's, else all; those sharing words first."""
@@ -376,34 +333,6 @@ def active_items(memory: dict[Dimension, MemoryFile | None] | None, dimension: D
     items = [Candidate(dimension=f.dimension, text=i.text) for f in files for i in f.active]
     first = relevant(items, text, MAX_CLASSIFY_ITEMS)
     return (first + [c for c in items if c not in first])[:MAX_CLASSIFY_ITEMS]
-
-
-def restated(linked: Candidate | None, number: int | None, dimension: Dimension,
-             text: str) -> tuple[str | None, int | None]:
-    """The text and number of the shown item a fact restates, or (None, None) when it restates none.
-
-    A link to another dimension's item restates nothing; one to an item of the opposite polarity
-    ("Hates working from the office on Mondays" for "Loves working from the office on Mondays")
-    would join opposite facts, and is dropped: the fact is kept as its own (docs/spec.md §3).
-    """
-    if linked is None or linked.dimension != dimension or opposed(text, linked.text):
-        return None, None
-    return linked.text, number
-
-
-def superseded(number: int | None, items: dict[int, Candidate], dimension: Dimension, text: str,
-               restates: int | None) -> tuple[str | None, str | None]:
-    """The text of the shown item a reply says this fact replaces, or why that claim is ignored."""
-    if number is None:
-        return None, None
-    item = items.get(number)
-    if item is None:
-        return None, "an unknown item number in supersedes"
-    if item.dimension is not dimension:
-        return None, "supersedes an item of another dimension"
-    if number == restates or normalise(item.text) == normalise(text):
-        return None, "supersedes the item it restates"
-    return item.text, None
 
 
 def keeps_the_point(original: str, wording: str) -> bool:
