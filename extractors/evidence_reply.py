@@ -13,10 +13,11 @@ from hylo_memory.decay import Dimension, Evidence
 from hylo_memory.decay.match import normalise
 from hylo_memory.decay.polarity import opposed
 
-from .base import Candidate, Extraction, Source
+from .base import Candidate, Cluster, Extraction, Source
 from .batching import relevant
-from .replies import EvidenceEntry, clean_text, parse_entries
+from .replies import EvidenceEntry, PreferenceEntry, clean_text, parse_entries
 from .standalone import why_not_alone
+from .synthesis import cluster_evidence
 
 MAX_CANDIDATES = 40  # existing items shown per request: the relevant ones, never whole files
 # Identity items shown beside the relevant ones: the facts a note most often replaces while sharing no
@@ -69,6 +70,26 @@ def shown(existing: list[Candidate], text: str) -> list[Candidate]:
     chosen = relevant(existing, text, MAX_CANDIDATES)
     standing = [c for c in existing if c.dimension is Dimension.identity and c not in chosen][:MAX_STANDING]
     return chosen[: MAX_CANDIDATES - len(standing)] + standing
+
+
+def read_preferences(raw: str, clusters: dict[int, Cluster]) -> Extraction:
+    """One preference a cluster, worded as a trait; one piece of evidence a new unit of the cluster."""
+    entries = parse_entries(raw, "preferences", PreferenceEntry, limit=len(clusters))
+    result = Extraction()
+    result.drop("not a valid preference entry", *entries.invalid_examples, count=entries.invalid)
+    result.drop("past the reply's limit (one a cluster)", *entries.over_limit_examples, count=entries.over_limit)
+    done: set[int] = set()
+    for entry in entries.valid:
+        text = clean_text(entry.text)
+        problem = ("an unknown cluster number" if entry.cluster not in clusters else
+                   "a second wording for its cluster" if entry.cluster in done else
+                   "empty, over-long or not one line" if text is None else None)
+        if problem is not None or text is None:
+            result.drop(problem or "", entry.text)
+            continue
+        done.add(entry.cluster)
+        result.evidence += cluster_evidence(clusters[entry.cluster], text)
+    return result
 
 
 def restated(linked: Candidate | None, number: int | None, dimension: Dimension,

@@ -17,7 +17,7 @@ from hylo_memory.templates import render
 from .base import AuthorProfile, Candidate, Cluster, Decision, Extraction, Progress, Source, Usage
 from .batching import Batch, Part, estimate_tokens, halved, pack, relevant
 from .context_size import PROBE_TIMEOUT, context_tokens
-from .evidence_reply import Asked, read_evidence, shown, superseded
+from .evidence_reply import Asked, read_evidence, read_preferences, shown, superseded
 from .llm_batches import failed, hint_tokens, or_failed, repair_turn, why_offline, within
 from .llm_client import ChatClient, Mode
 from .llm_errors import InvalidReply, LLMError, ReplyCut, TooLong
@@ -25,16 +25,13 @@ from .offline import NO_MODEL_ASKED, OfflineExtractor
 from .replies import (
     ClassifyReply,
     ExtractionReply,
-    PreferenceEntry,
     SynthesisReply,
     clean_text,
-    parse_entries,
     parse_object,
     strict_schema,
 )
 from .settings import LLMSettings
 from .standalone import why_not_alone
-from .synthesis import cluster_evidence
 
 T = TypeVar("T")
 MAX_CLASSIFY_ITEMS = 100  # Active items `remember` shows the model, for it to say which one a fact replaces
@@ -207,28 +204,11 @@ class LLMExtractor:
     async def _synthesise(self, client: ChatClient, clusters: list[Cluster], profile: AuthorProfile) -> Extraction:
         self._fit(client)
         numbered = list(enumerate(clusters, start=1))
-        by_number = dict(numbered)
         messages = [{"role": "system", "content": render("synthesise_instructions.j2")},
                     {"role": "user", "content": render("synthesise_request.j2", clusters=numbered, profile=profile)}]
 
         def read(raw: str) -> Extraction:
-            entries = parse_entries(raw, "preferences", PreferenceEntry, limit=len(clusters))
-            result = Extraction()
-            result.drop("not a valid preference entry", *entries.invalid_examples, count=entries.invalid)
-            result.drop("past the reply's limit (one a cluster)", *entries.over_limit_examples,
-                        count=entries.over_limit)
-            done: set[int] = set()
-            for entry in entries.valid:
-                text = clean_text(entry.text)
-                problem = ("an unknown cluster number" if entry.cluster not in by_number else
-                           "a second wording for its cluster" if entry.cluster in done else
-                           "empty, over-long or not one line" if text is None else None)
-                if problem is not None or text is None:
-                    result.drop(problem or "", entry.text)
-                    continue
-                done.add(entry.cluster)
-                result.evidence += cluster_evidence(by_number[entry.cluster], text)
-            return result
+            return read_preferences(raw, dict(numbered))
 
         return await or_failed(self._ask(client, messages, "synthesis", strict_schema(SynthesisReply), read),
                                 sorted({p for c in clusters for p in c.sources}),

@@ -68,6 +68,9 @@ class Config(LLMSettings):
         "never again holding back the others); `refresh --retry-stuck` tries them again."))
     pool_days: int = Field(180, ge=1, le=DAYS, description=(
         "How long an external unit waits in the pool for others of its theme."))
+    lease_minutes: float = Field(30.0, gt=0, le=24 * 60, description=(
+        "How long the person's assistant has to answer a batch it was handed (`notes_to_read`, `pending`); "
+        "unanswered, its sources wait for the next batch."))
     archive_keep: int = Field(10, ge=0, le=10_000, description=(
         "Prior versions kept per memory file in `.archive/`, beyond every version of the last 24 hours "
         "(up to 16 MiB a file)."))

@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "refresh": ("memory:refresh_command",
                 "one run: read recent notes, extract evidence, apply the rules, summarise"),
     "apply": ("memory:apply_command", "apply evidence from a JSONL file through the rules, with no LLM"),
+    "pending": ("memory:pending_command", "hand out the next batch of unread notes for an assistant to read (a lease)"),
     "remember": ("memory:remember_command", "record one fact the person states"),
     "schedule": ("memory:schedule_command",
                  "run refresh on a cron schedule until stopped (SIGTERM or Ctrl-C)"),

@@ -15,7 +15,7 @@ from hylo_memory.pipeline.cli.arguments import not_blank
 from hylo_memory.pipeline.cli.options import PROG, DateType, DimensionType, fail, json_failures, options, setup
 from hylo_memory.pipeline.cli.progress_bar import progress_bar
 from hylo_memory.pipeline.operations.apply import apply_evidence
-from hylo_memory.pipeline.operations.evidence_file import read_evidence
+from hylo_memory.pipeline.operations.evidence_file import read_answer, read_evidence
 from hylo_memory.pipeline.operations.init import file_diff, propose_file, write_file
 from hylo_memory.pipeline.operations.outcome import not_ok_line
 from hylo_memory.pipeline.operations.recall import keep_for_readers
@@ -70,15 +70,29 @@ def refresh_command(ctx: click.Context, vault: Path | None, config_file: Path | 
 
 @click.command("apply", help="apply evidence from a JSONL file through the rules, with no LLM")
 @options()
-@click.option("--evidence", type=click.Path(path_type=Path), required=True, help="one JSON evidence object a line")
+@click.option("--evidence", type=click.Path(path_type=Path), required=True,
+              help="one JSON evidence object a line; with --lease, the answer to the batch (its JSON)")
+@click.option("--lease", help="the lease of a batch `pending` handed out: the evidence file is the answer to it")
+@click.option("--client", default="command line", show_default=True, help="with --lease: who read the notes")
 @click.option("--dry-run", is_flag=True, help="show what would change, write nothing")
+@click.option("--json", "as_json", is_flag=True, help="with --lease: print the run summary as one JSON object")
 @click.pass_context
+@json_failures
 def apply_command(ctx: click.Context, vault: Path | None, config_file: Path | None, today: dt.date | None,
-                  evidence: Path, dry_run: bool) -> int:
+                  evidence: Path, lease: str | None, client: str, dry_run: bool, as_json: bool) -> int:
+    if lease is not None and dry_run:
+        raise click.UsageError("--dry-run does not go with --lease: an answer is kept, or not given", ctx)
     config, vault = setup(ctx, config_file, vault)
+    day = today or clock.today(config.timezone)
+    if lease is not None:
+        from hylo_memory.pipeline.operations.lease import propose
+
+        proposed = propose(vault, config, lease, read_answer(evidence), client, day)
+        keep_for_readers(vault, config)
+        click.echo(proposed.to_json() if as_json else proposed.to_text(next_with=f"`{PROG} pending`"), nl=as_json)
+        return 0
     found = read_evidence(evidence)
-    applied = apply_evidence(open_store(vault, config), found, today or clock.today(config.timezone), config,
-                             dry_run=dry_run, detail=str(evidence))
+    applied = apply_evidence(open_store(vault, config), found, day, config, dry_run=dry_run, detail=str(evidence))
     if dry_run:  # before the report, which reads as a real apply's
         click.echo(f"{PROG} apply --dry-run: what {evidence} would change; nothing was written")
     else:
@@ -86,6 +100,23 @@ def apply_command(ctx: click.Context, vault: Path | None, config_file: Path | No
     click.echo(render_changes(applied.updates), nl=False)
     for refused in applied.left_out:  # the rules did not reach it: said, so its items are not taken for current
         fail(f"{PROG}: left as it is, it cannot be read: {refused}")
+    return 0
+
+
+@click.command("pending", help="hand out the next batch of unread notes for an assistant to read (a lease)")
+@options()
+@click.option("--client", default="command line", show_default=True, help="who reads the notes (named in `why`)")
+@click.option("--json", "as_json", is_flag=True, help="print the batch as one JSON object, its sources' text included")
+@click.pass_context
+@json_failures
+def pending_command(ctx: click.Context, vault: Path | None, config_file: Path | None, today: dt.date | None,
+                    client: str, as_json: bool) -> int:
+    from hylo_memory.pipeline.operations.lease import notes_to_read
+
+    config, vault = setup(ctx, config_file, vault)
+    handed = notes_to_read(vault, config, " ".join(client.split())[:80] or "command line",
+                           today or clock.today(config.timezone))
+    click.echo(handed.to_json() if as_json else handed.to_text(answer_with=f"`{PROG} apply --lease`"), nl=as_json)
     return 0
 
 
@@ -171,5 +202,5 @@ def _ask(question: str) -> bool:
         raise click.ClickException("no answer: nothing written (--yes writes without asking)") from None
 
 
-COMMANDS: list[click.Command] = [refresh_command, apply_command, remember_command, schedule_command, status_command,
-                                 init_command]
+COMMANDS: list[click.Command] = [refresh_command, apply_command, pending_command, remember_command, schedule_command,
+                                 status_command, init_command]

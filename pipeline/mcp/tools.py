@@ -19,6 +19,7 @@ from hylo_memory.decay.ranking import MAX_BUDGET, MIN_BUDGET
 from hylo_memory.pipeline.mcp import wording
 from hylo_memory.pipeline.mcp.calls import Memory, blocking, result
 from hylo_memory.pipeline.mcp.progress import ProgressNotices
+from hylo_memory.pipeline.mcp.reading import register_reading
 from hylo_memory.pipeline.operations.context import DEFAULT_BUDGET, build_context
 from hylo_memory.pipeline.operations.forget import forget as forget_item
 from hylo_memory.pipeline.operations.history import history as changes
@@ -185,3 +186,4 @@ def register(server: MCPServer[Any], memory: Memory) -> None:
     for name, (description, hints) in TOOLS.items():
         method: Callable[..., Any] = getattr(tools, name)
         server.add_tool(method, name=name, description=description, annotations=hints)
+    register_reading(server, memory, _annotations)

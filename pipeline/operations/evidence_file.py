@@ -1,26 +1,48 @@
-"""Reading `apply --evidence FILE.jsonl`: every line valid, or the whole file refused."""
+"""Reading `apply --evidence FILE`: a JSONL file of evidence, every line valid or the whole file refused; or, with
+`--lease`, the assistant's answer to its batch (one JSON value, read entry by entry as a model's reply)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
 from hylo_memory.decay import Evidence
 from hylo_memory.errors import InputError, validation_line
 
+MAX_BYTES = 64 * 1024 * 1024  # far past any run's evidence: a file past it is not one
+
+
+def _text(path: Path) -> str:
+    try:
+        with path.open("rb") as file:
+            data = file.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        raise InputError(f"{path}: evidence file not found") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+    if len(data) > MAX_BYTES:
+        raise InputError(f"{path}: more than {MAX_BYTES // (1024 * 1024)} MB: not an evidence file")
+    try:
+        return data.decode("utf-8-sig")  # a BOM from a Windows editor is not an error
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: is not UTF-8 text") from None
+
+
+def read_answer(path: Path) -> Any:
+    """An assistant's answer to its batch: one JSON value (its entries are read one by one, later)."""
+    text = _text(path)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+
 
 def read_evidence(path: Path) -> list[Evidence]:
     """Parse a JSONL evidence file; raise `InputError` naming the first bad line."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")  # a BOM from a Windows editor is not an error
-    except FileNotFoundError:
-        raise InputError(f"{path}: evidence file not found") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: is not UTF-8 text") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+    text = _text(path)
     evidence = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():

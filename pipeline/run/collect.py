@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -51,10 +52,11 @@ class Plan(BaseModel):
 
 def plan(vault: Path, config: Config, ledger: Ledger, files: dict[Dimension, MemoryFile | None], today: dt.date,
          intro: str | None = None, cap: int | None = None, reread: Reread | None = None,
-         reach: dt.date | None = None) -> Plan:
+         reach: dt.date | None = None, only: Mapping[str, str] | None = None) -> Plan:
     """The window, profile and sources of a run over `vault` (refresh runs it; status previews it).
 
-    `reach`: the window reaches back at least to this date (`--retry-stuck`'s sources)."""
+    `reach`: the window reaches back at least to this date (`--retry-stuck`'s sources, a lease's);
+    `only`: the sources (path → content hash) of an assistant's lease, the only ones it extracts."""
     # First: no identity file and no complete run (a vault whose notes never yield an identity fact
     # is not read as new every night, docs/spec.md §4.1).
     first = files.get(Dimension.identity) is None and ledger.last_complete() is None
@@ -67,7 +69,8 @@ def plan(vault: Path, config: Config, ledger: Ledger, files: dict[Dimension, Mem
     reader = notes_of(vault, config, author=[n for n in (profile.name, *profile.aliases) if n],  # whose clippings
                       future=ledger.future())
     reader.pull(window)  # a Hylo vault's window, into its mirror (docs/spec.md §10)
-    return Plan(window=window, profile=profile, collected=collect(reader, window, ledger, profile, cap, reread))
+    return Plan(window=window, profile=profile,
+                collected=collect(reader, window, ledger, profile, cap, reread, only))
 
 
 class Reread(BaseModel):
@@ -78,8 +81,9 @@ class Reread(BaseModel):
 
 
 def collect(vault: Vault, window: Window, ledger: Ledger, profile: AuthorProfile, cap: int | None,
-            reread: Reread | None = None) -> Collected:
-    """Page through the window; drop sources already extracted with the same content; apply the cap."""
+            reread: Reread | None = None, only: Mapping[str, str] | None = None) -> Collected:
+    """Page through the window; drop sources already extracted with the same content; apply the cap (and `only`:
+    the rest wait, so the window of the next run reaches back to them)."""
     result = Collected()
     fresh: list[Source] = []
     failing = Failing(ledger)
@@ -112,6 +116,9 @@ def collect(vault: Vault, window: Window, ledger: Ledger, profile: AuthorProfile
             result.plain_text.append(found.path)
     # Oldest first, so a backlog drains in the order it was written.
     fresh.sort(key=lambda s: (s.date, s.path))
+    if only is not None:
+        chosen = [s for s in fresh if only.get(s.path) == s.content_hash]
+        fresh, result.waiting = chosen, len(fresh) - len(chosen)
     if cap is not None and len(fresh) > cap:
         fresh, result.waiting = fresh[:cap], len(fresh) - cap
     result.sources = fresh

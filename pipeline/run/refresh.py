@@ -31,6 +31,7 @@ from hylo_memory.pipeline.run.window import Window
 from hylo_memory.pipeline.state.changes import change_of
 from hylo_memory.pipeline.state.failing import Failed, Failing
 from hylo_memory.pipeline.state.journal import RUNS_DIR, Journal, RunEnd, commit_planned
+from hylo_memory.pipeline.state.leases import Lease
 from hylo_memory.pipeline.state.ledger import STATE_DIR, Ledger
 from hylo_memory.pipeline.state.locking import RUN_LOCK, hold
 from hylo_memory.pipeline.state.trust import known, tombstones
@@ -50,11 +51,13 @@ def refresh(
     reextract: bool = False,
     since: dt.date | None = None,
     retry_stuck: bool = False,
+    only: Lease | None = None,
 ) -> tuple[RunSummary, list[FileUpdate]]:
     """Collect, extract, apply the rules, write, record; return the summary and the updates.
 
     `reextract` reads again the sources in the window (or since `since`) another extractor read;
-    `retry_stuck` tries the stuck sources again.
+    `retry_stuck` tries the stuck sources again; `only`: an assistant's lease, whose sources alone are
+    extracted (the others in the window wait) and which is closed in the same commit.
     """
     progress = progress or Silent()
     reread = Reread(extractor=extractor.name, since=since) if reextract else None
@@ -63,14 +66,14 @@ def refresh(
         # A dry run writes nothing at all, not even a lock or the ledger.
         with Ledger.for_memory_dir(store.folder, readonly=True) as ledger:
             return _run(vault, store, ledger, config, extractor, today, intro, progress, reread, dry_run=True,
-                        retry_stuck=retry_stuck)
+                        retry_stuck=retry_stuck, lease=only)
     state = store.folder / STATE_DIR
     with hold(state, RUN_LOCK, config.lock_timeout, "a refresh is running"):
         with writing(store, config.lock_timeout, run_lock_held=True):
             pass  # files read for the profile and the prompts are whole
         with Ledger.for_memory_dir(store.folder) as ledger:
             return _run(vault, store, ledger, config, extractor, today, intro, progress, reread, dry_run=False,
-                        retry_stuck=retry_stuck)
+                        retry_stuck=retry_stuck, lease=only)
 
 
 def _run(
@@ -85,13 +88,17 @@ def _run(
     reread: Reread | None,
     dry_run: bool,
     retry_stuck: bool = False,
+    lease: Lease | None = None,
 ) -> tuple[RunSummary, list[FileUpdate]]:
     files = store.read_all()  # a hand-broken file stops the run here, before any work
     _say_if_back_fill(ledger, today, config)
     progress.reading()
     failing = Failing(ledger)
     reach = failing.retry() if retry_stuck else None  # a dry run's ledger is a copy: nothing is changed
-    planned = plan(vault, config, ledger, files, today, intro, config.per_run_cap, reread, reach)
+    if lease is not None:
+        reach = min(reach or lease.window_start, lease.window_start)
+    planned = plan(vault, config, ledger, files, today, intro, None if lease else config.per_run_cap, reread, reach,
+                   only=lease.sources if lease else None)
     window, profile, collected = planned.window, planned.profile, planned.collected
     run_id = ledger.start_run(today, window.mode, window.start, window.days)
     if not dry_run:  # before any evidence is applied: a crash later still leaves them to be opened
@@ -130,8 +137,9 @@ def _run(
             run=RunEnd(run_id=run_id, today=today, status=summary.status, waiting=summary.waiting,
                        counts=summary.counts, usage=summary.usage, extractor=extractor.name),
             # A run that wrote nothing is no change to take back: `history` lists what changed files.
-            change=change_of("refresh", updates, today, f"run {run_id}, {window.mode}", hashes, run_id,
+            change=change_of("refresh", updates, today, f"run {run_id}, {window.mode}" + (f", read by {extractor.name}" if lease else ""), hashes, run_id,
                              outcome.synthesised) if written else None,
+            lease=lease.token if lease else None,
         )
         return journal, (summary, updates)
 

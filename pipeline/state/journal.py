@@ -43,6 +43,7 @@ from hylo_memory.decay.store import ARCHIVE_DIR, MemoryStore, atomic_write, dige
 from hylo_memory.errors import FileChanged, HyloMemoryError, JournalError, storage_error
 from hylo_memory.extractors.base import PoolUnit, Usage
 from hylo_memory.pipeline.state.changes import ChangeRecord
+from hylo_memory.pipeline.state.leases import close
 from hylo_memory.pipeline.state.ledger import STATE_DIR, Counts, Ledger, RunStatus
 from hylo_memory.pipeline.state.names import JOURNAL_FILE as JOURNAL_FILE
 from hylo_memory.pipeline.state.names import journal_path as journal_path
@@ -82,6 +83,7 @@ class Journal(BaseModel):
     pool: list[PoolUnit] = []  # external units the run read, for the themes of later runs
     run: RunEnd | None = None
     change: ChangeRecord | None = None  # what `history` and `undo` will know of this command (docs/spec.md §8)
+    lease: str | None = None  # the assistant's lease this run answers, closed as its sources are marked read
 
 
 def commit_planned(store: MemoryStore, ledger: Ledger | None, plan: Callable[[], tuple[Journal | None, T]]) -> T:
@@ -289,6 +291,8 @@ def _record(ledger: Ledger, journal: Journal) -> None:
             ledger.record_sources(run.run_id, run.today, journal.sources, run.extractor)
             ledger.record_pool(journal.pool)
             ledger.finish_run(run.run_id, run.status, run.waiting, run.counts.model_dump(), run.usage)
+            if journal.lease is not None:
+                close(ledger, journal.lease)
         if change is not None and not has_change(ledger, change.token):
             record_change(ledger, change, dict(journal.files))
 

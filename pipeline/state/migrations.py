@@ -144,6 +144,31 @@ def _m009_failing_sources(db: sqlite3.Connection) -> None:
     )
 
 
+def _m010_leases(db: sqlite3.Connection) -> None:
+    # The person's assistant reads a batch under a lease (docs/spec.md §9.6): its sources are no one else's until
+    # it answers or the lease expires. `request` holds what it was shown, to read its answer by.
+    db.execute(
+        """CREATE TABLE leases (
+            token TEXT PRIMARY KEY,
+            kind TEXT NOT NULL,
+            client TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            expires_at REAL NOT NULL,
+            window_start TEXT NOT NULL,
+            request TEXT NOT NULL,
+            answered INTEGER NOT NULL DEFAULT 0
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE leased_sources (
+            token TEXT NOT NULL,
+            path TEXT NOT NULL,
+            hash TEXT NOT NULL,
+            PRIMARY KEY (token, path)
+        )"""
+    )
+
+
 MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("m001_initial", _m001_initial),
     ("m002_hash_index", _m002_hash_index),
@@ -154,4 +179,5 @@ MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("m007_provenance_via", _m007_provenance_via),
     ("m008_future_sources", _m008_future_sources),
     ("m009_failing_sources", _m009_failing_sources),
+    ("m010_leases", _m010_leases),
 ]

@@ -1,0 +1,60 @@
+"""The two tools by which the person's assistant is the extractor (docs/spec.md §9.6): `notes_to_read`, then
+`propose_memories`, in a loop until nothing remains. The assistant reads; the rules keep."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp_types import CallToolResult
+from pydantic import Field
+
+from hylo_memory.pipeline.mcp import wording
+from hylo_memory.pipeline.mcp.calls import Memory, blocking, result
+
+MAX_CLIENT_NAME = 80  # a client's name is its own to give: bounded, one line, before the ledger keeps it
+Lease = Annotated[str, Field(max_length=100, description="the lease token notes_to_read gave with the batch")]
+# Any JSON at all: an answer with a bad entry is read entry by entry, never refused whole by the schema.
+Answer = Annotated[Any, Field(description='{"evidence": [...]} for a batch of notes ({"preferences": [...]} for a '
+                                          'batch of themes), shaped as the schema the batch ends with; an empty '
+                                          'list when the notes hold nothing worth keeping')]
+
+
+def client_name(context: Context[Any, Any]) -> str:
+    """The MCP client, as it named itself in `initialize` ("claude-code", "cursor"); "MCP client" when it did not."""
+    params = context.session.client_params
+    name = params.client_info.name if params is not None and params.client_info is not None else None
+    name = " ".join(str(name or "").split())[:MAX_CLIENT_NAME]
+    return name or "MCP client"
+
+
+class Reading:
+    """The assistant's reading loop, over one memory."""
+
+    def __init__(self, memory: Memory):
+        self.memory = memory
+
+    async def notes_to_read(self, context: Context[Any, Any]) -> CallToolResult:
+        from hylo_memory.pipeline.operations.lease import notes_to_read  # the run loads on the worker
+
+        client = client_name(context)
+        handed = await blocking(lambda: notes_to_read(self.memory.vault, self.memory.config, client,
+                                                      self.memory.today()))
+        return result(handed.to_text(), handed.model_dump_json(exclude_none=True, exclude={"instructions",
+                                                                                          "request", "sources"}))
+
+    async def propose_memories(self, context: Context[Any, Any], lease: Lease, evidence: Answer) -> CallToolResult:
+        from hylo_memory.pipeline.operations.lease import propose
+
+        client = client_name(context)
+        proposed = await blocking(lambda: propose(self.memory.vault, self.memory.config, lease, evidence, client,
+                                                  self.memory.today()))
+        return result(proposed.to_text(), proposed.to_json())
+
+
+def register_reading(server: MCPServer[Any], memory: Memory, annotations: Any) -> None:
+    reading = Reading(memory)
+    server.add_tool(reading.notes_to_read, name="notes_to_read", description=wording.NOTES_TO_READ,
+                    annotations=annotations("Notes to read for memory", read_only=False))
+    server.add_tool(reading.propose_memories, name="propose_memories", description=wording.PROPOSE_MEMORIES,
+                    annotations=annotations("Propose memories from notes", read_only=False))

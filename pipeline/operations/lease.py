@@ -1,0 +1,134 @@
+"""The person's assistant as the extractor (docs/spec.md §9.6): a batch handed out under a lease, its answer kept.
+
+`notes_to_read` hands out the window's next unread sources, one batch sized like a model's request,
+with the instructions, the author profile, the numbered existing items and the answer's schema; the
+batch's sources are leased to the asker. `propose` reads the answer as a model's reply is read and
+runs the rules on it as one refresh over exactly the leased sources, which closes the lease as it
+marks them read. Sources the person read rather than wrote come last, as a batch of themes to word.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from pathlib import Path
+from typing import Any
+
+from hylo_memory.errors import InputError
+from hylo_memory.extractors.agent import (
+    Answered,
+    Handout,
+    extract_handout,
+    handout_tokens,
+    read_answer,
+    synthesis_handout,
+)
+from hylo_memory.extractors.base import AuthorProfile, Candidate, Extraction, Perspective, Source
+from hylo_memory.extractors.batching import Batch, pack
+from hylo_memory.extractors.llm_errors import InvalidReply
+from hylo_memory.extractors.synthesis import cluster_units, pool_unit
+from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.operations.handed import Handed, Proposed
+from hylo_memory.pipeline.run.collect import plan
+from hylo_memory.pipeline.run.profile import kept_intro
+from hylo_memory.pipeline.run.refresh import refresh
+from hylo_memory.pipeline.state.leases import Lease, Leases, new_token
+from hylo_memory.pipeline.state.ledger import STATE_DIR, Ledger
+from hylo_memory.pipeline.state.locking import RUN_LOCK, hold
+from hylo_memory.pipeline.state.writing import open_store, writing
+
+_SOURCES_SHARE = 0.7  # of a batch's tokens after its fixed parts, the sources'; the rest, the items shown
+
+
+def extractor_name(client: str) -> str:
+    """How the ledger, `why` and `history` name the assistant that read a source."""
+    return f"assistant ({client})"
+
+
+def notes_to_read(vault: Path, config: Config, client: str, today: dt.date, pooling: bool = True) -> Handed:
+    """The next batch of unread sources, leased to `client`; or why there is none (all read, or all leased)."""
+    store = open_store(vault, config)
+    with hold(store.folder / STATE_DIR, RUN_LOCK, config.lock_timeout, "a refresh is running"):
+        with writing(store, config.lock_timeout, run_lock_held=True):
+            pass  # the files the items are shown from are whole
+        with Ledger.for_memory_dir(store.folder) as ledger:
+            handed, pooled = _hand_out(vault, config, store.folder, ledger, client, today)
+    if pooled is None or not pooling:
+        return handed
+    # Units the person read, in no theme yet: nothing to ask anyone. They join the pool, read.
+    refresh(vault, config, Answered(extractor_name(client), Extraction()), today, only=pooled)
+    return notes_to_read(vault, config, client, today, pooling=False)
+
+
+def _hand_out(vault: Path, config: Config, folder: Path, ledger: Ledger, client: str,
+              today: dt.date) -> tuple[Handed, Lease | None]:
+    leases, now = Leases(ledger), time.time()
+    leases.forget_old(now)
+    store = open_store(vault, config)
+    planned = plan(vault, config, ledger, store.read_all(), today, kept_intro(store))
+    held = leases.held(now)
+    free = [s for s in planned.collected.sources if s.path not in held]
+    personal = [s for s in free if s.perspective is not Perspective.external]
+    external = [s for s in free if s.perspective is Perspective.external]
+    lease = Lease(token=new_token(), kind="extract", client=client, created_at=now,
+                  expires_at=now + config.lease_minutes * 60, window_start=planned.window.start, sources={}, request={})
+    if personal:
+        files = store.read_all()
+        existing = [Candidate(dimension=d, text=i.text) for d, f in files.items() if f for i in f.items]
+        handout, chosen = _extract_batch(personal, existing, planned.profile, config.request_token_budget)
+    elif external:
+        clusters = cluster_units([pool_unit(s) for s in external],
+                                 ledger.pool(since=today - dt.timedelta(days=config.pool_days)))
+        if not clusters:
+            return Handed(status="done"), lease.model_copy(update={"sources": _hashes(external)})
+        handout, chosen = synthesis_handout(clusters, planned.profile), external
+        lease.kind = "synthesis"
+    elif held:
+        return Handed(status="wait", wait_seconds=max(1, int(min(held.values()) - now) + 1)), None
+    else:
+        return Handed(status="done"), None
+    lease.sources, lease.request = _hashes(chosen), handout.model_dump(mode="json")
+    leases.add(lease)
+    return Handed.of(lease, handout, remaining=len(free) - len(chosen)), None
+
+
+def _extract_batch(sources: list[Source], existing: list[Candidate], profile: AuthorProfile,
+                   tokens: int) -> tuple[Handout, list[Source]]:
+    """The first batch the model's requests would be, with every piece of a long source it begins."""
+    fixed = handout_tokens(extract_handout([], [], profile, tokens))
+    batches = pack(sources, max(int((tokens - fixed) * _SOURCES_SHARE), 64))
+    batch = Batch(parts=list(batches[0].parts))
+    for later in batches[1:]:  # a source cut into pieces is leased whole
+        if later.parts[0].source.path != batch.parts[-1].source.path:
+            break
+        batch.parts += later.parts
+    chosen = list({p.source.path: p.source for p in batch.parts}.values())
+    return extract_handout(batch.parts, existing, profile, tokens), chosen
+
+
+def _hashes(sources: list[Source]) -> dict[str, str]:
+    return {s.path: s.content_hash for s in sources}
+
+
+def propose(vault: Path, config: Config, token: str, answer: Any, client: str, today: dt.date) -> Proposed:
+    """Keep what the assistant found in its lease's sources: read entry by entry, then the rules, as a run."""
+    store = open_store(vault, config)
+    with Ledger.for_memory_dir(store.folder) as ledger:
+        lease = Leases(ledger).get(token.strip())
+    if lease is None:
+        raise InputError(f"lease {token!r} is unknown (or more than a day old): ask for a batch with notes_to_read")
+    if lease.answered:
+        raise InputError(f"lease {token} was answered already: ask for the next batch with notes_to_read")
+    if lease.expired(time.time()):
+        when = dt.datetime.fromtimestamp(lease.expires_at, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+        raise InputError(f"lease {token} expired at {when}: its notes wait for the next batch; ask for it with "
+                         "notes_to_read and answer within the lease")
+    handout = Handout.model_validate(lease.request)
+    try:
+        extraction = read_answer(handout, answer, config.max_evidence_per_source)
+    except InvalidReply as exc:
+        raise InputError(f"lease {token}: the answer is not the JSON asked for ({exc.reason}); nothing was kept, "
+                         "the lease still holds: answer again") from None
+    extractor = Answered(extractor_name(client), extraction, handout.clusters)
+    summary, _ = refresh(vault, config, extractor, today, only=lease)
+    return Proposed(summary=summary, remaining=summary.waiting)

@@ -1,0 +1,92 @@
+"""Leases (docs/spec.md §9.6): a batch of sources handed to the person's assistant, theirs until it answers.
+
+A lease holds its sources by path and content hash; while it lives, no other batch holds them. An
+answer made in time is read by what the lease recorded of the request, and the lease is closed in the
+transaction that marks its sources read. A lease never answered expires: its sources wait for the
+next batch, nothing marked read. Leases are kept a day past their expiry, so a late or second answer
+is told so, rather than that its lease is unknown.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import secrets
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from hylo_memory.pipeline.state.ledger import Ledger, guarded
+
+KEPT_EXPIRED = 24 * 3600.0  # seconds an expired lease is remembered, to name a late answer
+LeaseKind = Literal["extract", "synthesis"]
+
+
+class Lease(BaseModel):
+    token: str
+    kind: LeaseKind
+    client: str
+    created_at: float  # seconds since the epoch
+    expires_at: float
+    window_start: dt.date  # the window the sources were found in: the answer's run reaches back to it
+    sources: dict[str, str]  # path → content hash
+    request: dict[str, Any]  # what the assistant was shown, to read its answer by (extractors/agent.py)
+    answered: bool = False
+
+    def expired(self, now: float) -> bool:
+        return now >= self.expires_at
+
+
+def new_token() -> str:
+    return "L-" + secrets.token_urlsafe(12)
+
+
+def close(ledger: Ledger, token: str) -> None:
+    """The lease answered, inside the transaction that marks its sources read (journal.py): a crash leaves both
+    or neither."""
+    ledger.db.execute("DELETE FROM leased_sources WHERE token = ?", (token,))
+    ledger.db.execute("UPDATE leases SET answered = 1 WHERE token = ?", (token,))
+
+
+class Leases:
+    """The ledger's leases."""
+
+    def __init__(self, ledger: Ledger):
+        self.ledger, self.db, self.path = ledger, ledger.db, ledger.path  # path: for `guarded`'s one line
+
+    @guarded
+    def add(self, lease: Lease) -> None:
+        with self.ledger.transaction():
+            self.db.execute("INSERT INTO leases VALUES (?, ?, ?, ?, ?, ?, ?, 0)",
+                            (lease.token, lease.kind, lease.client, lease.created_at, lease.expires_at,
+                             lease.window_start.isoformat(), json.dumps(lease.request)))
+            self.db.executemany("INSERT INTO leased_sources VALUES (?, ?, ?)",
+                                [(lease.token, path, h) for path, h in lease.sources.items()])
+
+    @guarded
+    def get(self, token: str) -> Lease | None:
+        row = self.db.execute("SELECT * FROM leases WHERE token = ?", (token,)).fetchone()
+        if row is None:
+            return None
+        sources = {r["path"]: r["hash"] for r in
+                   self.db.execute("SELECT path, hash FROM leased_sources WHERE token = ? ORDER BY path", (token,))}
+        return Lease(token=row["token"], kind=row["kind"], client=row["client"], created_at=row["created_at"],
+                     expires_at=row["expires_at"], window_start=dt.date.fromisoformat(row["window_start"]),
+                     sources=sources, request=json.loads(row["request"]), answered=bool(row["answered"]))
+
+    @guarded
+    def held(self, now: float) -> dict[str, float]:
+        """Each path a live lease holds, with when its lease expires."""
+        rows = self.db.execute("SELECT s.path, l.expires_at FROM leased_sources s JOIN leases l USING (token) "
+                               "WHERE l.expires_at > ?", (now,))
+        return {r["path"]: r["expires_at"] for r in rows}
+
+    @guarded
+    def forget_old(self, now: float) -> None:
+        """Leases expired more than a day ago, answered or not: no answer to them is still coming."""
+        old = [(r["token"],) for r in self.db.execute("SELECT token FROM leases WHERE expires_at < ?",
+                                                      (now - KEPT_EXPIRED,))]
+        if old:
+            with self.ledger.transaction():
+                self.db.executemany("DELETE FROM leased_sources WHERE token = ?", old)
+                self.db.executemany("DELETE FROM leases WHERE token = ?", old)
