@@ -130,6 +130,7 @@ def _run(
         if dry_run:
             return None, (summary, updates)
         written = {u.dimension: render(u.after) for u in updates if u.write}
+        detail = f"run {run_id}, {window.mode}" + (f", read by {extractor.name}" if lease else "")
         journal = Journal(
             files=written,
             sources=[(s.path, s.content_hash) for s in extracted],
@@ -137,8 +138,8 @@ def _run(
             run=RunEnd(run_id=run_id, today=today, status=summary.status, waiting=summary.waiting,
                        counts=summary.counts, usage=summary.usage, extractor=extractor.name),
             # A run that wrote nothing is no change to take back: `history` lists what changed files.
-            change=change_of("refresh", updates, today, f"run {run_id}, {window.mode}" + (f", read by {extractor.name}" if lease else ""), hashes, run_id,
-                             outcome.synthesised) if written else None,
+            change=change_of("refresh", updates, today, detail, hashes, run_id, outcome.synthesised)
+            if written else None,
             lease=lease.token if lease else None,
         )
         return journal, (summary, updates)
