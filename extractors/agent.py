@@ -40,9 +40,11 @@ class Handout(BaseModel):
         return list(self.asked.sources.items()) if self.asked else []
 
 
-def extract_handout(parts: list[Part], existing: list[Candidate], profile: AuthorProfile, tokens: int) -> Handout:
-    """A batch of sources (pieces of long ones) with the existing items relevant to it, within `tokens`."""
-    numbered = [(f"S{i}", part) for i, part in enumerate(parts, start=1)]
+def extract_handout(parts: list[Part], existing: list[Candidate], profile: AuthorProfile, tokens: int,
+                    first_id: int = 1) -> Handout:
+    """A batch of sources (pieces of long ones) with the existing items relevant to it, within `tokens`; its
+    source ids counted from `first_id` (S37, S38, …)."""
+    numbered = [(f"S{i}", part) for i, part in enumerate(parts, start=first_id)]
     text = "\n".join(p.text for p in parts)
     items = list(enumerate(within(shown(existing, text), int(tokens * _ITEMS_SHARE)), start=1))
     return Handout(kind="extract", instructions=render("extract_instructions.j2"),

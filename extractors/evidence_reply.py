@@ -42,6 +42,7 @@ def read_evidence(raw: str, asked: Asked, cap: int) -> Extraction:
     entries = parse_entries(raw, "evidence", EvidenceEntry, limit=cap * len(asked.sources))
     result = Extraction()
     result.drop("not a valid evidence entry", *entries.invalid_examples, count=entries.invalid)
+    result.drop("an unknown dimension", *entries.unknown_dimension)
     result.drop(f"past the reply's limit ({cap} a source)", *entries.over_limit_examples, count=entries.over_limit)
     for entry in entries.valid:
         source, text = asked.sources.get(entry.source.strip()), clean_text(entry.text)

@@ -104,6 +104,7 @@ class Entries(BaseModel, Generic[E]):
     # A few wordings of each, for the summary: a count alone does not say what the model proposed.
     invalid_examples: list[str] = []
     over_limit_examples: list[str] = []
+    unknown_dimension: list[str] = []  # wordings of entries valid but for a dimension that is none of the six
 
 
 def parse_entries(raw: str | None, key: str, entry_model: type[E], limit: int) -> Entries[E]:
@@ -117,7 +118,10 @@ def parse_entries(raw: str | None, key: str, entry_model: type[E], limit: int) -
     for item in items[:limit]:
         try:
             result.valid.append(entry_model.model_validate(item))
-        except ValidationError:
+        except ValidationError as exc:
+            if {str(e["loc"][0]) for e in exc.errors() if e["loc"]} == {"dimension"}:
+                result.unknown_dimension.append(wording(item))  # a seventh dimension: said as such
+                continue
             result.invalid += 1
             if len(result.invalid_examples) < EXAMPLES:
                 result.invalid_examples.append(wording(item))

@@ -41,7 +41,8 @@ class Reading:
         handed = await blocking(lambda: notes_to_read(self.memory.vault, self.memory.config, client,
                                                       self.memory.today()))
         return result(handed.to_text(), handed.model_dump_json(exclude_none=True, exclude={"instructions",
-                                                                                          "request", "sources"}))
+                                                                                          "request", "sources",
+                                                                                          "themes"}))
 
     async def propose_memories(self, context: Context[Any, Any], lease: Lease, evidence: Answer) -> CallToolResult:
         from hylo_memory.pipeline.operations.lease import propose

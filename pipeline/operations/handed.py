@@ -25,6 +25,13 @@ class HandedSource(BaseModel):
     text: str
 
 
+class HandedTheme(BaseModel):
+    number: int
+    tags: list[str]
+    titles: list[str]
+    kept_as: str | None = None  # the wording the theme has in memory already
+
+
 class Handed(BaseModel):
     """A batch under a lease; or `wait` (every unread source is leased to another) or `done` (none unread)."""
 
@@ -38,13 +45,16 @@ class Handed(BaseModel):
     request: str | None = None  # the profile, the numbered existing items and the sources (or themes) by id
     answer_schema: dict[str, Any] | None = None
     sources: list[HandedSource] = []
+    themes: list[HandedTheme] = []
 
     @classmethod
     def of(cls, lease: Lease, handout: Handout, remaining: int) -> Handed:
         sources = [HandedSource(id=sid, path=s.path, kind=s.kind.value, date=s.date, title=s.title, text=s.text,
                                 perspective=s.perspective.value if s.perspective else None)
                    for sid, s in handout.sources()]
-        return cls(status="batch", lease=lease.token, kind=handout.kind, remaining=remaining,
+        themes = [HandedTheme(number=n, tags=c.tags, titles=c.titles, kept_as=c.trait)
+                  for n, c in handout.clusters.items()]
+        return cls(status="batch", lease=lease.token, kind=handout.kind, remaining=remaining, themes=themes,
                    expires_at=dt.datetime.fromtimestamp(lease.expires_at, dt.UTC),
                    instructions=handout.instructions, request=handout.request, answer_schema=handout.answer_schema,
                    sources=sources)

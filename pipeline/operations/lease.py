@@ -75,7 +75,8 @@ def _hand_out(vault: Path, config: Config, folder: Path, ledger: Ledger, client:
     if personal:
         files = store.read_all()
         existing = [Candidate(dimension=d, text=i.text) for d, f in files.items() if f for i in f.items]
-        handout, chosen = _extract_batch(personal, existing, planned.profile, config.request_token_budget)
+        handout, chosen = _extract_batch(personal, existing, planned.profile, config.request_token_budget,
+                                         leases.first_id())
     elif external:
         clusters = cluster_units([pool_unit(s) for s in external],
                                  ledger.pool(since=today - dt.timedelta(days=config.pool_days)))
@@ -88,12 +89,13 @@ def _hand_out(vault: Path, config: Config, folder: Path, ledger: Ledger, client:
     else:
         return Handed(status="done"), None
     lease.sources, lease.request = _hashes(chosen), handout.model_dump(mode="json")
+    lease.last_id = leases.first_id() - 1 + len(handout.sources())
     leases.add(lease)
     return Handed.of(lease, handout, remaining=len(free) - len(chosen)), None
 
 
 def _extract_batch(sources: list[Source], existing: list[Candidate], profile: AuthorProfile,
-                   tokens: int) -> tuple[Handout, list[Source]]:
+                   tokens: int, first_id: int) -> tuple[Handout, list[Source]]:
     """The first batch the model's requests would be, with every piece of a long source it begins."""
     fixed = handout_tokens(extract_handout([], [], profile, tokens))
     batches = pack(sources, max(int((tokens - fixed) * _SOURCES_SHARE), 64))
@@ -103,7 +105,7 @@ def _extract_batch(sources: list[Source], existing: list[Candidate], profile: Au
             break
         batch.parts += later.parts
     chosen = list({p.source.path: p.source for p in batch.parts}.values())
-    return extract_handout(batch.parts, existing, profile, tokens), chosen
+    return extract_handout(batch.parts, existing, profile, tokens, first_id), chosen
 
 
 def _hashes(sources: list[Source]) -> dict[str, str]:

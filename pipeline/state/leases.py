@@ -32,6 +32,7 @@ class Lease(BaseModel):
     sources: dict[str, str]  # path → content hash
     request: dict[str, Any]  # what the assistant was shown, to read its answer by (extractors/agent.py)
     answered: bool = False
+    last_id: int = 0  # the number of its last source id
 
     def expired(self, now: float) -> bool:
         return now >= self.expires_at
@@ -57,11 +58,18 @@ class Leases:
     @guarded
     def add(self, lease: Lease) -> None:
         with self.ledger.transaction():
-            self.db.execute("INSERT INTO leases VALUES (?, ?, ?, ?, ?, ?, ?, 0)",
+            self.db.execute("INSERT INTO leases VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?)",
                             (lease.token, lease.kind, lease.client, lease.created_at, lease.expires_at,
-                             lease.window_start.isoformat(), json.dumps(lease.request)))
+                             lease.window_start.isoformat(), json.dumps(lease.request), lease.last_id))
             self.db.executemany("INSERT INTO leased_sources VALUES (?, ?, ?)",
                                 [(lease.token, path, h) for path, h in lease.sources.items()])
+
+    @guarded
+    def first_id(self) -> int:
+        """The number the next lease's source ids start from (S37 after a lease of S1 to S36): an id from another
+        lease is then an unknown id, never another lease's source taken for one of this one."""
+        row = self.db.execute("SELECT coalesce(max(last_id), 0) AS n FROM leases").fetchone()
+        return int(row["n"]) + 1
 
     @guarded
     def get(self, token: str) -> Lease | None:
@@ -72,7 +80,8 @@ class Leases:
                    self.db.execute("SELECT path, hash FROM leased_sources WHERE token = ? ORDER BY path", (token,))}
         return Lease(token=row["token"], kind=row["kind"], client=row["client"], created_at=row["created_at"],
                      expires_at=row["expires_at"], window_start=dt.date.fromisoformat(row["window_start"]),
-                     sources=sources, request=json.loads(row["request"]), answered=bool(row["answered"]))
+                     sources=sources, request=json.loads(row["request"]), answered=bool(row["answered"]),
+                     last_id=row["last_id"])
 
     @guarded
     def held(self, now: float) -> dict[str, float]:

@@ -156,7 +156,8 @@ def _m010_leases(db: sqlite3.Connection) -> None:
             expires_at REAL NOT NULL,
             window_start TEXT NOT NULL,
             request TEXT NOT NULL,
-            answered INTEGER NOT NULL DEFAULT 0
+            answered INTEGER NOT NULL DEFAULT 0,
+            last_id INTEGER NOT NULL DEFAULT 0
         )"""
     )
     db.execute(

@@ -1,0 +1,238 @@
+"""The person's assistant as the extractor (docs/spec.md §9.6): batches under leases, answers read entry by entry.
+
+These call the operations both doors call; tests/test_agent_mcp.py drives the same loop through the MCP
+SDK's real client, and tests/test_agent_cli.py through `pending` and `apply --lease`."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from freezegun import freeze_time
+from proc_helpers import copy_example_vault, memory_texts
+
+from hylo_memory.decay import Dimension, Evidence
+from hylo_memory.errors import InputError
+from hylo_memory.extractors.evidence_reply import OPPOSITE_RESTATES
+from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.operations.apply import apply_evidence
+from hylo_memory.pipeline.operations.handed import Handed
+from hylo_memory.pipeline.operations.lease import notes_to_read, propose
+from hylo_memory.pipeline.operations.status import gather
+from hylo_memory.pipeline.state.ledger import Ledger
+from hylo_memory.pipeline.state.writing import open_store
+
+TODAY = dt.date(2026, 11, 30)
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    return copy_example_vault(tmp_path / "vault")
+
+
+def config_for(vault: Path, **settings: Any) -> Config:
+    return Config(vault=str(vault), **settings)
+
+
+def facts(handed: Handed) -> list[dict[str, Any]]:
+    """What a scripted assistant finds: one standing-alone fact a note it wrote, none in the rest."""
+    return [{"dimension": "state", "text": f"Wrote “{s.title or s.path.rsplit('/', 1)[-1]}”", "source": s.id,
+             "restates": None} for s in handed.sources]
+
+
+def read_all(vault: Path, config: Config, client: str = "tester") -> tuple[list[Handed], list[Evidence]]:
+    """The whole loop; the batches handed out and the evidence the assistant gave, as `apply` takes it."""
+    batches, given = [], []
+    while (handed := notes_to_read(vault, config, client, TODAY)).status == "batch":
+        batches.append(handed)
+        answer = facts(handed) if handed.kind == "extract" else []
+        by_id = {s.id: s for s in handed.sources}
+        given += [Evidence(dimension=Dimension(a["dimension"]), text=a["text"], source=by_id[a["source"]].path,
+                           date=by_id[a["source"]].date) for a in answer]
+        propose(vault, config, handed.lease or "", {"evidence" if handed.kind == "extract" else "preferences": answer},
+                client, TODAY)
+    assert handed.status == "done"
+    return batches, given
+
+
+def test_the_loop_reads_every_source_of_the_window_and_nothing_waits(vault: Path) -> None:
+    config = config_for(vault, request_token_budget=2000)  # several batches
+    batches, _ = read_all(vault, config)
+    assert len(batches) >= 3
+    assert gather(vault, config, TODAY).waiting == 0
+
+
+def test_the_loop_keeps_the_memory_apply_keeps_from_the_same_evidence(vault: Path, tmp_path: Path) -> None:
+    config = config_for(vault, request_token_budget=2000)
+    _, given = read_all(vault, config)
+    other = copy_example_vault(tmp_path / "applied")
+    apply_evidence(open_store(other, config), given, TODAY, config_for(other))
+    assert memory_texts(vault / "_memory") == memory_texts(other / "_memory")
+
+
+def test_no_source_is_in_two_batches_and_each_batch_has_its_own_ids(vault: Path) -> None:
+    batches, _ = read_all(vault, config_for(vault, request_token_budget=2000))
+    paths = [s.path for b in batches for s in b.sources]
+    ids = [s.id for b in batches for s in b.sources]
+    assert len(paths) == len(set(paths)) and len(ids) == len(set(ids))
+
+
+def test_a_batch_carries_the_models_instructions_request_and_schema(vault: Path) -> None:
+    handed = notes_to_read(vault, config_for(vault), "tester", TODAY)
+    text = handed.to_text()
+    assert handed.instructions and handed.instructions in text and "six dimensions" not in ""  # the model's words
+    assert "Author profile:" in text and "Existing items (number, dimension, text):" in text
+    assert f'<source id="{handed.sources[0].id}"' in text
+    assert handed.answer_schema is not None and handed.answer_schema["required"] == ["evidence"]
+    assert handed.lease and handed.lease in text and handed.remaining > 0
+
+
+def test_an_empty_answer_reads_the_sources_and_adds_nothing(vault: Path) -> None:
+    config = config_for(vault)
+    handed = notes_to_read(vault, config, "tester", TODAY)
+    proposed = propose(vault, config, handed.lease or "", {"evidence": []}, "tester", TODAY)
+    assert proposed.summary.counts.added == 0 and proposed.summary.status == "ok"
+    with Ledger.for_memory_dir(vault / "_memory", readonly=True) as ledger:
+        assert all(ledger.extracted_by(s.path) == "assistant (tester)" for s in handed.sources)
+
+
+def test_a_lease_never_answered_expires_and_its_sources_are_handed_out_again(vault: Path) -> None:
+    config = config_for(vault)
+    with freeze_time("2026-11-30 09:00:00"):
+        first = notes_to_read(vault, config, "tester", TODAY)
+    with freeze_time("2026-11-30 09:31:00"):
+        again = notes_to_read(vault, config, "tester", TODAY)
+    assert again.lease != first.lease
+    assert [s.path for s in again.sources] == [s.path for s in first.sources]
+
+
+def test_an_answer_after_its_lease_expired_is_refused_in_one_line_and_nothing_is_read(vault: Path) -> None:
+    config = config_for(vault)
+    with freeze_time("2026-11-30 09:00:00"):
+        handed = notes_to_read(vault, config, "tester", TODAY)
+    with freeze_time("2026-11-30 09:30:01"), pytest.raises(InputError) as refused:
+        propose(vault, config, handed.lease or "", {"evidence": facts(handed)}, "tester", TODAY)
+    assert "expired at 2026-11-30 09:30 UTC" in str(refused.value) and "\n" not in str(refused.value)
+    assert not (vault / "_memory" / "_state.md").exists()
+
+
+def test_a_lease_answered_twice_is_refused_the_second_time(vault: Path) -> None:
+    config = config_for(vault)
+    handed = notes_to_read(vault, config, "tester", TODAY)
+    propose(vault, config, handed.lease or "", [], "tester", TODAY)
+    with pytest.raises(InputError, match="answered already"):
+        propose(vault, config, handed.lease or "", [], "tester", TODAY)
+
+
+def test_an_unknown_lease_is_refused_in_one_line(vault: Path) -> None:
+    with pytest.raises(InputError, match="lease 'L-nope' is unknown"):
+        propose(vault, config_for(vault), "L-nope", [], "tester", TODAY)
+
+
+def test_two_readers_at_once_never_get_the_same_source_and_the_last_is_told_to_wait(vault: Path) -> None:
+    config = config_for(vault, request_token_budget=2000)
+    held: list[str] = []
+    while (handed := notes_to_read(vault, config, f"reader {len(held)}", TODAY)).status == "batch":
+        assert not set(held) & {s.path for s in handed.sources}
+        held += [s.path for s in handed.sources]
+    assert handed.status == "wait" and handed.wait_seconds and 0 < handed.wait_seconds <= 30 * 60 + 1
+
+
+def dropped(vault: Path, answer: list[dict[str, Any]], **settings: Any) -> dict[str, list[str]]:
+    config = config_for(vault, **settings)
+    handed = notes_to_read(vault, config, "tester", TODAY)
+    summary = propose(vault, config, handed.lease or "", {"evidence": answer}, "tester", TODAY).summary
+    return {d.reason: d.examples for d in summary.dropped}
+
+
+def entry(source: str, text: str, dimension: str = "preferences", restates: int | None = None) -> dict[str, Any]:
+    return {"dimension": dimension, "text": text, "source": source, "restates": restates}
+
+
+def test_an_unknown_source_id_is_dropped_with_its_reason_and_the_rest_kept(vault: Path) -> None:
+    reasons = dropped(vault, [entry("S999", "Loves green tea"), entry("S1", "Loves black coffee")])
+    assert reasons == {"an unknown source id": ["Loves green tea"]}
+    assert "Loves black coffee" in (vault / "_memory" / "_preferences.md").read_text(encoding="utf-8")
+
+
+def test_a_source_id_of_another_lease_is_dropped_as_unknown(vault: Path) -> None:
+    config = config_for(vault, request_token_budget=2000)
+    first = notes_to_read(vault, config, "one", TODAY)
+    second = notes_to_read(vault, config, "two", TODAY)
+    summary = propose(vault, config, second.lease or "", [entry(first.sources[0].id, "Loves green tea")], "two",
+                      TODAY).summary
+    assert {d.reason for d in summary.dropped} == {"an unknown source id"}
+
+
+def test_an_unknown_dimension_is_dropped_with_its_reason(vault: Path) -> None:
+    assert dropped(vault, [entry("S1", "Loves green tea", dimension="hobbies")]) == {
+        "an unknown dimension": ["Loves green tea"]}
+
+
+def test_an_item_that_does_not_stand_alone_is_dropped_with_its_reason(vault: Path) -> None:
+    reasons = dropped(vault, [entry("S1", "Loves this")])
+    assert list(reasons) == ["only a pronoun or 'this …' for what it is about: it means nothing on its own"]
+
+
+def test_a_restates_that_joins_opposites_is_dropped_and_the_fact_kept_as_its_own(vault: Path) -> None:
+    config = config_for(vault)
+    handed = notes_to_read(vault, config, "tester", TODAY)
+    propose(vault, config, handed.lease or "", [entry(handed.sources[0].id, "Loves cold brew")], "tester", TODAY)
+    handed = notes_to_read(vault, config, "tester", TODAY)
+    number = next(line.split(".")[0] for line in (handed.request or "").splitlines() if "Loves cold brew" in line)
+    summary = propose(vault, config, handed.lease or "",
+                      [entry(handed.sources[0].id, "Hates cold brew", restates=int(number))], "tester", TODAY).summary
+    assert {d.reason for d in summary.dropped} == {OPPOSITE_RESTATES}
+    assert "Hates cold brew" in (vault / "_memory" / "_preferences.md").read_text(encoding="utf-8")
+
+
+def test_evidence_past_the_cap_a_source_is_dropped_with_its_reason(vault: Path) -> None:
+    answer = [entry("S1", f"Loves tea number {n}") for n in range(3)]
+    reasons = dropped(vault, answer, max_evidence_per_source=2)
+    assert list(reasons) == ["past the limit of 2 a source"]
+
+
+def test_an_answer_that_is_not_the_json_asked_for_is_refused_and_the_lease_still_holds(vault: Path) -> None:
+    config = config_for(vault)
+    handed = notes_to_read(vault, config, "tester", TODAY)
+    with pytest.raises(InputError, match="not the JSON asked for"):
+        propose(vault, config, handed.lease or "", "I found nothing, sorry", "tester", TODAY)
+    propose(vault, config, handed.lease or "", json.dumps({"evidence": []}), "tester", TODAY)  # as text, too
+
+
+def test_a_note_edited_after_it_was_handed_out_waits_for_the_next_batch(vault: Path) -> None:
+    config = config_for(vault)
+    handed = notes_to_read(vault, config, "tester", TODAY)
+    edited = vault / handed.sources[0].path
+    edited.write_text(edited.read_text(encoding="utf-8") + "\nAnd one more thing.\n", encoding="utf-8")
+    propose(vault, config, handed.lease or "", facts(handed), "tester", TODAY)
+    again = notes_to_read(vault, config, "tester", TODAY)
+    assert handed.sources[0].path in {s.path for s in again.sources}
+
+
+def test_the_units_read_not_written_come_last_as_a_batch_of_themes(vault: Path) -> None:
+    config = config_for(vault)
+    kinds = []
+    while (handed := notes_to_read(vault, config, "tester", TODAY)).status == "batch":
+        kinds.append(handed.kind)
+        key = "evidence" if handed.kind == "extract" else "preferences"
+        answer = [{"cluster": t.number, "text": "Curious about the history of Lisbon"} for t in handed.themes]
+        propose(vault, config, handed.lease or "", {key: answer if handed.kind == "synthesis" else []}, "tester",
+                TODAY)
+    assert kinds[-1] == "synthesis" and set(kinds[:-1]) == {"extract"}
+    assert "Curious about the history of Lisbon" in (vault / "_memory" / "_preferences.md").read_text(encoding="utf-8")
+
+
+def test_why_and_history_name_the_assistant_that_read_the_note(vault: Path) -> None:
+    from hylo_memory.pipeline.operations.history import history
+    from hylo_memory.pipeline.operations.why import explain
+
+    config = config_for(vault)
+    handed = notes_to_read(vault, config, "claude-code", TODAY)
+    propose(vault, config, handed.lease or "", [entry(handed.sources[0].id, "Loves black coffee")], "claude-code",
+            TODAY)
+    assert "read by assistant (claude-code)" in history(vault, config, 5).to_text()
+    assert "assistant (claude-code)" in explain(vault, config, "Loves black coffee", None).to_text()
