@@ -62,7 +62,7 @@ def test_the_loop_reads_every_source_of_the_window_and_nothing_waits(vault: Path
     config = config_for(vault, request_token_budget=2000)  # several batches
     batches, _ = read_all(vault, config)
     assert len(batches) >= 3
-    assert gather(vault, config, TODAY).waiting == 0
+    assert gather(vault, config, TODAY).waiting.total == 0
 
 
 def test_the_loop_keeps_the_memory_apply_keeps_from_the_same_evidence(vault: Path, tmp_path: Path) -> None:
@@ -83,7 +83,7 @@ def test_no_source_is_in_two_batches_and_each_batch_has_its_own_ids(vault: Path)
 def test_a_batch_carries_the_models_instructions_request_and_schema(vault: Path) -> None:
     handed = notes_to_read(vault, config_for(vault), "tester", TODAY)
     text = handed.to_text()
-    assert handed.instructions and handed.instructions in text and "six dimensions" not in ""  # the model's words
+    assert handed.instructions and handed.instructions in text  # the words the model is sent
     assert "Author profile:" in text and "Existing items (number, dimension, text):" in text
     assert f'<source id="{handed.sources[0].id}"' in text
     assert handed.answer_schema is not None and handed.answer_schema["required"] == ["evidence"]

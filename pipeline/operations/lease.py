@@ -33,7 +33,7 @@ from hylo_memory.pipeline.run.collect import plan
 from hylo_memory.pipeline.run.profile import kept_intro
 from hylo_memory.pipeline.run.refresh import refresh
 from hylo_memory.pipeline.state.leases import Lease, Leases, new_token
-from hylo_memory.pipeline.state.ledger import STATE_DIR, Ledger
+from hylo_memory.pipeline.state.ledger import ASSISTANT, STATE_DIR, Ledger
 from hylo_memory.pipeline.state.locking import RUN_LOCK, hold
 from hylo_memory.pipeline.state.writing import open_store, writing
 
@@ -42,7 +42,7 @@ _SOURCES_SHARE = 0.7  # of a batch's tokens after its fixed parts, the sources';
 
 def extractor_name(client: str) -> str:
     """How the ledger, `why` and `history` name the assistant that read a source."""
-    return f"assistant ({client})"
+    return f"{ASSISTANT}{client})"
 
 
 def notes_to_read(vault: Path, config: Config, client: str, today: dt.date, pooling: bool = True) -> Handed:

@@ -108,6 +108,10 @@ class RunRecord(BaseModel):
     completion_tokens: int
 
 
+ASSISTANT = "assistant ("  # how a source the person's assistant read names its reader: `assistant (claude-code)`
+_OTHERS = f"({{column}} IS NULL OR {{column}} != ?) AND coalesce({{column}}, '') NOT LIKE '{ASSISTANT}%'"
+
+
 class Ledger:
     """One vault's ledger; `None` path gives an in-memory one (a dry run writes nothing)."""
 
@@ -200,13 +204,14 @@ class Ledger:
         """The earliest window start of the runs whose sources another extractor than `extractor` read:
         `refresh --reextract --since` that date reads them all again."""
         row = self.db.execute("SELECT min(r.window_start) AS start FROM sources s JOIN runs r ON r.id = s.run_id "
-                              "WHERE s.extractor IS NULL OR s.extractor != ?", (extractor,)).fetchone()
+                              f"WHERE {_OTHERS.format(column='s.extractor')}", (extractor,)).fetchone()
         return dt.date.fromisoformat(row["start"]) if row and row["start"] else None
 
     @guarded
     def read_by_others(self, extractor: str) -> int:
-        """How many sources were read by another extractor than `extractor` (or by one not recorded)."""
-        row = self.db.execute("SELECT count(*) AS n FROM sources WHERE extractor IS NULL OR extractor != ?",
+        """How many sources were read by another extractor than `extractor` (or by one not recorded); not those
+        the person's assistant read (docs/spec.md §9.6): reading them again with the configured one is no gain."""
+        row = self.db.execute(f"SELECT count(*) AS n FROM sources WHERE {_OTHERS.format(column='extractor')}",
                               (extractor,)).fetchone()
         return int(row["n"])
 
