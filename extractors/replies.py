@@ -119,7 +119,7 @@ def parse_entries(raw: str | None, key: str, entry_model: type[E], limit: int) -
         try:
             result.valid.append(entry_model.model_validate(item))
         except ValidationError as exc:
-            if {str(e["loc"][0]) for e in exc.errors() if e["loc"]} == {"dimension"}:
+            if any(e["loc"][:1] == ("dimension",) for e in exc.errors()):
                 result.unknown_dimension.append(wording(item))  # a seventh dimension: said as such
                 continue
             result.invalid += 1

@@ -16,7 +16,15 @@ from typing import Any
 
 from anyio.from_thread import start_blocking_portal
 from mcp import ClientSession, StdioServerParameters, stdio_client
-from mcp_types import CallToolResult, InitializeResult, Resource, TextContent, TextResourceContents, Tool
+from mcp_types import (
+    CallToolResult,
+    Implementation,
+    InitializeResult,
+    Resource,
+    TextContent,
+    TextResourceContents,
+    Tool,
+)
 from proc_helpers import HYLO
 
 from hylo_memory.testing import FakeOpenAI, answer
@@ -28,8 +36,8 @@ TIMEOUT = 60.0  # seconds for any one request: a broken server fails the test in
 class McpServer:
     """``with McpServer(args, env, log) as server:`` a running server; ``server.call(tool, {...})`` a result."""
 
-    def __init__(self, args: list[str], env: dict[str, str], log: Path):
-        self.args, self.env, self.log = args, env, log
+    def __init__(self, args: list[str], env: dict[str, str], log: Path, client: str | None = None):
+        self.args, self.env, self.log, self.client = args, env, log, client
         self._stack = ExitStack()
         self.initialized: InitializeResult | None = None
         self.stream_errors: list[Exception] = []  # lines on the server's stdout that are not protocol
@@ -52,7 +60,9 @@ class McpServer:
     async def _connect(self, errlog: Any) -> AsyncIterator[ClientSession]:
         params = StdioServerParameters(command=HYLO, args=self.args, env=self.env)
         async with stdio_client(params, errlog=errlog) as (read, write):
-            async with ClientSession(read, write, read_timeout_seconds=TIMEOUT, message_handler=self._message) as session:
+            info = Implementation(name=self.client, version="1.0") if self.client else None
+            async with ClientSession(read, write, read_timeout_seconds=TIMEOUT, message_handler=self._message,
+                                     client_info=info) as session:
                 self.initialized = await session.initialize()
                 yield session
 

@@ -40,9 +40,10 @@ class Reading:
         client = client_name(context)
         handed = await blocking(lambda: notes_to_read(self.memory.vault, self.memory.config, client,
                                                       self.memory.today()))
-        return result(handed.to_text(), handed.model_dump_json(exclude_none=True, exclude={"instructions",
-                                                                                          "request", "sources",
-                                                                                          "themes"}))
+        # The text carries the batch whole; the structured content what a script needs beside it, not twice the notes.
+        brief = handed.model_dump_json(exclude_none=True, exclude={"instructions": True, "request": True,
+                                                                   "sources": {"__all__": {"text"}}})
+        return result(handed.to_text(), brief)
 
     async def propose_memories(self, context: Context[Any, Any], lease: Lease, evidence: Answer) -> CallToolResult:
         from hylo_memory.pipeline.operations.lease import propose
