@@ -53,7 +53,7 @@ def read_all(vault: Path, config: Config, client: str = "tester") -> tuple[list[
         given += [Evidence(dimension=Dimension(a["dimension"]), text=a["text"], source=by_id[a["source"]].path,
                            date=by_id[a["source"]].date) for a in answer]
         propose(vault, config, handed.lease or "", {"evidence" if handed.kind == "extract" else "preferences": answer},
-                client, TODAY)
+                TODAY)
     assert handed.status == "done"
     return batches, given
 
@@ -93,7 +93,7 @@ def test_a_batch_carries_the_models_instructions_request_and_schema(vault: Path)
 def test_an_empty_answer_reads_the_sources_and_adds_nothing(vault: Path) -> None:
     config = config_for(vault)
     handed = notes_to_read(vault, config, "tester", TODAY)
-    proposed = propose(vault, config, handed.lease or "", {"evidence": []}, "tester", TODAY)
+    proposed = propose(vault, config, handed.lease or "", {"evidence": []}, TODAY)
     assert proposed.summary.counts.added == 0 and proposed.summary.status == "ok"
     with Ledger.for_memory_dir(vault / "_memory", readonly=True) as ledger:
         assert all(ledger.extracted_by(s.path) == "assistant (tester)" for s in handed.sources)
@@ -114,7 +114,7 @@ def test_an_answer_after_its_lease_expired_is_refused_in_one_line_and_nothing_is
     with freeze_time("2026-11-30 09:00:00"):
         handed = notes_to_read(vault, config, "tester", TODAY)
     with freeze_time("2026-11-30 09:30:01"), pytest.raises(InputError) as refused:
-        propose(vault, config, handed.lease or "", {"evidence": facts(handed)}, "tester", TODAY)
+        propose(vault, config, handed.lease or "", {"evidence": facts(handed)}, TODAY)
     assert "expired at 2026-11-30 09:30 UTC" in str(refused.value) and "\n" not in str(refused.value)
     assert not (vault / "_memory" / "_state.md").exists()
 
@@ -122,14 +122,14 @@ def test_an_answer_after_its_lease_expired_is_refused_in_one_line_and_nothing_is
 def test_a_lease_answered_twice_is_refused_the_second_time(vault: Path) -> None:
     config = config_for(vault)
     handed = notes_to_read(vault, config, "tester", TODAY)
-    propose(vault, config, handed.lease or "", [], "tester", TODAY)
+    propose(vault, config, handed.lease or "", [], TODAY)
     with pytest.raises(InputError, match="answered already"):
-        propose(vault, config, handed.lease or "", [], "tester", TODAY)
+        propose(vault, config, handed.lease or "", [], TODAY)
 
 
 def test_an_unknown_lease_is_refused_in_one_line(vault: Path) -> None:
     with pytest.raises(InputError, match="lease 'L-nope' is unknown"):
-        propose(vault, config_for(vault), "L-nope", [], "tester", TODAY)
+        propose(vault, config_for(vault), "L-nope", [], TODAY)
 
 
 def test_two_readers_at_once_never_get_the_same_source_and_the_last_is_told_to_wait(vault: Path) -> None:
@@ -144,7 +144,7 @@ def test_two_readers_at_once_never_get_the_same_source_and_the_last_is_told_to_w
 def dropped(vault: Path, answer: list[dict[str, Any]], **settings: Any) -> dict[str, list[str]]:
     config = config_for(vault, **settings)
     handed = notes_to_read(vault, config, "tester", TODAY)
-    summary = propose(vault, config, handed.lease or "", {"evidence": answer}, "tester", TODAY).summary
+    summary = propose(vault, config, handed.lease or "", {"evidence": answer}, TODAY).summary
     return {d.reason: d.examples for d in summary.dropped}
 
 
@@ -162,7 +162,7 @@ def test_a_source_id_of_another_lease_is_dropped_as_unknown(vault: Path) -> None
     config = config_for(vault, request_token_budget=2000)
     first = notes_to_read(vault, config, "one", TODAY)
     second = notes_to_read(vault, config, "two", TODAY)
-    summary = propose(vault, config, second.lease or "", [entry(first.sources[0].id, "Loves green tea")], "two",
+    summary = propose(vault, config, second.lease or "", [entry(first.sources[0].id, "Loves green tea")],
                       TODAY).summary
     assert {d.reason for d in summary.dropped} == {"an unknown source id"}
 
@@ -180,11 +180,11 @@ def test_an_item_that_does_not_stand_alone_is_dropped_with_its_reason(vault: Pat
 def test_a_restates_that_joins_opposites_is_dropped_and_the_fact_kept_as_its_own(vault: Path) -> None:
     config = config_for(vault)
     handed = notes_to_read(vault, config, "tester", TODAY)
-    propose(vault, config, handed.lease or "", [entry(handed.sources[0].id, "Loves cold brew")], "tester", TODAY)
+    propose(vault, config, handed.lease or "", [entry(handed.sources[0].id, "Loves cold brew")], TODAY)
     handed = notes_to_read(vault, config, "tester", TODAY)
     number = next(line.split(".")[0] for line in (handed.request or "").splitlines() if "Loves cold brew" in line)
     summary = propose(vault, config, handed.lease or "",
-                      [entry(handed.sources[0].id, "Hates cold brew", restates=int(number))], "tester", TODAY).summary
+                      [entry(handed.sources[0].id, "Hates cold brew", restates=int(number))], TODAY).summary
     assert {d.reason for d in summary.dropped} == {OPPOSITE_RESTATES}
     assert "Hates cold brew" in (vault / "_memory" / "_preferences.md").read_text(encoding="utf-8")
 
@@ -199,8 +199,8 @@ def test_an_answer_that_is_not_the_json_asked_for_is_refused_and_the_lease_still
     config = config_for(vault)
     handed = notes_to_read(vault, config, "tester", TODAY)
     with pytest.raises(InputError, match="not the JSON asked for"):
-        propose(vault, config, handed.lease or "", "I found nothing, sorry", "tester", TODAY)
-    propose(vault, config, handed.lease or "", json.dumps({"evidence": []}), "tester", TODAY)  # as text, too
+        propose(vault, config, handed.lease or "", "I found nothing, sorry", TODAY)
+    propose(vault, config, handed.lease or "", json.dumps({"evidence": []}), TODAY)  # as text, too
 
 
 def test_a_note_edited_after_it_was_handed_out_waits_for_the_next_batch(vault: Path) -> None:
@@ -208,7 +208,7 @@ def test_a_note_edited_after_it_was_handed_out_waits_for_the_next_batch(vault: P
     handed = notes_to_read(vault, config, "tester", TODAY)
     edited = vault / handed.sources[0].path
     edited.write_text(edited.read_text(encoding="utf-8") + "\nAnd one more thing.\n", encoding="utf-8")
-    propose(vault, config, handed.lease or "", facts(handed), "tester", TODAY)
+    propose(vault, config, handed.lease or "", facts(handed), TODAY)
     again = notes_to_read(vault, config, "tester", TODAY)
     assert handed.sources[0].path in {s.path for s in again.sources}
 
@@ -220,8 +220,7 @@ def test_the_units_read_not_written_come_last_as_a_batch_of_themes(vault: Path) 
         kinds.append(handed.kind)
         key = "evidence" if handed.kind == "extract" else "preferences"
         answer = [{"cluster": t.number, "text": "Curious about the history of Lisbon"} for t in handed.themes]
-        propose(vault, config, handed.lease or "", {key: answer if handed.kind == "synthesis" else []}, "tester",
-                TODAY)
+        propose(vault, config, handed.lease or "", {key: answer if handed.kind == "synthesis" else []}, TODAY)
     assert kinds[-1] == "synthesis" and set(kinds[:-1]) == {"extract"}
     assert "Curious about the history of Lisbon" in (vault / "_memory" / "_preferences.md").read_text(encoding="utf-8")
 
@@ -232,7 +231,6 @@ def test_why_and_history_name_the_assistant_that_read_the_note(vault: Path) -> N
 
     config = config_for(vault)
     handed = notes_to_read(vault, config, "claude-code", TODAY)
-    propose(vault, config, handed.lease or "", [entry(handed.sources[0].id, "Loves black coffee")], "claude-code",
-            TODAY)
+    propose(vault, config, handed.lease or "", [entry(handed.sources[0].id, "Loves black coffee")], TODAY)
     assert "read by assistant (claude-code)" in history(vault, config, 5).to_text()
     assert "assistant (claude-code)" in explain(vault, config, "Loves black coffee", None).to_text()

@@ -73,13 +73,12 @@ def refresh_command(ctx: click.Context, vault: Path | None, config_file: Path | 
 @click.option("--evidence", type=click.Path(path_type=Path), required=True,
               help="one JSON evidence object a line; with --lease, the answer to the batch (its JSON)")
 @click.option("--lease", help="the lease of a batch `pending` handed out: the evidence file is the answer to it")
-@click.option("--client", default="command line", show_default=True, help="with --lease: who read the notes")
 @click.option("--dry-run", is_flag=True, help="show what would change, write nothing")
 @click.option("--json", "as_json", is_flag=True, help="with --lease: print the run summary as one JSON object")
 @click.pass_context
 @json_failures
 def apply_command(ctx: click.Context, vault: Path | None, config_file: Path | None, today: dt.date | None,
-                  evidence: Path, lease: str | None, client: str, dry_run: bool, as_json: bool) -> int:
+                  evidence: Path, lease: str | None, dry_run: bool, as_json: bool) -> int:
     if lease is not None and dry_run:
         raise click.UsageError("--dry-run does not go with --lease: an answer is kept, or not given", ctx)
     config, vault = setup(ctx, config_file, vault)
@@ -87,7 +86,7 @@ def apply_command(ctx: click.Context, vault: Path | None, config_file: Path | No
     if lease is not None:
         from hylo_memory.pipeline.operations.lease import propose
 
-        proposed = propose(vault, config, lease, read_answer(evidence), client, day)
+        proposed = propose(vault, config, lease, read_answer(evidence), day)
         keep_for_readers(vault, config)
         click.echo(proposed.to_json() if as_json else proposed.to_text(next_with=f"`{PROG} pending`"), nl=as_json)
         return 0

@@ -45,11 +45,10 @@ class Reading:
                                                                    "sources": {"__all__": {"text"}}})
         return result(handed.to_text(), brief)
 
-    async def propose_memories(self, context: Context[Any, Any], lease: Lease, evidence: Answer) -> CallToolResult:
+    async def propose_memories(self, lease: Lease, evidence: Answer) -> CallToolResult:
         from hylo_memory.pipeline.operations.lease import propose
 
-        client = client_name(context)
-        proposed = await blocking(lambda: propose(self.memory.vault, self.memory.config, lease, evidence, client,
+        proposed = await blocking(lambda: propose(self.memory.vault, self.memory.config, lease, evidence,
                                                   self.memory.today()))
         return result(proposed.to_text(), proposed.to_json())
 

@@ -112,8 +112,9 @@ def _hashes(sources: list[Source]) -> dict[str, str]:
     return {s.path: s.content_hash for s in sources}
 
 
-def propose(vault: Path, config: Config, token: str, answer: Any, client: str, today: dt.date) -> Proposed:
-    """Keep what the assistant found in its lease's sources: read entry by entry, then the rules, as a run."""
+def propose(vault: Path, config: Config, token: str, answer: Any, today: dt.date) -> Proposed:
+    """Keep what the assistant found in its lease's sources: read entry by entry, then the rules, as a run.
+    The ledger names the reader the lease was handed to."""
     store = open_store(vault, config)
     with Ledger.for_memory_dir(store.folder) as ledger:
         lease = Leases(ledger).get(token.strip())
@@ -131,6 +132,6 @@ def propose(vault: Path, config: Config, token: str, answer: Any, client: str, t
     except InvalidReply as exc:
         raise InputError(f"lease {token}: the answer is not the JSON asked for ({exc.reason}); nothing was kept, "
                          "the lease still holds: answer again") from None
-    extractor = Answered(extractor_name(client), extraction, handout.clusters)
+    extractor = Answered(extractor_name(lease.client), extraction, handout.clusters)
     summary, _ = refresh(vault, config, extractor, today, only=lease)
     return Proposed(summary=summary, remaining=summary.waiting)
