@@ -1,4 +1,4 @@
-"""The person's assistant as the extractor (docs/spec.md §9.6): what it is handed, and how its answer is read.
+"""The person's assistant as the extractor (docs/spec.md §9.5): what it is handed, and how its answer is read.
 
 The assistant reads a batch as the model would: the same instructions, the same request text (the
 author profile, the numbered existing items, the sources by short id), the same JSON schema. Its

@@ -1,4 +1,4 @@
-"""The assistant's reading loop on the command line (docs/spec.md §9.6), for scripts and agents without MCP:
+"""The assistant's reading loop on the command line (docs/spec.md §9.5), for scripts and agents without MCP:
 `pending --json` hands out a batch under a lease, `apply --lease TOKEN --evidence FILE` keeps the answer."""
 
 from __future__ import annotations

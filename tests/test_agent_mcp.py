@@ -1,4 +1,4 @@
-"""The person's assistant as the extractor over MCP (docs/spec.md §9.6), through the SDK's real client: a
+"""The person's assistant as the extractor over MCP (docs/spec.md §9.5), through the SDK's real client: a
 scripted assistant reads each batch's text, answers with `propose_memories`, and loops until nothing remains."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The person's assistant as the extractor (docs/spec.md §9.6): batches under leases, answers read entry by entry.
+"""The person's assistant as the extractor (docs/spec.md §9.5): batches under leases, answers read entry by entry.
 
 These call the operations both doors call; tests/test_agent_mcp.py drives the same loop through the MCP
 SDK's real client, and tests/test_agent_cli.py through `pending` and `apply --lease`."""

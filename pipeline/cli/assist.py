@@ -56,4 +56,24 @@ def recall_command(ctx: click.Context, query: str, vault: Path | None, config_fi
     return 0
 
 
-COMMANDS: list[click.Command] = [context_command, recall_command]
+@click.command("skill", help="print a SKILL.md that makes your assistant the memory's reader, or install it")
+@click.option("--install", type=click.Choice(["claude", "hylo"]),
+              help="write it where Claude Code (~/.claude/skills/) or Hylo (~/.hylo/skills/) looks for it")
+@click.option("--force", is_flag=True, help="with --install: replace a file `skill` did not write, or one edited since")
+@click.option("--vault", help="name this vault in the skill's commands (default: the one configured)")
+def skill_command(install: str | None, force: bool, vault: str | None) -> int:
+    from hylo_memory.pipeline.operations.skill import install as install_skill
+    from hylo_memory.pipeline.operations.skill import skill_text
+
+    text = skill_text(vault)
+    if install is None:
+        if force:
+            raise click.UsageError("--force goes with --install")
+        click.echo(text, nl=False)
+        return 0
+    done = install_skill("claude" if install == "claude" else "hylo", text, force)
+    click.echo(f"Wrote {done.path}" if done.wrote else f"{done.path} already says this: nothing written.")
+    return 0
+
+
+COMMANDS: list[click.Command] = [context_command, recall_command, skill_command]

@@ -1,4 +1,4 @@
-"""The two tools by which the person's assistant is the extractor (docs/spec.md §9.6): `notes_to_read`, then
+"""The two tools by which the person's assistant is the extractor (docs/spec.md §9.5): `notes_to_read`, then
 `propose_memories`, in a loop until nothing remains. The assistant reads; the rules keep."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What `notes_to_read` and `propose_memories` answer (docs/spec.md §9.6), as text for the assistant and as JSON."""
+"""What `notes_to_read` and `propose_memories` answer (docs/spec.md §9.5), as text for the assistant and as JSON."""
 
 from __future__ import annotations
 

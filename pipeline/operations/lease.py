@@ -1,4 +1,4 @@
-"""The person's assistant as the extractor (docs/spec.md §9.6): a batch handed out under a lease, its answer kept.
+"""The person's assistant as the extractor (docs/spec.md §9.5): a batch handed out under a lease, its answer kept.
 
 `notes_to_read` hands out the window's next unread sources, one batch sized like a model's request,
 with the instructions, the author profile, the numbered existing items and the answer's schema; the

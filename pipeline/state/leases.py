@@ -1,4 +1,4 @@
-"""Leases (docs/spec.md §9.6): a batch of sources handed to the person's assistant, theirs until it answers.
+"""Leases (docs/spec.md §9.5): a batch of sources handed to the person's assistant, theirs until it answers.
 
 A lease holds its sources by path and content hash; while it lives, no other batch holds them. An
 answer made in time is read by what the lease recorded of the request, and the lease is closed in the

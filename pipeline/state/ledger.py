@@ -210,7 +210,7 @@ class Ledger:
     @guarded
     def read_by_others(self, extractor: str) -> int:
         """How many sources were read by another extractor than `extractor` (or by one not recorded); not those
-        the person's assistant read (docs/spec.md §9.6): reading them again with the configured one is no gain."""
+        the person's assistant read (docs/spec.md §9.5): reading them again with the configured one is no gain."""
         row = self.db.execute(f"SELECT count(*) AS n FROM sources WHERE {_OTHERS.format(column='extractor')}",
                               (extractor,)).fetchone()
         return int(row["n"])

@@ -145,7 +145,7 @@ def _m009_failing_sources(db: sqlite3.Connection) -> None:
 
 
 def _m010_leases(db: sqlite3.Connection) -> None:
-    # The person's assistant reads a batch under a lease (docs/spec.md §9.6): its sources are no one else's until
+    # The person's assistant reads a batch under a lease (docs/spec.md §9.5): its sources are no one else's until
     # it answers or the lease expires. `request` holds what it was shown, to read its answer by.
     db.execute(
         """CREATE TABLE leases (

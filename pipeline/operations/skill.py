@@ -1,0 +1,63 @@
+"""`hylo-memory skill` (docs/spec.md §9.6): a SKILL.md that makes the person's assistant the memory's reader.
+
+The file ends with a marker line holding the hash of what was written: a file with the marker and
+that hash is ours, and is replaced by a newer one; any other file (written by someone else, or ours
+and then edited) is never replaced without `force`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shlex
+from pathlib import Path
+from typing import Literal, NamedTuple
+
+from hylo_memory.decay.store import atomic_write, read_regular
+from hylo_memory.errors import InputError
+from hylo_memory.pipeline.version import installed_version
+from hylo_memory.templates import render
+
+Target = Literal["claude", "hylo"]
+# Where each assistant looks for a person's skills: Claude Code's personal skills; Hylo's own folder, where a
+# skill named as its built-in one is the person's override of it.
+PLACES: dict[Target, str] = {"claude": "~/.claude/skills/hylo-memory/SKILL.md",
+                             "hylo": "~/.hylo/skills/hylo-memory/SKILL.md"}
+_MARKER = re.compile(r"\n<!-- written by hylo-memory skill [^;\n]*; sha256 ([0-9a-f]{64}) -->\n\Z")
+
+
+def skill_text(vault: str | None = None) -> str:
+    """The SKILL.md, with `--vault` in its commands when one is given."""
+    body = render("skill.md.j2", vault_option=f" --vault {shlex.quote(vault)}" if vault else "")
+    digest = hashlib.sha256(body.encode("utf-8")).hexdigest()
+    return f"{body}\n<!-- written by hylo-memory skill {installed_version()}; sha256 {digest} -->\n"
+
+
+class Installed(NamedTuple):
+    path: Path
+    wrote: bool  # False: the file already said this
+
+
+def install(target: Target, text: str, force: bool = False, home: str | None = None) -> Installed:
+    """Write the skill where `target` looks for it; a file we did not write (or that was edited) needs `force`."""
+    path = Path(os.path.expanduser(PLACES[target]) if home is None else Path(home) / PLACES[target][2:])
+    try:
+        before = read_regular(path) if path.exists() else None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+    if before == text.encode("utf-8"):
+        return Installed(path, wrote=False)
+    if before is not None and not force and not _ours(before):
+        raise InputError(f"{path}: exists and was not written by `hylo-memory skill` (or was edited since): "
+                         "nothing written; --force replaces it")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, text.encode("utf-8"), mode=0o600)
+    return Installed(path, wrote=True)
+
+
+def _ours(data: bytes) -> bool:
+    """Written by `hylo-memory skill` and unchanged since: its marker's hash is its body's."""
+    text = data.decode("utf-8", errors="replace")
+    found = _MARKER.search(text)
+    return found is not None and hashlib.sha256(text[:found.start()].encode("utf-8")).hexdigest() == found.group(1)
