@@ -43,8 +43,8 @@ def test_entries_that_are_not_valid_evidence_are_listed_with_what_they_proposed(
                *likes("tea")]
     llm.enqueue(reply(json.dumps({"evidence": entries})))
     summary = refresh_json(tmp_path, capsys)
-    assert summary["dropped"] == [{"reason": "not a valid evidence entry", "count": 2,
-                                   "examples": ["Collects stamps", "42"]}]
+    assert summary["dropped"] == [{"reason": "not a valid evidence entry", "count": 1, "examples": ["42"]},
+                                  {"reason": "an unknown dimension", "count": 1, "examples": ["Collects stamps"]}]
 
 
 def test_preferences_past_the_one_a_cluster_limit_are_listed_with_their_wordings(
