@@ -265,7 +265,7 @@ class LLMExtractor:
     def _run(self, work: Callable[[ChatClient], Awaitable[T]], deadline: float | None = None) -> T:
         """Run `work` on a fresh event loop and client, keeping the run's mode and usage."""
         async def main() -> T:
-            client = ChatClient(self.config, mode=self.mode, spent=self.usage, deadline=deadline)
+            client = self._connect(deadline)
             try:
                 return await work(client)
             finally:
@@ -273,6 +273,10 @@ class LLMExtractor:
                 await client.close()
 
         return asyncio.run(main())
+
+    def _connect(self, deadline: float | None) -> ChatClient:
+        """This run's connection to the model, on the event loop about to run its requests."""
+        return ChatClient(self.config, mode=self.mode, spent=self.usage, deadline=deadline)
 
     def _spend(self, work: Callable[[ChatClient], Awaitable[Extraction]]) -> Extraction:
         """`_run` for extraction work: the result carries the requests and tokens it cost."""

@@ -48,3 +48,7 @@ class ReplyCut(InvalidReply):
 
 class OutOfTime(RequestFailed):
     """The time the caller allowed (`remember_budget`) ran out before the model answered."""
+
+
+class Declined(RequestFailed):
+    """The person's assistant refused to lend its model (the person said no): nothing more is asked this run."""

@@ -40,5 +40,8 @@ class LLMSettings(BaseModel):
         "Tokens the model's context holds; none: what the server says (llama.cpp's /props, vLLM's /v1/models, "
         "Ollama's /api/show), else 8,192. Every request, the repair turn included, is sized to fit it with room "
         "for the reply."))
+    sampling_budget: float = Field(600.0, gt=0, le=86_400, description=(
+        "Seconds a refresh over MCP may spend on the assistant's own model (MCP sampling); the notes not sent "
+        "by then wait for the next run."))
     remember_budget: float = Field(10.0, gt=0, le=600, description=(
         "Seconds `remember` (and the MCP tool) waits for the model in all; past it the offline patterns decide."))

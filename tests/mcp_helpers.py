@@ -36,8 +36,9 @@ TIMEOUT = 60.0  # seconds for any one request: a broken server fails the test in
 class McpServer:
     """``with McpServer(args, env, log) as server:`` a running server; ``server.call(tool, {...})`` a result."""
 
-    def __init__(self, args: list[str], env: dict[str, str], log: Path, client: str | None = None):
-        self.args, self.env, self.log, self.client = args, env, log, client
+    def __init__(self, args: list[str], env: dict[str, str], log: Path, client: str | None = None,
+                 sampling: Any = None):
+        self.args, self.env, self.log, self.client, self.sampling = args, env, log, client, sampling
         self._stack = ExitStack()
         self.initialized: InitializeResult | None = None
         self.stream_errors: list[Exception] = []  # lines on the server's stdout that are not protocol
@@ -62,7 +63,7 @@ class McpServer:
         async with stdio_client(params, errlog=errlog) as (read, write):
             info = Implementation(name=self.client, version="1.0") if self.client else None
             async with ClientSession(read, write, read_timeout_seconds=TIMEOUT, message_handler=self._message,
-                                     client_info=info) as session:
+                                     client_info=info, sampling_callback=self.sampling) as session:
                 self.initialized = await session.initialize()
                 yield session
 

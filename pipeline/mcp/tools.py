@@ -19,7 +19,8 @@ from hylo_memory.decay.ranking import MAX_BUDGET, MIN_BUDGET
 from hylo_memory.pipeline.mcp import wording
 from hylo_memory.pipeline.mcp.calls import Memory, blocking, result
 from hylo_memory.pipeline.mcp.progress import ProgressNotices
-from hylo_memory.pipeline.mcp.reading import register_reading
+from hylo_memory.pipeline.mcp.reading import client_name, register_reading
+from hylo_memory.pipeline.mcp.sampling import offers_sampling, sampling_extractor
 from hylo_memory.pipeline.operations.context import DEFAULT_BUDGET, build_context
 from hylo_memory.pipeline.operations.forget import forget as forget_item
 from hylo_memory.pipeline.operations.history import history as changes
@@ -29,6 +30,7 @@ from hylo_memory.pipeline.operations.recall import recall as ranked
 from hylo_memory.pipeline.operations.why import explain
 
 if TYPE_CHECKING:  # the run, the extractors and the status load with the first call that needs them
+    from hylo_memory.extractors.base import Extractor
     from hylo_memory.pipeline.operations.status import Status
     from hylo_memory.pipeline.run.summary import RunSummary
 
@@ -115,14 +117,17 @@ class Tools:
     ) -> CallToolResult:
         progress = ProgressNotices(context)
         day = self.memory.today()
-        summary, text = await blocking(lambda: self._refresh(day, dry_run, intro, progress))
+        lent = None  # no model configured: the client's own, when it offers it (docs/spec.md §9.5)
+        if not self.config.uses_llm and offers_sampling(context):
+            lent = sampling_extractor(context, self.config, client_name(context))
+        summary, text = await blocking(lambda: self._refresh(day, dry_run, intro, progress, lent))
         line = not_ok_line(summary)
         if line is not None:  # the command line's exit 2 and its line: notes were left for the next run
             return result(f"{line}\n\n{text}", summary.to_json(), error=True)
         return result(text, summary.to_json())
 
-    def _refresh(self, day: dt.date, dry_run: bool, intro: str | None,
-                 progress: ProgressNotices) -> tuple[RunSummary, str]:
+    def _refresh(self, day: dt.date, dry_run: bool, intro: str | None, progress: ProgressNotices,
+                 lent: Extractor | None) -> tuple[RunSummary, str]:
         # The run loads with the first refresh, on its worker thread: the server starts (and answers a first
         # recall) without it, and no call waits on the event loop while it loads.
         from hylo_memory.pipeline.operations.refresh import refresh_memory
@@ -132,7 +137,7 @@ class Tools:
 
         if is_held(open_store(self.vault, self.config).folder / STATE_DIR, RUN_LOCK):  # a notice only: the lock decides
             progress.waiting()
-        summary, changes = refresh_memory(self.vault, self.config, day, dry_run, intro, progress)
+        summary, changes = refresh_memory(self.vault, self.config, day, dry_run, intro, progress, fallback=lent)
         text = summary.to_text()
         if changes is not None:  # after the summary, as the command line prints it
             text += "\n" + changes

@@ -9,6 +9,7 @@ import datetime as dt
 from pathlib import Path
 from typing import NamedTuple
 
+from hylo_memory.extractors.base import Extractor
 from hylo_memory.extractors.choice import make_extractor
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.recall import keep_for_readers
@@ -26,10 +27,12 @@ class Refreshed(NamedTuple):
 
 def refresh_memory(vault: Path, config: Config, day: dt.date, dry_run: bool = False, intro: str | None = None,
                    progress: RunProgress | None = None, reextract: bool = False, since: dt.date | None = None,
-                   retry_stuck: bool = False) -> Refreshed:
-    """Run once over the vault's window with the configured extractor (docs/spec.md §4)."""
+                   retry_stuck: bool = False, fallback: Extractor | None = None) -> Refreshed:
+    """Run once over the vault's window with the configured extractor (docs/spec.md §4); with no model configured,
+    `fallback` when given (the assistant's model, lent over MCP) rather than the offline patterns."""
     intro = intro_for_run(open_store(vault, config), intro, dry_run)
-    summary, updates = refresh(vault, config, make_extractor(config.llm()), day, dry_run, intro, progress,
+    extractor = fallback if fallback is not None and not config.uses_llm else make_extractor(config.llm())
+    summary, updates = refresh(vault, config, extractor, day, dry_run, intro, progress,
                                reextract=reextract, since=since, retry_stuck=retry_stuck)
     if dry_run:
         return Refreshed(summary, diff(updates, open_store(vault, config)))
