@@ -1,7 +1,8 @@
 """LoCoMo: how much of what matters about a person hylo-memory keeps, and finds again.
 
-    .venv/bin/python bench/locomo.py [--data PATH] [--conversations 1,2,…] [--extractor offline|openai|oracle]
-                                     [--k 5] [--floor 3.0] [--workers 2] [--json FILE]
+    .venv/bin/python bench/locomo.py [--data PATH] [--conversations 1,2,…]
+                                     [--extractor offline|openai|oracle|agent|sampling] [--k 5]
+                                     [--floor 3.0] [--workers 2] [--json FILE]
 
 For each chosen conversation of LoCoMo (Maharana et al., ACL 2024; CC BY-NC 4.0, read where it lies —
 by default `shared/data/locomo/` beside the repository — and never copied into it) and each of its two
@@ -14,7 +15,11 @@ each session, so decay, merges and supersession happen as they would over those 
            loopback relay that counts the characters sent and the requests; nothing else changes;
   oracle   the speaker's own LoCoMo observations for the session as `apply` evidence, each filed by the
            product's offline classifier (the one `remember` uses without a dimension): the ceiling the
-           rules, the six dimensions and recall allow when extraction is perfect.
+           rules, the six dimensions and recall allow when extraction is perfect;
+  agent    the person's assistant as the reader (docs/spec.md §9.5): a scripted assistant on the MCP SDK's
+           real client proposes the same gold observations through `notes_to_read` and `propose_memories`;
+  sampling `refresh` over MCP with no model configured, the client's sampling callback answering as the
+           fake model answers (bench/locomo_agent.py).
 
 Then, on the last session's date, every question of categories 1–4 (1 multi-hop, 2 temporal, 3 open
 domain, 4 single hop) that names the speaker is asked of that speaker's memory with `recall QUESTION
@@ -80,7 +85,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="bench/locomo.py", description="hylo-memory on LoCoMo")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="LoCoMo's folder or locomo10.json")
     parser.add_argument("--conversations", type=conversations_arg, help="1-based, comma separated (default: all)")
-    parser.add_argument("--extractor", choices=("offline", "openai", "oracle"), default="offline")
+    parser.add_argument("--extractor", choices=("offline", "openai", "oracle", "agent", "sampling"), default="offline")
     parser.add_argument("--k", type=int, default=5, help="recall's --limit")
     parser.add_argument("--floor", type=float, default=3.0, help="category 5: a BM25 score above it is an answer")
     parser.add_argument("--workers", type=int, default=2, choices=(1, 2), help="worker processes (at most 2)")
@@ -127,6 +132,12 @@ def main(argv: list[str] | None = None) -> int:
                     relay.counts() if relay else None)
     figures["wall_seconds"] = round(time.perf_counter() - started, 1)  # the judging included
     print(render(figures))
+    if args.extractor == "agent":  # what it was handed, against the model's requests for the same batches
+        handed, model, notes = (sum(getattr(o, f) for o in outcomes) for f in ("handed_chars", "model_chars",
+                                                                               "note_chars"))
+        calls = sum(o.requests for o in outcomes)
+        print(f"agent: {calls} tool calls; handed {handed / notes:.2f} characters a note character, the model's "
+              f"requests for the same batches {model / notes:.2f}")
     if args.json:
         write_json(args.json, figures)
     return 0

@@ -82,7 +82,7 @@ def _speakers(outcomes: Sequence[Outcome], sent: dict[str, dict[str, int]] | Non
         label = f"{o.conversation}:{o.speaker}"
         chars = (sent or {}).get(label, {})
         found[label] = {"active": o.active, "fading": o.fading, "note_chars": o.note_chars,
-                        "requests": chars.get("requests", o.requests), "chars_sent": chars.get("chars", 0),
+                        "requests": chars.get("requests", o.requests), "chars_sent": chars.get("chars", o.handed_chars),
                         "prompt_tokens": o.prompt_tokens, "completion_tokens": o.completion_tokens,
                         "partial_runs": o.partial_runs, "seconds": round(o.seconds, 2)}
     return found

@@ -37,7 +37,7 @@ class HarnessError(Exception):
 class Job:
     conversation: Conversation
     speaker: str
-    extractor: str  # offline | openai | oracle
+    extractor: str  # offline | openai | oracle | agent | sampling
     k: int
     base_url: str | None = None  # openai: the counting relay in front of the configured endpoint
 
@@ -69,10 +69,12 @@ class Outcome:
     completion_tokens: int = 0
     partial_runs: int = 0
     seconds: float = 0.0
+    handed_chars: int = 0  # agent, sampling: the characters the assistant (or its model) was handed
+    model_chars: int = 0  # agent: what the model's requests for the same batches would carry
 
 
 def isolated_env(extractor: str) -> dict[str, str | None]:
-    """offline and oracle never see a key, a base URL or a setting from the environment; openai sees them all."""
+    """Only openai sees a key, a base URL or a setting from the environment."""
     if extractor == "openai":
         return {}
     return {k: None for k in os.environ if k.startswith(("HYLO_MEMORY_", "OPENAI_"))}
@@ -140,7 +142,16 @@ def build(commands: Commands, job: Job, outcome: Outcome) -> None:
             text = note_text(session, speaker)
             (vault / name).write_text(text, encoding="utf-8")
             outcome.note_chars += len(text)
-        if job.extractor == "oracle":
+        if job.extractor in ("agent", "sampling"):
+            from locomo_agent import Tally, read_session  # the MCP SDK loads for these alone
+
+            tally = Tally()
+            summary = read_session(vault, session, speaker, name, job.extractor, tally)
+            outcome.requests += tally.calls
+            outcome.handed_chars += tally.handed_chars
+            outcome.model_chars += tally.model_chars
+            outcome.partial_runs += summary.get("status", "ok") != "ok"
+        elif job.extractor == "oracle":
             evidence = vault.parent / f"evidence-{session.number}.jsonl"
             memory = MemoryStore(vault / MEMORY_DIR).read_all()
             evidence.write_text(oracle_evidence(session, speaker, name, memory), encoding="utf-8")

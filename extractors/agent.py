@@ -23,7 +23,6 @@ from .llm_batches import within
 from .replies import ExtractionReply, SynthesisReply, strict_schema
 
 Kind = Literal["extract", "synthesis"]
-_ITEMS_SHARE = 0.25  # of a batch's tokens, the existing items it shows: as the model's requests do
 
 
 class Handout(BaseModel):
@@ -40,13 +39,13 @@ class Handout(BaseModel):
         return list(self.asked.sources.items()) if self.asked else []
 
 
-def extract_handout(parts: list[Part], existing: list[Candidate], profile: AuthorProfile, tokens: int,
+def extract_handout(parts: list[Part], existing: list[Candidate], profile: AuthorProfile, items_tokens: int,
                     first_id: int = 1) -> Handout:
-    """A batch of sources (pieces of long ones) with the existing items relevant to it, within `tokens`; its
-    source ids counted from `first_id` (S37, S38, …)."""
+    """A batch of sources (pieces of long ones) with the existing items relevant to it, within `items_tokens`;
+    its source ids counted from `first_id` (S37, S38, …)."""
     numbered = [(f"S{i}", part) for i, part in enumerate(parts, start=first_id)]
     text = "\n".join(p.text for p in parts)
-    items = list(enumerate(within(shown(existing, text), int(tokens * _ITEMS_SHARE)), start=1))
+    items = list(enumerate(within(shown(existing, text), items_tokens), start=1))
     return Handout(kind="extract", instructions=render("extract_instructions.j2"),
                    request=render("extract_request.j2", profile=profile, candidates=items, sources=numbered),
                    answer_schema=strict_schema(ExtractionReply),

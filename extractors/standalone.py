@@ -89,6 +89,8 @@ _NEEDS_OBJECT = frozenset(
     "needs plan plans hope hopes believe believes think thinks say says said tell tells told use uses called "
     "make makes get gets finish finishes buy buys try tries visit visits miss misses bring brings take takes "
     "give gives put puts mean means feel feels feeling become becomes wish wishes".split())
+_DETERMINERS = frozenset("a an the my your his her its our their this that these those every each".split())
+_NOUN_BEFORE = _DETERMINERS | (_PREPOSITIONS - {"to", "like"})  # what a verb of _NEEDS_OBJECT is a noun after
 _CLAUSE_SUBJECTS = frozenset("i you he she it we they one people who what whatever".split())
 _LIKING = frozenset("love loves like likes enjoy enjoys adore adores prefer prefers hate hates dislike dislikes "
                     "values value wants want".split())
@@ -342,7 +344,11 @@ def _cut_short(words: list[str]) -> bool:
     particle = _PARTICLE_VERB.get(last)
     if particle is not None and particle.fullmatch(before):
         return False
-    if last in _ENDLESS or (last in _NEEDS_OBJECT and before not in _CLAUSE_SUBJECTS):
+    if last in _ENDLESS:
+        return True
+    # After a determiner or a preposition (but "to"), close or with one word between, it is a noun: "a beach
+    # visit", "the feeling", "of family love"; "to visit" still wants its object.
+    if last in _NEEDS_OBJECT and before not in _CLAUSE_SUBJECTS and not _NOUN_BEFORE & set(words[-3:-1]):
         return True
     return last in _BARE_ADJECTIVES and (before in _PREPOSITIONS or before in _LIKING
                                          or before in {"the", "a", "an", "and", "or"})

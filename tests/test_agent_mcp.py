@@ -109,7 +109,7 @@ def test_two_assistants_at_once_never_get_the_same_source(tmp_path: Path) -> Non
     vault = copy_example_vault(tmp_path / "vault")
     with serve(vault, tmp_path, "one") as one, serve(vault, tmp_path, "two") as two:
         held: dict[str, str] = {}
-        for server, name in [(one, "one"), (two, "two")] * 10:
+        for server, name in [(one, "one"), (two, "two")] * 50:
             batch = structured(server.call("notes_to_read"))
             if batch["status"] != "batch":
                 break

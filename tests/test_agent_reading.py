@@ -75,7 +75,7 @@ def test_the_loop_keeps_the_memory_apply_keeps_from_the_same_evidence(vault: Pat
 
 def test_no_source_is_in_two_batches_and_each_batch_has_its_own_ids(vault: Path) -> None:
     batches, _ = read_all(vault, config_for(vault, request_token_budget=2000))
-    paths = [s.path for b in batches for s in b.sources]
+    paths = [path for b in batches for path in {s.path for s in b.sources}]  # a long note's pieces: one source
     ids = [s.id for b in batches for s in b.sources]
     assert len(paths) == len(set(paths)) and len(ids) == len(set(ids))
 

@@ -32,7 +32,7 @@ pytestmark = pytest.mark.slow  # real processes (docs/development.md: the tiers)
 TODAY = "2026-12-02"
 YESTERDAY = "2026-12-01"
 READ_ONLY = {"status", "recall", "context", "why", "history"}
-WRITERS = {"remember", "refresh"}
+WRITERS = {"remember", "refresh", "notes_to_read", "propose_memories"}
 TOOLS = READ_ONLY | WRITERS | {"forget"}
 FILE_URIS = [f"memory://{d.value}" for d in Dimension]
 

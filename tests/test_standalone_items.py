@@ -91,6 +91,18 @@ def test_a_text_cut_short_does_not_stand_alone(text: str) -> None:
     assert why_not_alone(text) == CUT_SHORT
 
 
+@pytest.mark.parametrize("text", ["Painted a sunset inspired by a beach visit", "Loves the feeling",
+                                  "Gave the recipe a try", "Remembers their last visit", "Planned a visit",
+                                  "Bought figurines that remind her of family love"])
+def test_a_verb_after_a_determiner_is_a_noun_and_the_text_stands(text: str) -> None:
+    assert why_not_alone(text) is None
+
+
+@pytest.mark.parametrize("text", ["Wants the kids to visit", "Hopes to visit", "Plans to try"])
+def test_a_verb_with_no_determiner_before_it_still_needs_its_object(text: str) -> None:
+    assert why_not_alone(text) == CUT_SHORT
+
+
 @pytest.mark.parametrize("text", ["Loves it when it rains", "Believes that small teams win",
                                   "Loves that she calls on Sundays", "Likes those who read", "Moved to Porto with them",
                                   "Believes it is important to rest", "Believes in doing what you love",

@@ -106,16 +106,20 @@ def apply_command(ctx: click.Context, vault: Path | None, config_file: Path | No
 @options()
 @click.option("--client", default="command line", show_default=True, help="who reads the notes (named in `why`)")
 @click.option("--json", "as_json", is_flag=True, help="print the batch as one JSON object, its sources' text included")
+@click.option("--brief", is_flag=True, help="without --json: the request alone, for a reader that has the "
+                                            "instructions and the schema from an earlier batch")
 @click.pass_context
 @json_failures
 def pending_command(ctx: click.Context, vault: Path | None, config_file: Path | None, today: dt.date | None,
-                    client: str, as_json: bool) -> int:
+                    client: str, as_json: bool, brief: bool) -> int:
     from hylo_memory.pipeline.operations.lease import notes_to_read
 
     config, vault = setup(ctx, config_file, vault)
     handed = notes_to_read(vault, config, " ".join(client.split())[:80] or "command line",
                            today or clock.today(config.timezone))
-    click.echo(handed.to_json() if as_json else handed.to_text(answer_with=f"`{PROG} apply --lease`"), nl=as_json)
+    answer_with = f"`{PROG} apply --lease`"
+    text = handed.to_json() if as_json else handed.to_text(answer_with=answer_with, instructions=not brief)
+    click.echo(text, nl=as_json)
     return 0
 
 

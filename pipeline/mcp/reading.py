@@ -7,11 +7,14 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult
-from pydantic import Field
+from pydantic import Field, StrictBool
 
 from hylo_memory.pipeline.mcp import wording
 from hylo_memory.pipeline.mcp.calls import Memory, blocking, result
 
+Instructions = Annotated[StrictBool, Field(description="false when you have the instructions and the schema from "
+                                                     "an earlier batch in this conversation: the batch is then its "
+                                                     "request alone, and costs you less")]
 MAX_CLIENT_NAME = 80  # a client's name is its own to give: bounded, one line, before the ledger keeps it
 Lease = Annotated[str, Field(max_length=100, description="the lease token notes_to_read gave with the batch")]
 # Any JSON at all: an answer with a bad entry is read entry by entry, never refused whole by the schema.
@@ -34,7 +37,7 @@ class Reading:
     def __init__(self, memory: Memory):
         self.memory = memory
 
-    async def notes_to_read(self, context: Context[Any, Any]) -> CallToolResult:
+    async def notes_to_read(self, context: Context[Any, Any], instructions: Instructions = True) -> CallToolResult:
         from hylo_memory.pipeline.operations.lease import notes_to_read  # the run loads on the worker
 
         client = client_name(context)
@@ -43,7 +46,7 @@ class Reading:
         # The text carries the batch whole; the structured content what a script needs beside it, not twice the notes.
         brief = handed.model_dump_json(exclude_none=True, exclude={"instructions": True, "request": True,
                                                                    "sources": {"__all__": {"text"}}})
-        return result(handed.to_text(), brief)
+        return result(handed.to_text(instructions=instructions), brief)
 
     async def propose_memories(self, lease: Lease, evidence: Answer) -> CallToolResult:
         from hylo_memory.pipeline.operations.lease import propose

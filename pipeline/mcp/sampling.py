@@ -21,8 +21,10 @@ from hylo_memory.pipeline.config import Config
 
 
 def offers_sampling(context: Context[Any, Any]) -> bool:
-    capabilities = context.session.client_capabilities
-    return capabilities is not None and capabilities.sampling is not None
+    """The client declared `sampling`, and this connection can carry a request from the server to it (a
+    2026-07-28 connection without a back-channel cannot: the offline patterns read then)."""
+    capabilities, session = context.session.client_capabilities, context.session
+    return capabilities is not None and capabilities.sampling is not None and bool(session.can_send_request)
 
 
 def sampling_extractor(context: Context[Any, Any], config: Config, client: str) -> Extractor:

@@ -37,7 +37,7 @@ from hylo_memory.pipeline.state.ledger import ASSISTANT, STATE_DIR, Ledger
 from hylo_memory.pipeline.state.locking import RUN_LOCK, hold
 from hylo_memory.pipeline.state.writing import open_store, writing
 
-_SOURCES_SHARE = 0.7  # of a batch's tokens after its fixed parts, the sources'; the rest, the items shown
+_SOURCES_SHARE, _ITEMS_SHARE = 0.7, 0.25  # of a batch's room, as of a model's request
 
 
 def extractor_name(client: str) -> str:
@@ -75,8 +75,7 @@ def _hand_out(vault: Path, config: Config, folder: Path, ledger: Ledger, client:
     if personal:
         files = store.read_all()
         existing = [Candidate(dimension=d, text=i.text) for d, f in files.items() if f for i in f.items]
-        handout, chosen = _extract_batch(personal, existing, planned.profile, config.request_token_budget,
-                                         leases.first_id())
+        handout, chosen = _extract_batch(personal, existing, planned.profile, config, leases.first_id())
     elif external:
         clusters = cluster_units([pool_unit(s) for s in external],
                                  ledger.pool(since=today - dt.timedelta(days=config.pool_days)))
@@ -95,17 +94,20 @@ def _hand_out(vault: Path, config: Config, folder: Path, ledger: Ledger, client:
 
 
 def _extract_batch(sources: list[Source], existing: list[Candidate], profile: AuthorProfile,
-                   tokens: int, first_id: int) -> tuple[Handout, list[Source]]:
-    """The first batch the model's requests would be, with every piece of a long source it begins."""
-    fixed = handout_tokens(extract_handout([], [], profile, tokens))
-    batches = pack(sources, max(int((tokens - fixed) * _SOURCES_SHARE), 64))
+                   config: Config, first_id: int) -> tuple[Handout, list[Source]]:
+    """The first batch the model's requests would be, with every piece of a long source it begins; its sources
+    and the items it shows take the room a model's request gives them (extractors/llm.py's `_rooms`)."""
+    tokens = config.request_token_budget
+    fixed = handout_tokens(extract_handout([], [], profile, 0))
+    room = tokens - fixed - min(config.max_reply_tokens, max(128, tokens // 3))  # the answer's room kept
+    batches = pack(sources, max(int(room * _SOURCES_SHARE), 64))
     batch = Batch(parts=list(batches[0].parts))
     for later in batches[1:]:  # a source cut into pieces is leased whole
         if later.parts[0].source.path != batch.parts[-1].source.path:
             break
         batch.parts += later.parts
     chosen = list({p.source.path: p.source for p in batch.parts}.values())
-    return extract_handout(batch.parts, existing, profile, tokens, first_id), chosen
+    return extract_handout(batch.parts, existing, profile, max(int(room * _ITEMS_SHARE), 0), first_id), chosen
 
 
 def _hashes(sources: list[Source]) -> dict[str, str]:

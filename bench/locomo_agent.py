@@ -1,0 +1,122 @@
+"""LoCoMo's `agent` and `sampling` extractors: the person's assistant as the reader, through the MCP SDK's real
+client (docs/spec.md §9.5), connected in process to the server `hylo-memory mcp` builds.
+
+  agent     a scripted assistant: `notes_to_read`, then `propose_memories` with the session's gold
+            observations (each filed by the offline classifier, as the oracle files them; its supersedes
+            given as the number the batch shows the item by), until nothing remains;
+  sampling  `refresh` over MCP with no model configured, the client's sampling callback answering as the
+            fake model answers the openai path (hylo_memory.testing.fake_model).
+
+One server a session, its `--today` the session's date, as the nightly job runs on that day.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import anyio
+from locomo_data import Session
+from mcp import Client
+from mcp_types import CreateMessageRequestParams, CreateMessageResult, Implementation, TextContent
+
+from hylo_memory.decay.model import MAX_ITEM_TEXT
+from hylo_memory.decay.store import MemoryStore
+from hylo_memory.extractors.offline import OfflineExtractor
+from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.mcp.calls import Memory
+from hylo_memory.pipeline.mcp.server import build_server
+from hylo_memory.testing.fake_model import answer as model_answer
+
+_ITEM = re.compile(r"^(\d+)\. \[(\w+)\] (.+)$", re.MULTILINE)
+
+
+class Tally:
+    """What the loop cost: tool calls, and the characters the assistant was handed."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.handed_chars = 0
+        self.model_chars = 0  # what the model's request for the same batch carries: instructions, request, schema
+        self.fixed = 0  # of which the instructions and the schema
+        self.batches = 0
+
+
+def read_session(vault: Path, session: Session, speaker: str, source: str, mode: str, tally: Tally) -> dict[str, Any]:
+    """The session's note read by the assistant (agent) or by its lent model (sampling); the last summary."""
+    # As the vault's file says, and nothing from this machine's environment: no model configured, so a refresh
+    # over MCP uses the client's.
+    config = Config(vault=str(vault), shorts_paths=["_shorts"], knowledge_paths=["_knowledge"], extra_scan_paths=[],
+                    extractor="offline")
+    server = build_server(Memory(vault.resolve(), config, session.date))
+    return anyio.run(_agent if mode == "agent" else _sampling, server, vault, session, speaker, source, tally)
+
+
+async def _agent(server: Any, vault: Path, session: Session, speaker: str, source: str,
+                 tally: Tally) -> dict[str, Any]:
+    summary: dict[str, Any] = {}
+    async with Client(server, client_info=Implementation(name="locomo-agent", version="1")) as client:
+        first = True
+        while True:  # the instructions and the schema with the first batch of the conversation alone
+            handed = await client.call_tool("notes_to_read", {"instructions": first})
+            first = False
+            tally.calls += 1
+            batch = handed.structured_content or {}
+            if batch.get("status") != "batch":
+                return summary
+            text = "".join(b.text for b in handed.content if isinstance(b, TextContent))
+            tally.handed_chars += len(text)
+            tally.model_chars += _model_request(text, tally)
+            tally.batches += 1
+            answer = _gold(vault, session, speaker, source, batch, text) if batch["kind"] == "extract" else []
+            key = "evidence" if batch["kind"] == "extract" else "preferences"
+            kept = await client.call_tool("propose_memories", {"lease": batch["lease"], "evidence": {key: answer}})
+            tally.calls += 1
+            summary = (kept.structured_content or {}).get("summary", {})
+
+
+def _model_request(text: str, tally: Tally) -> int:
+    """The characters of the model's messages for the same batch, as the openai run's relay counts them (the
+    system and user messages; the schema travels in `response_format`); the first batch gives the system's."""
+    parts = {p.split("\n", 1)[0]: p.split("\n\n", 1)[-1].strip() for p in f"\n{text}".split("\n## ")[1:]}
+    if "Instructions" in parts:
+        tally.fixed = len(parts["Instructions"])
+    return tally.fixed + len(parts["Request"])
+
+
+def _gold(vault: Path, session: Session, speaker: str, source: str, batch: dict[str, Any],
+          text: str) -> list[dict[str, Any]]:
+    """The gold observations of the session, for the batch's source of its note."""
+    ids = [s["id"] for s in batch.get("sources", []) if s["path"] == source]
+    if not ids:
+        return []
+    shown = {t: int(n) for n, _, t in _ITEM.findall(text)}
+    memory = MemoryStore(vault / "_memory").read_all()
+    classifier, entries = OfflineExtractor(), []
+    for fact in session.observations[speaker]:
+        decision = classifier.classify(fact, None, None, memory=memory)
+        entries.append({"dimension": decision.dimension.value, "text": decision.text[:MAX_ITEM_TEXT],
+                        "source": ids[0], "restates": None,
+                        "supersedes": shown.get(decision.supersedes) if decision.supersedes else None})
+    return entries
+
+
+async def _sampling(server: Any, vault: Path, session: Session, speaker: str, source: str,
+                    tally: Tally) -> dict[str, Any]:
+    async def lend(context: Any, params: CreateMessageRequestParams) -> CreateMessageResult:
+        prompt = "\n".join(m.content.text for m in params.messages if isinstance(m.content, TextContent))
+        tally.calls += 1
+        tally.handed_chars += len(prompt) + len(params.system_prompt or "")
+        body = {"messages": [{"role": "system", "content": params.system_prompt or ""},
+                             {"role": "user", "content": prompt}]}
+        return CreateMessageResult(role="assistant", content=TextContent(text=model_answer(body)),
+                                   model="fake-model", stop_reason="endTurn")
+
+    # The initialize handshake: a 2026-07-28 connection in process has no back-channel for the server's request.
+    async with Client(server, client_info=Implementation(name="locomo-sampling", version="1"),
+                      sampling_callback=lend, mode="legacy") as client:
+        refreshed = await client.call_tool("refresh")
+        tally.calls += 1
+        return refreshed.structured_content or {}
+
