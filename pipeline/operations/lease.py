@@ -52,7 +52,7 @@ def notes_to_read(vault: Path, config: Config, client: str, today: dt.date, pool
         with writing(store, config.lock_timeout, run_lock_held=True):
             pass  # the files the items are shown from are whole
         with Ledger.for_memory_dir(store.folder) as ledger:
-            handed, pooled = _hand_out(vault, config, store.folder, ledger, client, today)
+            handed, pooled = _hand_out(vault, config, ledger, client, today)
     if pooled is None or not pooling:
         return handed
     # Units the person read, in no theme yet: nothing to ask anyone. They join the pool, read.
@@ -60,12 +60,12 @@ def notes_to_read(vault: Path, config: Config, client: str, today: dt.date, pool
     return notes_to_read(vault, config, client, today, pooling=False)
 
 
-def _hand_out(vault: Path, config: Config, folder: Path, ledger: Ledger, client: str,
-              today: dt.date) -> tuple[Handed, Lease | None]:
+def _hand_out(vault: Path, config: Config, ledger: Ledger, client: str, today: dt.date) -> tuple[Handed, Lease | None]:
     leases, now = Leases(ledger), time.time()
     leases.forget_old(now)
     store = open_store(vault, config)
-    planned = plan(vault, config, ledger, store.read_all(), today, kept_intro(store))
+    files = store.read_all()
+    planned = plan(vault, config, ledger, files, today, kept_intro(store))
     held = leases.held(now)
     free = [s for s in planned.collected.sources if s.path not in held]
     personal = [s for s in free if s.perspective is not Perspective.external]
@@ -73,7 +73,6 @@ def _hand_out(vault: Path, config: Config, folder: Path, ledger: Ledger, client:
     lease = Lease(token=new_token(), kind="extract", client=client, created_at=now,
                   expires_at=now + config.lease_minutes * 60, window_start=planned.window.start, sources={}, request={})
     if personal:
-        files = store.read_all()
         existing = [Candidate(dimension=d, text=i.text) for d, f in files.items() if f for i in f.items]
         handout, chosen = _extract_batch(personal, existing, planned.profile, config, leases.first_id())
     elif external:

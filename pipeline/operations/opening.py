@@ -1,39 +1,27 @@
-"""The vault a command works on (docs/spec.md §1, §10): a folder, checked; or a Hylo vault's mirror, synced."""
+"""The vault a command works on (docs/spec.md §1, §10): a folder, checked; or a Hylo vault's local copy, synced."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from hylo_memory.errors import VaultError
 from hylo_memory.pipeline import config_memo
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.vaults import is_url, mirror_for
+from hylo_memory.pipeline.vaults import is_url, local_root
 
 
 def open_vault(config: Config, given: str | None = None, memo: bool = False) -> Path:
-    """The folder every command then works on: the vault folder, resolved, or the local mirror of the Hylo at
+    """The folder every command then works on: the vault folder, resolved, or the local copy of the Hylo at
     `config.vault` with its memory files as Hylo has them now.
 
     `memo`: keep what the quick path of recall and context reads (cli/quick.py), with the --vault `given`."""
     assert config.vault
+    root = local_root(config)
     if is_url(config.vault):
         from hylo_memory.pipeline.state.writing import open_store, writing  # a folder's commands load it later
 
-        root = mirror_for(config)
         with writing(open_store(root, config), config.lock_timeout):
             pass  # taking the memory lock syncs the memory files with Hylo
-        return root
-    folder = _checked_folder(Path(config.vault))
-    if memo:
-        config_memo.keep(given, config.vault, folder, config.memory_dir, config.timezone,
+    elif memo:
+        config_memo.keep(given, config.vault, root, config.memory_dir, config.timezone,
                          quick=config.embedding_model is None)
-    return folder
-
-
-def _checked_folder(vault: Path) -> Path:
-    """The vault folder, resolved; a clear error when it is not one."""
-    if not vault.exists():
-        raise VaultError(f"{vault}: vault not found")
-    if not vault.is_dir():
-        raise VaultError(f"{vault}: vault is not a folder")
-    return vault.resolve()
+    return root

@@ -68,7 +68,7 @@ def plan(vault: Path, config: Config, ledger: Ledger, files: dict[Dimension, Mem
                             config.shorts_paths + config.extra_scan_paths)  # the author's own note folders
     reader = notes_of(vault, config, author=[n for n in (profile.name, *profile.aliases) if n],  # whose clippings
                       future=ledger.future())
-    reader.pull(window)  # a Hylo vault's window, into its mirror (docs/spec.md §10)
+    reader.pull(window)  # a Hylo vault's window, brought to where it is read (docs/spec.md §10)
     return Plan(window=window, profile=profile,
                 collected=collect(reader, window, ledger, profile, cap, reread, only))
 

@@ -12,12 +12,14 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hylo_memory.errors import VaultError
+
 from .protocol import MemoryHome, OwnHome, Skipped, Span, Vault
 
 if TYPE_CHECKING:
     from hylo_memory.pipeline.config import Config
 
-__all__ = ["MemoryHome", "Skipped", "Span", "Vault", "home_of", "is_url", "mirror_for", "notes_of"]
+__all__ = ["MemoryHome", "Skipped", "Span", "Vault", "home_of", "is_url", "local_root", "notes_of"]
 
 
 def is_url(vault: str | os.PathLike[str] | None) -> bool:
@@ -25,16 +27,27 @@ def is_url(vault: str | os.PathLike[str] | None) -> bool:
     return isinstance(vault, str) and vault.strip().lower().startswith(("http://", "https://"))
 
 
-def mirror_for(config: Config) -> Path:
-    """The local mirror of the Hylo at `config.vault`, prepared: the folder every command then works on.
-    Its memory files are synced by whoever takes the memory lock next (`home_of(root).take()`)."""
+def local_root(config: Config) -> Path:
+    """The folder every command works on: the vault folder, resolved (a clear error when it is not one); or, for
+    a Hylo vault by URL, its local mirror, prepared. A mirror's memory files are synced by whoever takes the
+    memory lock next (`home_of(root).take()`)."""
+    assert config.vault is not None
+    if not is_url(config.vault):
+        return _checked_folder(Path(config.vault))
     from .hylo_mirror import Settings, prepare
 
-    assert config.vault is not None
     settings = Settings(url=config.vault, memory_dir=config.memory_dir, timeout=config.hylo_timeout,
                         page=config.hylo_page, shorts_paths=config.shorts_paths,
                         knowledge_paths=config.knowledge_paths, extra_scan_paths=config.extra_scan_paths)
     return prepare(settings, config.state_dir)
+
+
+def _checked_folder(vault: Path) -> Path:
+    if not vault.exists():
+        raise VaultError(f"{vault}: vault not found")
+    if not vault.is_dir():
+        raise VaultError(f"{vault}: vault is not a folder")
+    return vault.resolve()
 
 
 def home_of(root: Path) -> MemoryHome:
