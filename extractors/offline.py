@@ -13,27 +13,45 @@ from .synthesis import cluster_evidence
 
 # Keyword cues for `remember` without a dimension, when no first-person pattern reads the fact, strongest
 # first. Each dimension's English cue is followed by its Chinese one (no \b: Chinese has no word breaks).
+_FAMILY = r"husband|wife|spouse|partner|fianc[ée]e?|kids?|children|child|sons?|daughters?|twins|baby"
+_PETS = (r"dogs?|pupp(?:y|ies)|pups?|cats?|kittens?|pets?|horses?|hamsters?|parrots?|rabbits?|bunn(?:y|ies)|turtles?|"
+         r"snakes?|guinea pigs?|fish")
+_ROLE = (r"(?:[a-z-]+ ){0,2}(?:[a-z-]+(?:er|or|ist|ian|ant|ent|eon|ef|ach|urse|grapher|smith)|artist|chef|nurse|"
+         r"coach|doctor|lawyer|student|teacher|mother|mom|mum|father|dad|parent|veteran|woman|man|person)")
 _CUES: list[tuple[Dimension, re.Pattern[str]]] = [
-    (Dimension.state, re.compile(r"\b(feel|feeling|felt|tired|stressed|exhausted|anxious|today|tonight|this week|"
-                                 r"right now|lately|mood|sick|overwhelmed)\b", re.I)),
+    (Dimension.state, re.compile(r"\b(feel|feeling|felt|tired|stressed|exhausted|anxious|today|tonight|"
+                                 r"this week|right now|lately|mood|sick|overwhelmed)\b", re.I)),
     (Dimension.state, re.compile(r"最近|今天|今晚|这周|这几天|这阵子|心情|累|疲惫|压力|焦虑|紧张|开心|高兴|难过|沮丧|"
                                  r"烦|兴奋|生病|感冒|不舒服")),
-    (Dimension.goals, re.compile(r"\b(want to|going to|plan to|planning|goal|working on|aim to|hope to|trying to|"
-                                 r"learn|learning|finish|launch|build|building|training for|studying|preparing)\b",
-                                 re.I)),
-    (Dimension.goals, re.compile(r"想要|打算|计划|目标|希望|准备|正在|学会|在学|努力|争取|梦想")),
-    (Dimension.people, re.compile(rf"\bmy ({'|'.join(map(re.escape, RELATIONS))})\b", re.I)),
+    # A person or a pet of theirs, named or told of: "Melanie's husband", "has a dog named Max", "my sister".
+    (Dimension.people, re.compile(rf"(?:\b(?:my|his|her|their)|'s|’s) (?:(?:best|close|old|new|little|older|younger|"
+                                  rf"oldest|youngest) )?(?:{'|'.join(map(re.escape, RELATIONS))}|{_PETS})\b"
+                                  rf"(?! and \w+ (?:is|are)\b)", re.I)),
+    (Dimension.people, re.compile(rf"\b(?:has|have|had|adopted|got) (?:a|an|two|three|\d+) (?:[a-z]+ )?(?:{_PETS})\b",
+                                  re.I)),
     (Dimension.people, re.compile(rf"(?<!自)我(?!们)的?(?:{'|'.join(map(re.escape, ZH_RELATIONS))})")),
-    (Dimension.beliefs, re.compile(r"\b(believe|think that|convinced|should|value|matters?|principle)\b", re.I)),
+    (Dimension.goals, re.compile(r"\b(want to|wants to|going to|plan to|plans to|planning|goal|working on|aim to|"
+                                 r"aims to|hope to|hopes to|trying to|learn|learning|finish|launch|build|building|"
+                                 r"training for|studying|preparing)\b", re.I)),
+    (Dimension.goals, re.compile(r"想要|打算|计划|目标|希望|准备|正在|学会|在学|努力|争取|梦想")),
+    (Dimension.beliefs, re.compile(r"\b(believe|believes|think that|thinks that|convinced|should|value|values|"
+                                   r"matters?|principle)\b", re.I)),
     (Dimension.beliefs, re.compile(r"觉得|相信|认为|坚信|应该|价值观|原则")),
-    (Dimension.identity, re.compile(r"\b(my name|call me|i am called|i'm called|live in|living in|work as|work at|"
-                                    r"i'm from|i am from|born|speak|years old|my job|married|native|work in)\b", re.I)),
+    (Dimension.identity, re.compile(r"\b(my name|call me|i am called|i'm called|live in|lives in|living in|"
+                                    r"work as|works as|work at|works at|work for|works for|i'm from|i am from|"
+                                    r"(?:is|was|are|were) from|grew up|born|moved (?:to|from|back)|speak|speaks|"
+                                    r"years old|my job|married|divorced|widowed|native|work in|works in|"
+                                    r"job|career|profession|owns|runs (?:a|an|his|her|their) |retired|"
+                                    rf"(?:has|have|had) (?:a|an|one|two|three|four|five|\d+) (?:{_FAMILY})\b)", re.I)),
     (Dimension.identity, re.compile(r"我叫|名字|住在|来自|工作|上班|职业|出生|岁|结婚|母语|(?<!自)我(?!们)是")),
     # "I'm Sam", "I am Sam Rivera", "I'm American": who they are; a diet or a taste a pattern read first.
     (Dimension.identity, re.compile(r"^\s*(?i:i(?:'m|’m| am))\s+(?:[A-Z][\w'’-]+)(?:\s+[A-Z][\w'’-]+){0,2}\s*[.!]?$")),
     # "I'm a nurse", "I am an architect": a role, unless it is a diet or a taste.
     (Dimension.identity, re.compile(r"\bi(?:'m|’m| am) an? (?!(?:vegetarian|vegan|pescatarian|fan|big fan|"
                                     r"morning person|night owl|huge)\b)[a-z-]+(?: [a-z-]+)?\s*[.!]?$", re.I)),
+    # "Maria is a nurse", "Jon is a dancer who runs …", "John is a single dad": what someone is, told of them.
+    (Dimension.identity, re.compile(rf"^\s*[A-Z][\w'’-]+(?: [A-Z][\w'’-]+)? (?:is|was) an? (?!(?:vegetarian|vegan|"
+                                    rf"pescatarian|fan|big fan|huge fan|member)\b){_ROLE}\b")),
 ]
 
 
