@@ -118,6 +118,14 @@ class BM25:
                 found[index] = found.get(index, 0.0) + idf * tf * (K1 + 1) / (tf + norm)
         return found
 
+    def exact(self, query: str) -> set[int]:
+        """The texts holding every term of `query` that some text holds: an exact keyword match."""
+        terms = {t for t in query_terms(query) if t in self.postings}
+        if not terms:
+            return set()
+        holders = [{index for index, _ in self.postings[t]} for t in terms]
+        return set.intersection(*holders)
+
 
 def fuse(rankings: Sequence[Sequence[int]], k: int = RRF_K) -> dict[int, float]:
     """Reciprocal rank fusion: each index scores Σ 1 / (k + rank) over the rankings it appears in (rank from 1)."""
@@ -183,4 +191,10 @@ def rank(entries: Sequence[Entry], index: BM25, query: str, limit: int, today: d
     depth = max(limit, RRF_DEPTH)
     alike = {i: s for i, s in enumerate(similarities) if s > 0}  # orthogonal or opposite: no resemblance
     fused = fuse([ordered(bm25)[:depth], ordered(alike)[:depth]])
-    return [Hit(i, fused[i], bm25.get(i, 0.0), similarities[i]) for i in ordered(fused)[:limit]]
+    chosen = ordered(fused)[:limit]
+    # An exact keyword match is never pushed out of the top by resemblance alone: it takes the place of the
+    # lowest item that is not one (BM25's order decides which exact matches, when there are more than `limit`).
+    exact = [i for i in ordered(bm25) if i in index.exact(query)][:limit]
+    for i in (i for i in exact if i not in chosen):
+        chosen[max(n for n, c in enumerate(chosen) if c not in exact)] = i
+    return [Hit(i, fused[i], bm25.get(i, 0.0), similarities[i]) for i in ordered({i: fused[i] for i in chosen})]

@@ -191,3 +191,21 @@ def test_fusion_ranks_first_what_both_rankings_place_high() -> None:
     # BM25 places 1 second and the embeddings first: 1/62 + 1/61 beats 0's 1/61 + 1/63.
     fused = rank(found, index, "run", 10, TODAY, similarities=[0.1, 0.9, 0.5])
     assert [h.at for h in fused] == [1, 0, 2]
+
+
+def test_the_hybrid_never_drops_an_exact_keyword_match_from_the_top_k() -> None:
+    # Four items hold the query's word; five others only resemble it. By fusion alone, the top 3 would be
+    # match, resemblance, match: the third match by BM25 would be pushed out.
+    found = entries(*((f"Marathon note {n}", 1, False) for n in range(4)),
+                    *((f"Jogs along the river, route {n}", 1, False) for n in range(5)))
+    index = BM25([e.item.text for e in found])
+    hits = rank(found, index, "marathon", 3, TODAY, similarities=[0.0] * 4 + [0.9] * 5)
+    assert {h.at for h in hits} == {0, 1, 2}
+
+
+def test_an_item_with_only_some_of_the_query_words_may_give_way_to_a_closer_meaning() -> None:
+    found = entries(("Marathon tips", 1, False), ("Runs a marathon in Lisbon", 1, False),
+                    *((f"Jogs in Lisbon, route {n}", 1, False) for n in range(3)))
+    index = BM25([e.item.text for e in found])
+    hits = rank(found, index, "lisbon marathon", 2, TODAY, similarities=[0.0, 0.2, 0.95, 0.9, 0.9])
+    assert 1 in {h.at for h in hits}  # the exact match stays; "Marathon tips" holds one word of two
