@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from hylo_memory.decay import Dimension, MemoryFile
 from hylo_memory.templates import render
@@ -23,6 +23,7 @@ from .llm_batches import within
 from .replies import ExtractionReply, SynthesisReply, strict_schema
 
 Kind = Literal["extract", "synthesis"]
+NOT_COLLECTED = "its note was read meanwhile, or changed after it was handed out (a changed note comes again)"
 
 
 class Handout(BaseModel):
@@ -31,7 +32,7 @@ class Handout(BaseModel):
     kind: Kind
     instructions: str
     request: str  # the text the model's request carries: profile, numbered items, sources by id
-    answer_schema: dict[str, Any] = Field(serialization_alias="schema")
+    answer_schema: dict[str, Any]
     asked: Asked | None = None  # extract: the sources by id and the items by number, to read the answer by
     clusters: dict[int, Cluster] = {}  # synthesis: the themes by number
 
@@ -68,6 +69,8 @@ def read_answer(handout: Handout, answer: Any, cap: int) -> Extraction:
     """The assistant's answer, read entry by entry as a model's reply is: a JSON object (`{"evidence": […]}` or
     `{"preferences": […]}`), its list alone, or that JSON as text. Raises InvalidReply when it is none of these."""
     key = "evidence" if handout.kind == "extract" else "preferences"
+    if isinstance(answer, str) and answer.lstrip().startswith("["):  # its list alone, as text
+        answer = f'{{"{key}": {answer}}}'
     if isinstance(answer, list):
         answer = {key: answer}
     raw = answer if isinstance(answer, str) else json.dumps(answer)
@@ -93,6 +96,8 @@ class Answered:
                 progress: Progress | None = None) -> Extraction:
         paths = {s.path for s in sources}
         result = self.extraction.model_copy(deep=True)
+        # A leased note the run did not collect was read meanwhile, or edited after the hand-out (it waits).
+        result.drop(NOT_COLLECTED, *(e.text for e in result.evidence if e.source not in paths))
         result.evidence = [e for e in result.evidence if e.source in paths]
         if progress is not None:
             progress(sorted(paths), result.evidence)

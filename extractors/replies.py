@@ -90,7 +90,7 @@ def parse_json(raw: str | None) -> Any:
     for candidate in candidates:
         try:
             return json.loads(candidate)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # bad JSON, nested past the parser's depth, a number past its digits
             continue
     raise InvalidReply("the reply is not valid JSON", raw=raw)
 

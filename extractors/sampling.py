@@ -86,7 +86,7 @@ class SamplingExtractor(LLMExtractor):
         super().__init__(config)
         self.name = f"sampling ({client})"
         self.ask = ask
-        self.deadline = time.monotonic() + config.sampling_budget
+        self.deadline: float | None = None  # set by the first request: not spent waiting for the run lock
         self.mode = Mode.text
         self.stopped: list[str] = []  # why no more is asked: the person said no, or the budget ran out
 
@@ -106,5 +106,7 @@ class SamplingExtractor(LLMExtractor):
         return self.context
 
     def _connect(self, deadline: float | None) -> ChatClient:
+        if self.deadline is None:
+            self.deadline = time.monotonic() + self.config.sampling_budget
         return SamplingClient(self.config, self.ask, self.usage, min(d for d in (deadline, self.deadline) if d),
                               self.stopped)

@@ -87,3 +87,12 @@ def test_apply_lease_json_gives_the_summary_and_what_remains(vault: Path, tmp_pa
     assert report["remaining"] == batch["remaining"] and report["summary"]["status"] == "ok"
     with Ledger.for_memory_dir(vault / "_memory", readonly=True) as ledger:
         assert ledger.extracted_by(batch["sources"][0]["path"]) == "assistant (command line)"
+
+
+@pytest.mark.parametrize("body", ["[" * 100_000, "1" * 5_000])
+def test_apply_lease_of_json_the_parser_cannot_take_is_one_line(vault: Path, tmp_path: Path, body: str) -> None:
+    batch = pending(vault)
+    deep = tmp_path / "deep.json"
+    deep.write_text(body, encoding="utf-8")
+    done = hylo("apply", "--vault", vault, "--today", TODAY, "--lease", batch["lease"], "--evidence", deep)
+    assert done.exit_code == 1 and one_line(done.stderr).startswith(f"hylo-memory: {deep}")

@@ -24,6 +24,7 @@ from hylo_memory.pipeline.operations.lease import notes_to_read, propose
 from hylo_memory.pipeline.operations.status import gather
 from hylo_memory.pipeline.state.ledger import Ledger
 from hylo_memory.pipeline.state.writing import open_store
+from hylo_memory.pipeline.vaults import folder  # noqa: F401 - loaded (lazily by a run) before freezegun fakes dates
 
 TODAY = dt.date(2026, 11, 30)
 
@@ -128,8 +129,8 @@ def test_a_lease_answered_twice_is_refused_the_second_time(vault: Path) -> None:
 
 
 def test_an_unknown_lease_is_refused_in_one_line(vault: Path) -> None:
-    with pytest.raises(InputError, match="lease 'L-nope' is unknown"):
-        propose(vault, config_for(vault), "L-nope", [], TODAY)
+    with pytest.raises(InputError, match="lease L-nopenopenopenope is unknown"):
+        propose(vault, config_for(vault), "L-nopenopenopenope", [], TODAY)
 
 
 def test_two_readers_at_once_never_get_the_same_source_and_the_last_is_told_to_wait(vault: Path) -> None:
@@ -234,3 +235,84 @@ def test_why_and_history_name_the_assistant_that_read_the_note(vault: Path) -> N
     propose(vault, config, handed.lease or "", [entry(handed.sources[0].id, "Loves black coffee")], TODAY)
     assert "read by assistant (claude-code)" in history(vault, config, 5).to_text()
     assert "assistant (claude-code)" in explain(vault, config, "Loves black coffee", None).to_text()
+
+
+def test_a_lease_is_asked_again_under_the_run_lock_and_an_answer_in_time_no_longer_is_refused(vault: Path) -> None:
+    from hylo_memory.pipeline.run.refresh import refresh
+    from hylo_memory.pipeline.state.leases import Leases
+
+    config = config_for(vault)
+    handed = notes_to_read(vault, config, "tester", TODAY)
+    with Ledger.for_memory_dir(vault / "_memory") as ledger:
+        lease = Leases(ledger).usable(handed.lease or "", 0.0)
+        ledger.db.execute("UPDATE leases SET expires_at = 1 WHERE token = ?", (lease.token,))  # it ran out meanwhile
+    from hylo_memory.extractors.agent import Answered
+    from hylo_memory.extractors.base import Extraction
+
+    with pytest.raises(InputError, match="expired"):
+        refresh(vault, config, Answered("assistant (tester)", Extraction()), TODAY, only=lease)
+
+
+def test_a_nightly_refresh_leaves_the_notes_an_assistant_holds_and_its_answer_is_kept(vault: Path) -> None:
+    from hylo_memory.extractors.offline import OfflineExtractor
+    from hylo_memory.pipeline.run.refresh import refresh
+
+    config = config_for(vault)
+    handed = notes_to_read(vault, config, "tester", TODAY)
+    summary, _ = refresh(vault, config, OfflineExtractor(), TODAY)
+    assert summary.waiting >= len({s.path for s in handed.sources})
+    kept = propose(vault, config, handed.lease or "", [entry(handed.sources[0].id, "Loves black coffee")], TODAY)
+    assert kept.summary.counts.added == 1
+    with Ledger.for_memory_dir(vault / "_memory", readonly=True) as ledger:
+        assert ledger.extracted_by(handed.sources[0].path) == "assistant (tester)"
+
+
+def test_an_answer_is_not_replaced_by_evidence_another_run_kept_for_the_same_note(vault: Path) -> None:
+    config = config_for(vault)
+    handed = notes_to_read(vault, config, "tester", TODAY)
+    first = handed.sources[0]
+    with Ledger.for_memory_dir(vault / "_memory") as ledger:  # an LLM run killed after its first batch
+        ledger.keep_evidence({first.path: next(iter(_hashes(vault, config, first.path)))},
+                             [Evidence(dimension=Dimension.preferences, text="Enjoys bungee jumping",
+                                       source=first.path, date=first.date)])
+    summary = propose(vault, config, handed.lease or "", [entry(first.id, "Enjoys kayaking")], TODAY).summary
+    text = (vault / "_memory" / "_preferences.md").read_text(encoding="utf-8")
+    assert "Enjoys kayaking" in text and "bungee" not in text and summary.resumed == 0
+
+
+def _hashes(vault: Path, config: Config, path: str) -> list[str]:
+    from hylo_memory.pipeline.state.leases import Leases
+
+    with Ledger.for_memory_dir(vault / "_memory", readonly=True) as ledger:
+        return [h for token, in ledger.db.execute("SELECT token FROM leases")
+                for p, h in (Leases(ledger).get(token) or _never()).sources.items() if p == path]
+
+
+def _never() -> Any:
+    raise AssertionError("a lease listed and not found")
+
+
+def test_reextract_never_reads_again_what_an_assistant_read(vault: Path) -> None:
+    from hylo_memory.extractors.offline import OfflineExtractor
+    from hylo_memory.pipeline.run.refresh import refresh
+
+    config = config_for(vault)
+    handed = notes_to_read(vault, config, "tester", TODAY)
+    propose(vault, config, handed.lease or "", [], TODAY)
+    summary, _ = refresh(vault, config, OfflineExtractor(), TODAY, reextract=True, since=dt.date(2026, 9, 1))
+    with Ledger.for_memory_dir(vault / "_memory", readonly=True) as ledger:
+        assert all(ledger.extracted_by(s.path) == "assistant (tester)" for s in handed.sources)
+    assert summary.reextracted == 0
+
+
+def test_a_token_of_another_shape_is_refused_in_one_line(vault: Path) -> None:
+    with pytest.raises(InputError, match="is not a lease token") as refused:
+        propose(vault, config_for(vault), "L-x\nsecond line", [], TODAY)
+    assert "\n" not in str(refused.value)
+
+
+def test_its_list_alone_as_text_is_an_answer_too(vault: Path) -> None:
+    config = config_for(vault)
+    handed = notes_to_read(vault, config, "tester", TODAY)
+    answer = json.dumps([entry(handed.sources[0].id, "Loves black coffee")])
+    assert propose(vault, config, handed.lease or "", answer, TODAY).summary.counts.added == 1

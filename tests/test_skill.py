@@ -71,3 +71,11 @@ def test_install_replaces_its_own_unedited_skill_with_a_newer_one(tmp_path: Path
 def test_install_again_says_nothing_was_written(tmp_path: Path) -> None:
     skill(tmp_path, "--install", "claude")
     assert "already says this: nothing written" in skill(tmp_path, "--install", "claude").stdout
+
+
+def test_install_never_replaces_a_symbolic_link_even_a_dangling_one(tmp_path: Path) -> None:
+    link = tmp_path / ".claude/skills/hylo-memory/SKILL.md"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(tmp_path / "my-skills" / "SKILL.md")
+    done = skill(tmp_path, "--install", "claude")
+    assert done.exit_code == 1 and "is a symbolic link" in done.stderr and link.is_symlink()

@@ -38,6 +38,8 @@ def read_answer(path: Path) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+    except (ValueError, RecursionError) as exc:  # nested past the parser's depth, a number past its digits
+        raise InputError(f"{path}: not JSON this reads: {type(exc).__name__}") from None
 
 
 def read_evidence(path: Path) -> list[Evidence]:
@@ -51,6 +53,8 @@ def read_evidence(path: Path) -> list[Evidence]:
             data = json.loads(line)
         except json.JSONDecodeError as exc:
             raise InputError(f"{path}:{number}: not valid JSON: {exc.msg}") from None
+        except (ValueError, RecursionError) as exc:
+            raise InputError(f"{path}:{number}: not JSON this reads: {type(exc).__name__}") from None
         if not isinstance(data, dict):
             raise InputError(f"{path}:{number}: expected a JSON object")
         unknown = sorted(set(data) - set(Evidence.model_fields))

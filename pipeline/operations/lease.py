@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from hylo_memory.errors import InputError
 from hylo_memory.extractors.agent import (
     Answered,
@@ -32,7 +34,7 @@ from hylo_memory.pipeline.operations.handed import Handed, Proposed
 from hylo_memory.pipeline.run.collect import plan
 from hylo_memory.pipeline.run.profile import kept_intro
 from hylo_memory.pipeline.run.refresh import refresh
-from hylo_memory.pipeline.state.leases import Lease, Leases, new_token
+from hylo_memory.pipeline.state.leases import NEXT, Lease, Leases, new_token
 from hylo_memory.pipeline.state.ledger import ASSISTANT, STATE_DIR, Ledger
 from hylo_memory.pipeline.state.locking import RUN_LOCK, hold
 from hylo_memory.pipeline.state.writing import open_store, writing
@@ -78,18 +80,24 @@ def _hand_out(vault: Path, config: Config, ledger: Ledger, client: str, today: d
     elif external:
         clusters = cluster_units([pool_unit(s) for s in external],
                                  ledger.pool(since=today - dt.timedelta(days=config.pool_days)))
-        if not clusters:
-            return Handed(status="done"), lease.model_copy(update={"sources": _hashes(external)})
+        if not clusters:  # read, with no one asked; what is leased to others still waits
+            return Handed(status="wait" if held else "done", wait_seconds=_wait(held, now) if held else None), \
+                lease.model_copy(update={"sources": _hashes(external)})
         handout, chosen = synthesis_handout(clusters, planned.profile), external
         lease.kind = "synthesis"
     elif held:
-        return Handed(status="wait", wait_seconds=max(1, int(min(held.values()) - now) + 1)), None
+        return Handed(status="wait", wait_seconds=_wait(held, now)), None
     else:
         return Handed(status="done"), None
     lease.sources, lease.request = _hashes(chosen), handout.model_dump(mode="json")
     lease.last_id = leases.first_id() - 1 + len(handout.sources())
     leases.add(lease)
     return Handed.of(lease, handout, remaining=len(free) - len(chosen)), None
+
+
+def _wait(held: dict[str, float], now: float) -> int:
+    """Seconds until the first lease held by another ends."""
+    return max(1, int(min(held.values()) - now) + 1)
 
 
 def _extract_batch(sources: list[Source], existing: list[Candidate], profile: AuthorProfile,
@@ -117,17 +125,13 @@ def propose(vault: Path, config: Config, token: str, answer: Any, today: dt.date
     """Keep what the assistant found in its lease's sources: read entry by entry, then the rules, as a run.
     The ledger names the reader the lease was handed to."""
     store = open_store(vault, config)
+    token = token.strip()
     with Ledger.for_memory_dir(store.folder) as ledger:
-        lease = Leases(ledger).get(token.strip())
-    if lease is None:
-        raise InputError(f"lease {token!r} is unknown (or more than a day old): ask for a batch with notes_to_read")
-    if lease.answered:
-        raise InputError(f"lease {token} was answered already: ask for the next batch with notes_to_read")
-    if lease.expired(time.time()):
-        when = dt.datetime.fromtimestamp(lease.expires_at, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
-        raise InputError(f"lease {token} expired at {when}: its notes wait for the next batch; ask for it with "
-                         "notes_to_read and answer within the lease")
-    handout = Handout.model_validate(lease.request)
+        lease = Leases(ledger).usable(token, time.time())  # asked again under the run lock, by the run
+    try:
+        handout = Handout.model_validate(lease.request)
+    except ValidationError:  # kept by another version of hylo-memory
+        raise InputError(f"lease {token} was handed out by another version{NEXT}") from None
     try:
         extraction = read_answer(handout, answer, config.max_evidence_per_source)
     except InvalidReply as exc:

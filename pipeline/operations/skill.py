@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Literal, NamedTuple
 
 from hylo_memory.decay.store import atomic_write, read_regular
-from hylo_memory.errors import InputError
+from hylo_memory.errors import HyloMemoryError, InputError
 from hylo_memory.pipeline.version import installed_version
 from hylo_memory.templates import render
 
@@ -42,10 +42,12 @@ class Installed(NamedTuple):
 def install(target: Target, text: str, force: bool = False, home: str | None = None) -> Installed:
     """Write the skill where `target` looks for it; a file we did not write (or that was edited) needs `force`."""
     path = Path(os.path.expanduser(PLACES[target]) if home is None else Path(home) / PLACES[target][2:])
+    if path.is_symlink() and not force:  # dangling or not: the person's link, not ours to replace
+        raise InputError(f"{path}: is a symbolic link: nothing written; --force replaces it with the skill")
     try:
-        before = read_regular(path) if path.exists() else None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+        before = read_regular(path) if path.exists() and not path.is_symlink() else None
+    except (OSError, HyloMemoryError) as exc:
+        raise InputError(f"{path}: cannot read: {exc}") from None
     if before == text.encode("utf-8"):
         return Installed(path, wrote=False)
     if before is not None and not force and not _ours(before):

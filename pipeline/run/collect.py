@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import time
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -14,7 +15,8 @@ from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.run.profile import build_profile, judge_perspective
 from hylo_memory.pipeline.run.window import Window, choose_window
 from hylo_memory.pipeline.state.failing import Failing
-from hylo_memory.pipeline.state.ledger import Ledger
+from hylo_memory.pipeline.state.leases import Leases
+from hylo_memory.pipeline.state.ledger import Ledger, read_by_assistant
 from hylo_memory.pipeline.vaults import Skipped, Vault, notes_of
 
 
@@ -89,6 +91,8 @@ def collect(vault: Vault, window: Window, ledger: Ledger, profile: AuthorProfile
     failing = Failing(ledger)
     stuck, failed_before = failing.stuck_hashes(), failing.failing()  # stuck: set aside; an edited one is read again
     judged: dict[str, Perspective] = {}  # each unit's perspective, for its own-stance section
+    # Notes an assistant holds under a lease are theirs until it answers or the lease ends: they wait.
+    leased = {} if only is not None else Leases(ledger).held(time.time())
     for found in vault.sources(window):
         if isinstance(found, Skipped):
             result.skipped.append(found)
@@ -104,10 +108,14 @@ def collect(vault: Vault, window: Window, ledger: Ledger, profile: AuthorProfile
         if stuck.get(found.path) == found.content_hash:
             continue
         if ledger.is_extracted(found.path, found.content_hash):
-            if reread is None or ledger.extracted_by(found.path) in (reread.extractor, None):
+            reader = ledger.extracted_by(found.path)
+            if reread is None or reader in (reread.extractor, None) or read_by_assistant(reader):
                 result.already_extracted += 1
                 continue
             result.reextracted += 1
+        if found.path in leased:
+            result.waiting += 1
+            continue
         perspective = judged.get(found.path) or judge_perspective(found, profile)
         fresh.append(found.model_copy(update={"perspective": perspective, "alone": found.path in failed_before}))
         if found.undated and len(result.undated) < MAX_UNDATED:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import logging
+import time
 from collections.abc import Collection
 from contextlib import nullcontext
 from pathlib import Path
@@ -31,7 +32,7 @@ from hylo_memory.pipeline.run.window import Window
 from hylo_memory.pipeline.state.changes import change_of
 from hylo_memory.pipeline.state.failing import Failed, Failing
 from hylo_memory.pipeline.state.journal import RUNS_DIR, Journal, RunEnd, commit_planned
-from hylo_memory.pipeline.state.leases import Lease
+from hylo_memory.pipeline.state.leases import Lease, Leases
 from hylo_memory.pipeline.state.ledger import STATE_DIR, Ledger
 from hylo_memory.pipeline.state.locking import RUN_LOCK, hold
 from hylo_memory.pipeline.state.trust import known, tombstones
@@ -90,6 +91,8 @@ def _run(
     retry_stuck: bool = False,
     lease: Lease | None = None,
 ) -> tuple[RunSummary, list[FileUpdate]]:
+    if lease is not None and not dry_run:  # asked again now the run lock is held: one answer a lease, in time
+        lease = Leases(ledger).usable(lease.token, time.time())
     files = store.read_all()  # a hand-broken file stops the run here, before any work
     _say_if_back_fill(ledger, today, config)
     progress.reading()
@@ -105,7 +108,9 @@ def _run(
         ledger.record_future((f.path, f.date) for f in collected.future)
     earlier_pool = ledger.pool(since=today - dt.timedelta(days=config.pool_days))
     hashes = {s.path: s.content_hash for s in collected.sources}
-    kept = ledger.kept_evidence(hashes)  # an interrupted run's batches, already paid for
+    # An interrupted run's batches, already paid for; a lease's answer is in hand, and is neither kept nor
+    # replaced by what another run kept.
+    kept = {} if lease else ledger.kept_evidence(hashes)
     progress.extracting(len(collected.sources) - len(kept))
 
     def keep(paths: list[str], evidence: list[Evidence]) -> None:
@@ -113,7 +118,7 @@ def _run(
         progress.extracted(len(paths))
 
     outcome = extract_all(extractor, collected.sources, profile, files, earlier_pool,
-                          config.max_evidence_per_source, kept, keep)
+                          config.max_evidence_per_source, kept, None if lease else keep)
     extraction = outcome.extraction
     extracted = [s for s in collected.sources if s.path not in extraction.failed]
     if not dry_run:  # counted before the summary, which names what is stuck now

@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import secrets
 from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from hylo_memory.errors import InputError
 from hylo_memory.pipeline.state.ledger import Ledger, guarded
 
+TOKEN = re.compile(r"L-[A-Za-z0-9_-]{16}")
+NEXT = ": ask for a new batch (notes_to_read, or `hylo-memory pending`)"
 KEPT_EXPIRED = 24 * 3600.0  # seconds an expired lease is remembered, to name a late answer
 LeaseKind = Literal["extract", "synthesis"]
 
@@ -39,7 +43,7 @@ class Lease(BaseModel):
 
 
 def new_token() -> str:
-    return "L-" + secrets.token_urlsafe(12)
+    return "L-" + secrets.token_urlsafe(12)  # 16 characters: TOKEN
 
 
 def close(ledger: Ledger, token: str) -> None:
@@ -82,6 +86,20 @@ class Leases:
                      expires_at=row["expires_at"], window_start=dt.date.fromisoformat(row["window_start"]),
                      sources=sources, request=json.loads(row["request"]), answered=bool(row["answered"]),
                      last_id=row["last_id"])
+
+    def usable(self, token: str, now: float) -> Lease:
+        """The lease `token` names, if an answer to it can still be kept; else the one line why not."""
+        if not TOKEN.fullmatch(token):
+            raise InputError(f"{token[:40]!r} is not a lease token (L- and 16 letters, digits, - or _){NEXT}")
+        lease = self.get(token)
+        if lease is None:
+            raise InputError(f"lease {token} is unknown (or more than a day old){NEXT}")
+        if lease.answered:
+            raise InputError(f"lease {token} was answered already{NEXT}")
+        if lease.expired(now):
+            when = dt.datetime.fromtimestamp(lease.expires_at, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+            raise InputError(f"lease {token} expired at {when}: its notes wait for the next batch{NEXT}")
+        return lease
 
     @guarded
     def held(self, now: float) -> dict[str, float]:

@@ -109,6 +109,11 @@ class RunRecord(BaseModel):
 
 
 ASSISTANT = "assistant ("  # how a source the person's assistant read names its reader: `assistant (claude-code)`
+
+
+def read_by_assistant(reader: str | None) -> bool:
+    """Whether the person's assistant read it: never read again by `--reextract`, nor counted as "by another"."""
+    return bool(reader) and str(reader).startswith(ASSISTANT)
 _OTHERS = f"({{column}} IS NULL OR {{column}} != ?) AND coalesce({{column}}, '') NOT LIKE '{ASSISTANT}%'"
 
 

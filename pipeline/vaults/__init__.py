@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from hylo_memory.errors import VaultError
 
-from .protocol import MemoryHome, OwnHome, Skipped, Span, Vault
+from .protocol import MARKER, MemoryHome, OwnHome, Skipped, Span, Vault
 
 if TYPE_CHECKING:
     from hylo_memory.pipeline.config import Config
@@ -52,7 +52,9 @@ def _checked_folder(vault: Path) -> Path:
 
 def home_of(root: Path) -> MemoryHome:
     """Where the memory of the vault at `root` lives: Hylo for a mirror, else the folder itself."""
-    from .hylo_mirror import mirror_of  # light: the Hylo client loads only when a mirror is found
+    if not (root / MARKER).exists():
+        return OwnHome()  # a folder vault's writers never load the Hylo backend
+    from .hylo_mirror import mirror_of
 
     return mirror_of(root) or OwnHome()
 
@@ -63,9 +65,12 @@ def notes_of(root: Path, config: Config, author: Sequence[str] = (), future: Col
     from hylo_memory.pipeline import clock
 
     from .folder import FolderVault
-    from .hylo_mirror import HyloVault, mirror_of
 
     folder = FolderVault(root, config.extra_scan_paths, config.memory_dir, config.max_note_bytes, config.shorts_paths,
                          config.knowledge_paths, author=author, zone=clock.zone(config.timezone), future=future)
+    if not (root / MARKER).exists():
+        return folder
+    from .hylo_mirror import HyloVault, mirror_of
+
     mirror = mirror_of(root)
     return folder if mirror is None else HyloVault(mirror, folder)

@@ -35,10 +35,9 @@ from hylo_memory.extractors.base import Source
 from hylo_memory.pipeline.notes.hylo_daily import render_daily
 
 from .hylo_client import Hylo, HyloError, Note, NoteInfo, ShortEntry, is_missing
-from .protocol import Skipped, Span, Vault
+from .protocol import MARKER, Skipped, Span, Vault
 
 LOG = logging.getLogger(__name__)
-MARKER = ".hylo-vault.json"  # at the mirror's root: which Hylo it mirrors (never its key)
 KNOWN = "hylo-remote.json"  # in the memory folder's .state: each memory file's hash as Hylo last had it
 LOOKAHEAD = dt.timedelta(days=3)  # past the run's day: clock skew, and notes dated later that day
 T = TypeVar("T")

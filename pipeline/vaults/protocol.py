@@ -19,6 +19,9 @@ if TYPE_CHECKING:
     from hylo_memory.extractors.base import Source
 
 
+MARKER = ".hylo-vault.json"  # at a Hylo mirror's root: which Hylo it mirrors (never its key)
+
+
 class Span(Protocol):
     """The dates a run reads, inclusive (a run's `Window` is one)."""
 
