@@ -18,7 +18,7 @@ from .base import AuthorProfile, Candidate, Cluster, Decision, Extraction, Progr
 from .batching import Batch, Part, estimate_tokens, halved, pack, relevant
 from .context_size import PROBE_TIMEOUT, context_tokens
 from .evidence_reply import Asked, read_evidence, read_preferences, shown, superseded
-from .llm_batches import failed, hint_tokens, or_failed, repair_turn, why_offline, within
+from .llm_batches import failed, hint_tokens, or_failed, repair_turn, reply_room, rooms, why_offline, within
 from .llm_client import ChatClient, Mode
 from .llm_errors import InvalidReply, LLMError, ReplyCut, TooLong
 from .offline import NO_MODEL_ASKED, OfflineExtractor
@@ -35,8 +35,6 @@ from .standalone import why_not_alone
 
 T = TypeVar("T")
 MAX_CLASSIFY_ITEMS = 100  # Active items `remember` shows the model, for it to say which one a fact replaces
-_SOURCES_SHARE = 0.7  # of a request's room after its fixed parts and the reply: the sources'; the rest, items shown
-_CANDIDATES_SHARE = 0.25
 _ESTIMATE_SLACK = 0.9  # our token count is an estimate: a request is sized to nine tenths of the context
 
 
@@ -63,7 +61,7 @@ class LLMExtractor:
     def _fit(self, client: ChatClient) -> None:
         """Size the client's requests to the context: the request within it, at most a third of it the reply."""
         client.request_limit = min(self.config.request_token_budget, int(self._context() * _ESTIMATE_SLACK))
-        client.reply_tokens = min(self.config.max_reply_tokens, max(128, client.request_limit // 3))
+        client.reply_tokens = reply_room(client.request_limit, self.config.max_reply_tokens)
 
     @property
     def gave_up(self) -> bool:
@@ -149,8 +147,7 @@ class LLMExtractor:
 
     def _rooms(self, client: ChatClient, fixed: int) -> tuple[int, int]:
         """Tokens a request has for its sources and for the items it shows, after `fixed` and the reply."""
-        room = client.request_limit - fixed - client.reply_tokens
-        return max(int(room * _SOURCES_SHARE), 64), max(int(room * _CANDIDATES_SHARE), 0)
+        return rooms(client.request_limit, fixed, client.reply_tokens)
 
     def _learn(self, said: int | None, client: ChatClient) -> None:
         """A refusal that names a context smaller than the run assumed (llama-cpp-python says nothing before

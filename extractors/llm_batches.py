@@ -49,6 +49,22 @@ def why_offline(exc: LLMError) -> str:
     return f"LLM unavailable ({exc})"
 
 
+SOURCES_SHARE = 0.7  # of a request's room after its fixed parts and the reply: the sources'; the rest, items shown
+CANDIDATES_SHARE = 0.25
+
+
+def reply_room(request_limit: int, max_reply_tokens: int) -> int:
+    """The tokens a request keeps for its reply: at most a third of it."""
+    return min(max_reply_tokens, max(128, request_limit // 3))
+
+
+def rooms(request_limit: int, fixed: int, reply: int) -> tuple[int, int]:
+    """Tokens a request has for its sources and for the items it shows, after `fixed` and the reply: the
+    model's requests and the batches handed to the person's assistant alike."""
+    room = request_limit - fixed - reply
+    return max(int(room * SOURCES_SHARE), 64), max(int(room * CANDIDATES_SHARE), 0)
+
+
 def within(candidates: list[Candidate], room: int) -> list[Candidate]:
     """As many of the candidates, in order, as `room` tokens hold (a small context shows fewer items)."""
     kept, used = [], 0

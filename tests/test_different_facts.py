@@ -116,8 +116,9 @@ def test_remember_says_which_wording_its_fact_was_merged_into(tmp_path: Path) ->
 
 
 def test_remember_merges_a_letter_dropped_from_a_five_letter_word(tmp_path: Path) -> None:
-    ok(remember(tmp_path, "Lives in Tallinn"))
-    line = ok(remember(tmp_path, "Livs in Tallinn")).stdout
+    # Filed by hand: "Lives in" is identity, a misspelt "Livs in" no cue reads (the merge is what is tested).
+    ok(remember(tmp_path, "Lives in Tallinn", "--dimension", "identity"))
+    line = ok(remember(tmp_path, "Livs in Tallinn", "--dimension", "identity")).stdout
     assert line.startswith('Refreshed "Lives in Tallinn"')
     assert '"Lives in Tallinn" ← "Livs in Tallinn"' in line
 

@@ -113,10 +113,10 @@ def apply_command(ctx: click.Context, vault: Path | None, config_file: Path | No
 def pending_command(ctx: click.Context, vault: Path | None, config_file: Path | None, today: dt.date | None,
                     client: str, as_json: bool, brief: bool) -> int:
     from hylo_memory.pipeline.operations.lease import notes_to_read
+    from hylo_memory.pipeline.state.leases import reader_name
 
     config, vault = setup(ctx, config_file, vault)
-    handed = notes_to_read(vault, config, " ".join(client.split())[:80] or "command line",
-                           today or clock.today(config.timezone))
+    handed = notes_to_read(vault, config, reader_name(client, "command line"), today or clock.today(config.timezone))
     answer_with = f"`{PROG} apply --lease`"
     text = handed.to_json() if as_json else handed.to_text(answer_with=answer_with, instructions=not brief)
     click.echo(text, nl=as_json)

@@ -11,11 +11,11 @@ from pydantic import Field, StrictBool
 
 from hylo_memory.pipeline.mcp import wording
 from hylo_memory.pipeline.mcp.calls import Memory, blocking, result
+from hylo_memory.pipeline.state.leases import reader_name
 
 Instructions = Annotated[StrictBool, Field(description="false when you have the instructions and the schema from "
                                                      "an earlier batch in this conversation: the batch is then its "
                                                      "request alone, and costs you less")]
-MAX_CLIENT_NAME = 80  # a client's name is its own to give: bounded, one line, before the ledger keeps it
 Lease = Annotated[str, Field(max_length=100, description="the lease token notes_to_read gave with the batch")]
 # Any JSON at all: an answer with a bad entry is read entry by entry, never refused whole by the schema.
 Answer = Annotated[Any, Field(description='{"evidence": [...]} for a batch of notes ({"preferences": [...]} for a '
@@ -26,9 +26,8 @@ Answer = Annotated[Any, Field(description='{"evidence": [...]} for a batch of no
 def client_name(context: Context[Any, Any]) -> str:
     """The MCP client, as it named itself in `initialize` ("claude-code", "cursor"); "MCP client" when it did not."""
     params = context.session.client_params
-    name = params.client_info.name if params is not None and params.client_info is not None else None
-    name = " ".join(str(name or "").split())[:MAX_CLIENT_NAME]
-    return name or "MCP client"
+    return reader_name(params.client_info.name if params is not None and params.client_info is not None else None,
+                       "MCP client")
 
 
 class Reading:

@@ -27,6 +27,7 @@ from hylo_memory.extractors.agent import (
 )
 from hylo_memory.extractors.base import AuthorProfile, Candidate, Extraction, Perspective, Source
 from hylo_memory.extractors.batching import Batch, pack
+from hylo_memory.extractors.llm_batches import reply_room, rooms
 from hylo_memory.extractors.llm_errors import InvalidReply
 from hylo_memory.extractors.synthesis import cluster_units, pool_unit
 from hylo_memory.pipeline.config import Config
@@ -38,8 +39,6 @@ from hylo_memory.pipeline.state.leases import NEXT, Lease, Leases, new_token
 from hylo_memory.pipeline.state.ledger import ASSISTANT, STATE_DIR, Ledger
 from hylo_memory.pipeline.state.locking import RUN_LOCK, hold
 from hylo_memory.pipeline.state.writing import open_store, writing
-
-_SOURCES_SHARE, _ITEMS_SHARE = 0.7, 0.25  # of a batch's room, as of a model's request
 
 
 def extractor_name(client: str) -> str:
@@ -106,15 +105,15 @@ def _extract_batch(sources: list[Source], existing: list[Candidate], profile: Au
     and the items it shows take the room a model's request gives them (extractors/llm.py's `_rooms`)."""
     tokens = config.request_token_budget
     fixed = handout_tokens(extract_handout([], [], profile, 0))
-    room = tokens - fixed - min(config.max_reply_tokens, max(128, tokens // 3))  # the answer's room kept
-    batches = pack(sources, max(int(room * _SOURCES_SHARE), 64))
+    sources_room, items_room = rooms(tokens, fixed, reply_room(tokens, config.max_reply_tokens))
+    batches = pack(sources, sources_room)
     batch = Batch(parts=list(batches[0].parts))
     for later in batches[1:]:  # a source cut into pieces is leased whole
         if later.parts[0].source.path != batch.parts[-1].source.path:
             break
         batch.parts += later.parts
     chosen = list({p.source.path: p.source for p in batch.parts}.values())
-    return extract_handout(batch.parts, existing, profile, max(int(room * _ITEMS_SHARE), 0), first_id), chosen
+    return extract_handout(batch.parts, existing, profile, items_room, first_id), chosen
 
 
 def _hashes(sources: list[Source]) -> dict[str, str]:

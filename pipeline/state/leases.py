@@ -42,6 +42,14 @@ class Lease(BaseModel):
         return now >= self.expires_at
 
 
+MAX_READER_NAME = 80  # a reader's name is its own to give: bounded, one line, before the ledger keeps it
+
+
+def reader_name(name: str | None, default: str) -> str:
+    """A reader's name as the ledger keeps it: one line of at most MAX_READER_NAME characters."""
+    return " ".join(str(name or "").split())[:MAX_READER_NAME] or default
+
+
 def new_token() -> str:
     return "L-" + secrets.token_urlsafe(12)  # 16 characters: TOKEN
 
