@@ -168,6 +168,7 @@ class ChatClient:
         if usage is not None and usage.prompt_tokens is not None:
             self.usage.prompt_tokens += usage.prompt_tokens
             self.usage.completion_tokens += usage.completion_tokens or 0
+            self.usage.cached_tokens += _cached(usage)
         else:  # servers that report no usage still count against the ceiling
             self.usage.prompt_tokens += sum(estimate_tokens(m["content"]) for m in messages)
             self.usage.completion_tokens += estimate_tokens(content)
@@ -188,6 +189,16 @@ _FORMAT_WORDS = ("response_format", "json_schema", "structured output", "json_ob
 # What llama.cpp, vLLM, Ollama and OpenAI say of a request longer than the context.
 _LENGTH_WORDS = ("context length", "context size", "context window", "maximum context", "too long",
                  "exceeds the available context", "exceed_context_size", "prompt is too long", "too many tokens")
+
+
+def _cached(usage: Any) -> int:
+    """The prompt tokens the server's cache served, as OpenAI reports them (`prompt_tokens_details`); 0 if it
+    says nothing, or something that is not a count no greater than the prompt."""
+    details = getattr(usage, "prompt_tokens_details", None)
+    cached = getattr(details, "cached_tokens", None) if details is not None else None
+    if not isinstance(cached, int) or isinstance(cached, bool) or not 0 <= cached <= (usage.prompt_tokens or 0):
+        return 0
+    return cached
 
 
 def _error_text(exc: openai.APIStatusError) -> str:

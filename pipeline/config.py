@@ -23,6 +23,7 @@ from pydantic import (
 )
 
 from hylo_memory.errors import ConfigError, validation_line
+from hylo_memory.extractors.costs import Prices
 from hylo_memory.extractors.settings import LLMSettings
 from hylo_memory.pipeline.config_memo import DEFAULT_CONFIG as DEFAULT_CONFIG
 from hylo_memory.pipeline.config_memo import VAULT_FILE as VAULT_FILE
@@ -156,6 +157,21 @@ class Config(LLMSettings):
         if value and value.strip().lower().startswith(("http://", "https://")):
             return value.strip()  # a Hylo MCP endpoint (docs/spec.md §10)
         return os.path.expanduser(value) if value else None
+
+    # What the model's tokens cost (docs/spec.md §4.8): the person's prices, per million tokens; none: not shown
+    price_input: float | None = Field(None, ge=0, le=100_000, description=(
+        "The model's price for a million prompt tokens, in your currency: with `price_output`, the summary and "
+        "`status` show what each run cost."))
+    price_cached_input: float | None = Field(None, ge=0, le=100_000, description=(
+        "The price for a million prompt tokens the server's prompt cache served; none: `price_input`."))
+    price_output: float | None = Field(None, ge=0, le=100_000, description=(
+        "The model's price for a million completion tokens."))
+
+    def prices(self) -> Prices | None:
+        """The prices set, when both the input and the output price are."""
+        if self.price_input is None or self.price_output is None:
+            return None
+        return Prices(input=self.price_input, output=self.price_output, cached_input=self.price_cached_input)
 
     # A Hylo vault reached by URL (docs/spec.md §10); its key is HYLO_API_KEY, never a setting
     state_dir: str | None = Field(None, max_length=PATH_CHARS, description=(

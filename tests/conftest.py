@@ -5,6 +5,11 @@ import os
 import pytest
 from hypothesis import settings
 
+# The modules a run loads lazily (a vault's backends behind their front) define dated models: loaded here,
+# before any test freezes the clock, so freezegun's fake dates never reach a model's schema.
+import hylo_memory.pipeline.vaults.folder  # noqa: F401
+import hylo_memory.pipeline.vaults.hylo_mirror  # noqa: F401
+
 # CI explores the same examples on every run (a red CI is then a real failure, never luck);
 # a developer's runs stay random and keep finding new ones.
 settings.register_profile("ci", derandomize=True)

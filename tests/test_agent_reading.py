@@ -24,7 +24,6 @@ from hylo_memory.pipeline.operations.lease import notes_to_read, propose
 from hylo_memory.pipeline.operations.status import gather
 from hylo_memory.pipeline.state.ledger import Ledger
 from hylo_memory.pipeline.state.writing import open_store
-from hylo_memory.pipeline.vaults import folder  # noqa: F401 - loaded (lazily by a run) before freezegun fakes dates
 
 TODAY = dt.date(2026, 11, 30)
 

@@ -150,12 +150,15 @@ def _coerce(result: HandlerResult) -> Response | Body:
     raise TypeError(f"FakeOpenAI: unsupported response {result!r}")
 
 
-def completion(response: Reply, record: RecordedRequest, n: int,
-               headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
-    """The 200 ``chat.completion`` a ``Reply`` is sent as (``n``: the fake's count, for its id)."""
+def completion(response: Reply, record: RecordedRequest, n: int, headers: dict[str, str],
+               cached: int = 0) -> tuple[int, dict[str, str], bytes]:
+    """The 200 ``chat.completion`` a ``Reply`` is sent as (``n``: the fake's count, for its id; ``cached``: the
+    prompt tokens a provider's cache served, reported as OpenAI does)."""
     headers.update(response.headers or {})
     body = record.body if isinstance(record.body, dict) else {}
-    usage = dict(response.usage or {})
+    usage: dict[str, Any] = dict(response.usage or {})
+    if cached:
+        usage.setdefault("prompt_tokens_details", {"cached_tokens": cached})
     usage.setdefault("prompt_tokens", len(json.dumps(body.get("messages", []))) // 4)
     usage.setdefault("completion_tokens", len(response.content) // 4)
     usage.setdefault("total_tokens", usage["prompt_tokens"] + usage["completion_tokens"])

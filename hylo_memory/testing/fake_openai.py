@@ -41,6 +41,7 @@ from .fake_chat import CHAT_PATHS, ChatCompletions, completion
 from .fake_context import SERVERS, props, refusal  # noqa: F401 - props, refusal: importable here as before the split
 from .fake_embeddings import EMBEDDING_PATHS, Embeddings, embedding_of, texts_of
 from .fake_faults import fault, settle
+from .fake_prefix_cache import PrefixCache
 from .fake_probes import probe
 from .fake_replies import (  # noqa: F401 - those unused here stay importable here, as before the split
     ERROR_TYPES,
@@ -78,6 +79,7 @@ class FakeOpenAI(LocalServer):
         embedding_dimensions: int = 64,
         context_tokens: int | None = None,
         server: str = "llama.cpp",
+        cache_prefixes: int | None = None,
     ) -> None:
         super().__init__()
         self.handler = handler
@@ -93,6 +95,8 @@ class FakeOpenAI(LocalServer):
         self._log = RequestLog(self._lock)
         self._chat = ChatCompletions(self._lock)
         self._embeddings = Embeddings(self._lock)
+        # Prompt caching from this many tokens on (OpenAI: 1,024), reported in usage; None: no caching.
+        self._prefixes = None if cache_prefixes is None else PrefixCache(cache_prefixes)
         self._ids = itertools.count(1)
 
     @property
@@ -133,6 +137,8 @@ class FakeOpenAI(LocalServer):
         with self._lock:
             self._log.clear()
             self._chat.clear()
+            if self._prefixes is not None:
+                self._prefixes.clear()
 
     # -- inspection -------------------------------------------------------- #
 
@@ -203,4 +209,8 @@ class FakeOpenAI(LocalServer):
         if isinstance(response, dict):
             return 200, headers, json.dumps(response).encode()
         assert isinstance(response, Reply), response
-        return completion(response, record, n, headers)
+        cached = 0
+        if self._prefixes is not None:
+            with self._lock:
+                cached = self._prefixes.cached_tokens(record.body)
+        return completion(response, record, n, headers, cached)

@@ -159,12 +159,13 @@ def schedule_command(ctx: click.Context, vault: Path | None, config_file: Path |
 @click.command("status", help="show recent runs, the next scheduled run, memory files and sources waiting")
 @options()
 @click.option("--json", "as_json", is_flag=True, help="print the status as one JSON object")
+@click.option("--costs", is_flag=True, help="also what the last 30 days of runs spent: tokens, and cost if priced")
 @click.pass_context
 @json_failures
 def status_command(ctx: click.Context, vault: Path | None, config_file: Path | None, today: dt.date | None,
-                   as_json: bool) -> int:
+                   as_json: bool, costs: bool) -> int:
     config, vault = setup(ctx, config_file, vault)
-    report = gather(vault, config, today)
+    report = gather(vault, config, today, costs=costs)
     click.echo(report.model_dump_json() if as_json else report.to_text(), nl=as_json)
     return 0
 

@@ -14,7 +14,9 @@ from pydantic import BaseModel
 from hylo_memory.decay import Dimension, MemoryFile, apply_rules
 from hylo_memory.decay.store import MemoryStore
 from hylo_memory.errors import HyloMemoryError, LedgerError
+from hylo_memory.extractors.base import Usage
 from hylo_memory.extractors.choice import extractor_name
+from hylo_memory.extractors.costs import Cost, cost_of
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.schedule import next_fire_time, parse_cron, previous_fire_time, should_catch_up
@@ -42,6 +44,17 @@ class RunLine(BaseModel):
     status: str  # ok / partial / failed / running / interrupted (killed before it finished)
     waiting: int
     counts: Counts
+    usage: Usage = Usage()  # what its model requests spent
+    cost: Cost | None = None  # with prices set
+
+
+class Costs(BaseModel):
+    """`status --costs`: what the runs of the last `days` days spent (docs/spec.md §4.8)."""
+
+    days: int
+    runs: int
+    usage: Usage
+    cost: Cost | None = None
 
 
 class FileLine(BaseModel):
@@ -94,13 +107,15 @@ class Status(BaseModel):
     read_by_others: int | None = None  # sources another extractor read: `refresh --reextract` reads them again
     read_by_others_since: dt.date | None = None  # `--since` this date reaches them all
     problems: list[str] = []
+    costs: Costs | None = None  # asked for with `--costs`
 
     def to_text(self) -> str:
         return render("status.txt.j2", status=self)
 
 
-def gather(vault: Path, config: Config, today: dt.date | None = None, now: dt.datetime | None = None) -> Status:
-    """Everything `status` shows, read without writing a byte."""
+def gather(vault: Path, config: Config, today: dt.date | None = None, now: dt.datetime | None = None,
+           costs: bool = False) -> Status:
+    """Everything `status` shows, read without writing a byte; with `costs`, what the last 30 days spent."""
     now = now or clock.now(config.timezone)
     store = open_store(vault, config)
     state = store.folder / STATE_DIR
@@ -121,9 +136,10 @@ def gather(vault: Path, config: Config, today: dt.date | None = None, now: dt.da
             waiting = _waiting(vault, config, ledger, parsed, today)
             others: int | None = ledger.read_by_others(extractor_name(config.llm()))
             others_since = ledger.read_by_others_since(extractor_name(config.llm())) if others else None
+            spent = _costs(ledger, today, config) if costs else None
     except LedgerError as exc:
         problems.append(f"the ledger cannot be read now ({exc}); a run may be writing it")
-        runs, last, waiting, others, others_since, records = [], None, None, None, None, []
+        runs, last, waiting, others, others_since, records, spent = [], None, None, None, None, [], None
     for schedule, trigger in schedules:
         if trigger is not None:
             schedule.overdue = should_catch_up(trigger, last, now)  # what `schedule` would do if started now
@@ -134,7 +150,13 @@ def gather(vault: Path, config: Config, today: dt.date | None = None, now: dt.da
         runs=runs, last_run=last_run(state, records, config), schedule=listed[0] if listed else None,
         schedules=listed, files=files, waiting=waiting, problems=problems,
         extractor=extractor_name(config.llm()), read_by_others=others, read_by_others_since=others_since,
+        costs=spent,
     )
+
+
+def _costs(ledger: Ledger, today: dt.date, config: Config) -> Costs:
+    runs, usage = ledger.usage_since(today - dt.timedelta(days=COST_DAYS - 1))
+    return Costs(days=COST_DAYS, runs=runs, usage=usage, cost=cost_of(usage, config.prices()))
 
 
 def _file_line(path: Path, dimension: Dimension, store: MemoryStore, parsed: dict[Dimension, MemoryFile | None],
@@ -155,6 +177,9 @@ def _file_line(path: Path, dimension: Dimension, store: MemoryStore, parsed: dic
     )
 
 
+COST_DAYS = 30
+
+
 def _runs(records: list[RunRecord], running: bool, config: Config) -> list[RunLine]:
     lines = []
     for n, r in enumerate(records):
@@ -167,6 +192,9 @@ def _runs(records: list[RunRecord], running: bool, config: Config) -> list[RunLi
             ended_at=_local(dt.datetime.fromisoformat(r.ended_at), config) if r.ended_at else None,
             today=r.today, mode=r.mode, window_days=r.window_days, status=status, waiting=r.waiting,
             counts=Counts(**{k: v for k, v in r.counts.items() if k in Counts.model_fields}),
+            usage=(usage := Usage(requests=r.requests, prompt_tokens=r.prompt_tokens,
+                                  completion_tokens=r.completion_tokens, cached_tokens=r.cached_tokens)),
+            cost=cost_of(usage, config.prices()),
         ))
     return lines
 

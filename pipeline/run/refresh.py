@@ -13,6 +13,7 @@ from pathlib import Path
 from hylo_memory.decay import Evidence, FileUpdate, plan_updates, render
 from hylo_memory.decay.store import MemoryStore, atomic_write
 from hylo_memory.extractors.base import Extraction, Extractor, Source
+from hylo_memory.extractors.costs import cost_of
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.run.collect import Collected, Reread, plan
@@ -132,6 +133,7 @@ def _run(
         summary.resumed = len(kept)
         summary.stuck = failing.stuck()
         summary.hints = layout_hints(vault, config)
+        summary.cost = cost_of(summary.usage, config.prices())
         if dry_run:
             return None, (summary, updates)
         written = {u.dimension: render(u.after) for u in updates if u.write}

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 from hylo_memory.decay import FileChanges, FileUpdate
 from hylo_memory.decay.rules import Conflict, Supersession
 from hylo_memory.extractors.base import Dropped, Source, SourceKind, Usage
+from hylo_memory.extractors.costs import Cost
 from hylo_memory.pipeline.notes.whose import Reason
 from hylo_memory.pipeline.run.collect import Future
 from hylo_memory.pipeline.run.window import Mode
@@ -114,6 +115,7 @@ class RunSummary(BaseModel):
     dropped_evidence: int = 0
     dropped: list[Dropped] = []  # by reason, with a few examples each
     usage: Usage = Usage()
+    cost: Cost | None = None  # with prices set (docs/spec.md §4.8)
     hints: list[str] = []  # e.g. none of the configured folders is in the vault: run `hylo-memory init`
     files: list[FileReport] = []
 

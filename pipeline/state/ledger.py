@@ -106,6 +106,7 @@ class RunRecord(BaseModel):
     requests: int
     prompt_tokens: int
     completion_tokens: int
+    cached_tokens: int = 0
 
 
 ASSISTANT = "assistant ("  # how a source the person's assistant read names its reader: `assistant (claude-code)`
@@ -316,9 +317,9 @@ class Ledger:
     def finish_run(self, run_id: int, status: str, waiting: int, counts: dict[str, int], usage: Usage) -> None:
         self.db.execute(
             "UPDATE runs SET ended_at = ?, status = ?, waiting = ?, counts = ?, requests = ?, "
-            "prompt_tokens = ?, completion_tokens = ? WHERE id = ?",
+            "prompt_tokens = ?, completion_tokens = ?, cached_tokens = ? WHERE id = ?",
             (stamp(), status, waiting, json.dumps(counts), usage.requests, usage.prompt_tokens,
-             usage.completion_tokens, run_id),
+             usage.completion_tokens, usage.cached_tokens, run_id),
         )
 
     @guarded
@@ -366,6 +367,16 @@ class Ledger:
             "SELECT max(ended_at) AS at FROM runs WHERE status IN ('ok', 'partial')"
         ).fetchone()
         return dt.datetime.fromisoformat(row["at"]) if row and row["at"] else None
+
+    @guarded
+    def usage_since(self, day: dt.date) -> tuple[int, Usage]:
+        """The runs dated `day` or later, and what their model requests spent together."""
+        row = self.db.execute(
+            "SELECT count(*) AS runs, coalesce(sum(requests), 0) AS requests, coalesce(sum(prompt_tokens), 0) AS p, "
+            "coalesce(sum(completion_tokens), 0) AS c, coalesce(sum(cached_tokens), 0) AS k FROM runs "
+            "WHERE today >= ?", (day.isoformat(),)).fetchone()
+        return int(row["runs"]), Usage(requests=row["requests"], prompt_tokens=row["p"], completion_tokens=row["c"],
+                                       cached_tokens=row["k"])
 
     @guarded
     def recent_runs(self, limit: int = 5) -> list[RunRecord]:

@@ -170,6 +170,11 @@ def _m010_leases(db: sqlite3.Connection) -> None:
     )
 
 
+def _m011_cached_tokens(db: sqlite3.Connection) -> None:
+    # The prompt tokens a provider's cache served: billed for less, and shown (docs/spec.md §4.8).
+    db.execute("ALTER TABLE runs ADD COLUMN cached_tokens INTEGER NOT NULL DEFAULT 0")
+
+
 MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("m001_initial", _m001_initial),
     ("m002_hash_index", _m002_hash_index),
@@ -181,4 +186,5 @@ MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("m008_future_sources", _m008_future_sources),
     ("m009_failing_sources", _m009_failing_sources),
     ("m010_leases", _m010_leases),
+    ("m011_cached_tokens", _m011_cached_tokens),
 ]

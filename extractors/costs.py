@@ -1,0 +1,40 @@
+"""What a run's model requests cost (docs/spec.md §4.8), from the prices the person sets: no price table here.
+
+Prices are per million tokens. Cached prompt tokens (the server says how many) are billed at the cached
+price, which is the input price when none is set. Beside the estimate stands what the same tokens
+would have cost with nothing cached, so the saving is a number.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from .base import Usage
+
+PER = 1_000_000
+
+
+class Prices(BaseModel):
+    input: float
+    output: float
+    cached_input: float | None = None
+
+
+class Cost(BaseModel):
+    estimated: float  # as billed: uncached prompt tokens, cached ones and completion tokens at their prices
+    uncached: float  # the same tokens had none been cached
+
+    def line(self) -> str:
+        saved = f" (uncached: ${self.uncached:.4f})" if self.uncached > self.estimated else ""
+        return f"estimated cost ${self.estimated:.4f}{saved}"
+
+
+def cost_of(usage: Usage, prices: Prices | None) -> Cost | None:
+    """The cost of `usage` at `prices`; None without prices (or without requests)."""
+    if prices is None or not usage.requests:
+        return None
+    cached = min(usage.cached_tokens, usage.prompt_tokens)
+    cached_price = prices.input if prices.cached_input is None else prices.cached_input
+    output = usage.completion_tokens * prices.output
+    estimated = ((usage.prompt_tokens - cached) * prices.input + cached * cached_price + output) / PER
+    return Cost(estimated=round(estimated, 6), uncached=round((usage.prompt_tokens * prices.input + output) / PER, 6))
