@@ -3,15 +3,19 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp_types import CallToolResult
+from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field, StrictBool
 
 from hylo_memory.pipeline.mcp import wording
 from hylo_memory.pipeline.mcp.calls import Memory, blocking, result
 from hylo_memory.pipeline.state.leases import reader_name
+
+if TYPE_CHECKING:
+    from hylo_memory.pipeline.operations.handed import Handed, Proposed
 
 Instructions = Annotated[StrictBool, Field(description="false when you have the instructions and the schema from "
                                                      "an earlier batch in this conversation: the batch is then its "
@@ -37,25 +41,31 @@ class Reading:
         self.memory = memory
 
     async def notes_to_read(self, context: Context[Any, Any], instructions: Instructions = True) -> CallToolResult:
-        from hylo_memory.pipeline.operations.lease import notes_to_read  # the run loads on the worker
-
         client = client_name(context)
-        handed = await blocking(lambda: notes_to_read(self.memory.vault, self.memory.config, client,
-                                                      self.memory.today()))
-        # The text carries the batch whole; the structured content what a script needs beside it, not twice the notes.
+
+        def hand_out() -> Handed:
+            from hylo_memory.pipeline.operations.lease import notes_to_read  # the run loads here, on the worker
+
+            return notes_to_read(self.memory.vault, self.memory.config, client, self.memory.today())
+
+        handed = await blocking(hand_out)
+        # The text carries the batch whole; the structured content what a script needs beside it, not it twice.
         brief = handed.model_dump_json(exclude_none=True, exclude={"instructions": True, "request": True,
+                                                                   "answer_schema": True,
                                                                    "sources": {"__all__": {"text"}}})
         return result(handed.to_text(instructions=instructions), brief)
 
     async def propose_memories(self, lease: Lease, evidence: Answer) -> CallToolResult:
-        from hylo_memory.pipeline.operations.lease import propose
+        def keep() -> Proposed:
+            from hylo_memory.pipeline.operations.lease import propose
 
-        proposed = await blocking(lambda: propose(self.memory.vault, self.memory.config, lease, evidence,
-                                                  self.memory.today()))
+            return propose(self.memory.vault, self.memory.config, lease, evidence, self.memory.today())
+
+        proposed = await blocking(keep)
         return result(proposed.to_text(), proposed.to_json())
 
 
-def register_reading(server: MCPServer[Any], memory: Memory, annotations: Any) -> None:
+def register_reading(server: MCPServer[Any], memory: Memory, annotations: Callable[..., ToolAnnotations]) -> None:
     reading = Reading(memory)
     server.add_tool(reading.notes_to_read, name="notes_to_read", description=wording.NOTES_TO_READ,
                     annotations=annotations("Notes to read for memory", read_only=False))
