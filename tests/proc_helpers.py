@@ -26,11 +26,14 @@ MEMORY_FILES = [d.filename for d in Dimension]  # the six, in docs/spec.md order
 
 
 def cli_env(home: Path, **extra: str) -> dict[str, str]:
-    """An environment with no user config, no API key and the offline extractor."""
+    """An environment with no user config, no API key, the offline extractor, and recall by BM25 alone (as in
+    conftest.isolated_env; `HYLO_MEMORY_BUNDLED_EMBEDDINGS="true"` in `extra` for the bundled model)."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("HYLO_MEMORY_", "OPENAI_")) and k not in ("PYTHONWARNINGS", "XDG_CACHE_HOME")}
     home.mkdir(parents=True, exist_ok=True)
-    env.update(HOME=str(home), HYLO_MEMORY_EXTRACTOR="offline", PYTHONUNBUFFERED="1", **extra)
+    env.update(HOME=str(home), HYLO_MEMORY_EXTRACTOR="offline", HYLO_MEMORY_BUNDLED_EMBEDDINGS="false",
+               PYTHONUNBUFFERED="1")
+    env.update(extra)
     return env
 
 

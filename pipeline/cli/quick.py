@@ -5,8 +5,9 @@ start, and far longer than ranking a thousand items. When the configuration memo
 says where the memory is, and the read memo (pipeline/state/read_memo.py) holds every memory file exactly as
 it is now, this module answers from them with the same ranking code (decay/recall.py, decay/ranking.py) and
 prints the same bytes the full command would. Anything else it does not try: an option it does not know, a
-value the full command would refuse or say something about, a file changed, a change to finish, embeddings —
-it declines, writes nothing, and the full command answers (and refreshes the memos).
+value the full command would refuse or say something about, a file changed, a change to finish, a server's
+embeddings, an item the bundled model has no kept vector for — it declines, writes nothing, and the full command
+answers (and refreshes the memos). With the bundled model it embeds the query alone (meaning.bundled_cosines).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any, NamedTuple
 from hylo_memory.decay.names import Dimension, clean_text
 from hylo_memory.decay.ranking import MAX_BUDGET, MIN_BUDGET, build_block
 from hylo_memory.decay.recall import BM25, Analyse, Entry, Terms, analyse, rank
+from hylo_memory.extractors import bundled
 from hylo_memory.extractors.tokens import estimate_tokens
 from hylo_memory.pipeline import config_memo
 from hylo_memory.pipeline.notes.dates import EARLIEST, LATEST
@@ -103,18 +105,40 @@ def _answer(argv: list[str]) -> str:
         raise Declined
     files = _files(memory, memo)
     day = _today(given.get("--today"), settings.get("timezone"))
+    meaning = settings.get("meaning") is True
     if command == "recall":
         if len(words) != 1:
             raise Declined
-        return _recall(files, _query(words[0]), _number(given.get("--limit"), DEFAULT_LIMIT, 1, MAX_LIMIT), day,
-                       _analysed(memo))
+        query = _query(words[0])
+        limit = _number(given.get("--limit"), DEFAULT_LIMIT, 1, MAX_LIMIT)
+        return _recall(files, query, limit, day, _analysed(memo), _cosines(memory, files, query) if meaning else None)
     if words:
         raise Declined
-    query = given.get("--query")
+    given_query = given.get("--query")
+    query = _query(given_query) if given_query is not None and given_query.strip() else None
+    by_text = _cosines(memory, files, query) if meaning and query is not None else None
     block = build_block(files, day, _number(given.get("--budget"), DEFAULT_BUDGET, MIN_BUDGET, MAX_BUDGET),
-                        estimate_tokens, memo["name"], _query(query) if query is not None and query.strip() else None,
-                        analysed=_analysed(memo))
+                        estimate_tokens, memo["name"], query, analysed=_analysed(memo), cosines=by_text,
+                        floor=bundled.FLOOR if by_text is not None else 0.0)
     return block.text
+
+
+def _texts(files: dict[Dimension, KeptFile | None]) -> list[str]:
+    """Every item's text, Active then Fading, file by file: as recall ranks them."""
+    return [clean_text(fact.text) for kept in files.values() if kept is not None
+            for facts in (kept.active, kept.fading) for fact in facts]
+
+
+def _cosines(memory: Path, files: dict[Dimension, KeptFile | None], query: str) -> dict[str, float]:
+    """The bundled model's cosines, when every item's vector is kept; the query alone is embedded here."""
+    from hylo_memory.pipeline.operations.meaning import bundled_cosines
+
+    try:
+        found = bundled_cosines(memory, query, _texts(files), None)
+    except (KeyError, bundled.LoadFailed):
+        raise Declined from None  # the full command embeds what is missing, or says why it cannot
+    assert not isinstance(found, str)
+    return found
 
 
 def _analysed(memo: dict[str, Any]) -> Analyse:
@@ -227,12 +251,13 @@ def _query(value: str) -> str:
 
 
 def _recall(files: dict[Dimension, KeptFile | None], query: str, limit: int, day: dt.date,
-            analysed: Analyse) -> str:
-    """recall.recall's answer with no embeddings, from the kept files."""
+            analysed: Analyse, by_text: dict[str, float] | None) -> str:
+    """recall.recall's answer, from the kept files (and the bundled model's cosines, `by_text`)."""
     entries = [Entry(dimension, fact, fading) for dimension, kept in files.items() if kept is not None
                for fading, facts in ((False, kept.active), (True, kept.fading)) for fact in facts]
     texts = [clean_text(e.item.text) for e in entries]
-    hits = rank(entries, BM25(texts, analysed), query, limit, day)
+    cosines = None if by_text is None or not texts else [by_text[t] for t in texts]
+    hits = rank(entries, BM25(texts, analysed), query, limit, day, cosines, bundled.FLOOR)
     rows = [Row(n, entries[h.at].dimension, texts[h.at], entries[h.at].fading, entries[h.at].item.pinned,
                 entries[h.at].item.seen, entries[h.at].item.last) for n, h in enumerate(hits, start=1)]
-    return recall_text(rows, query, False, None, [])
+    return recall_text(rows, query, cosines is not None, None, [])

@@ -42,9 +42,10 @@ Find the kept items that best answer a question about the person, best first (Ac
 Fading ones are marked as less current).
 
 Call it when you need a detail the memory may hold, e.g. `query: "sister"`, `"vegetarian"`, \
-`"half marathon"`. It matches words (any form: "running" finds "run"), not meanings, unless the \
-person has set an embedding model: `"diet"` does not find "Is vegetarian". Use the words the fact \
-would use; with no match, try other words or call `context` for the whole memory. Read only."""
+`"half marathon"`. It matches words (any form: "running" finds "run") and meanings, in English \
+and Chinese, with the embedding model installed with the memory: `"what do they eat"` finds "Is \
+vegetarian". Where that model cannot run or is turned off, words alone, and the answer says so. \
+With no match, call `context` for the whole memory. Read only."""
 
 CONTEXT = """\
 The person's memory as one markdown block for your working context: who they are, then each \

@@ -60,17 +60,19 @@ def recall_text(items: Sequence[Ranked], query: str, embeddings: bool, fallback:
                  *([f"last {found.last}"] if found.last else []), *(["pinned"] if found.pinned else [])]
         lines.append(f"{found.rank}. {found.text}  ({', '.join(marks)})")
     if not items:
-        lines.append(f"No item matches {query!r}. {what_to_try(embeddings or fallback is not None)}")
+        lines.append(f"No item matches {query!r}. {what_to_try(embeddings)}")
     if fallback:
         lines.append(f"Ranked by BM25 alone: embeddings unavailable ({fallback}).")
     lines += [f"Not searched: {line}" for line in refused]
     return "\n".join(lines) + "\n"
 
 
-def what_to_try(embeddings_configured: bool) -> str:
-    """Recall matches words, not meanings: what to do when none of the query's words is in an item."""
+def what_to_try(by_meaning: bool) -> str:
+    """What to do when no item matches the query: by its words, or (`by_meaning`) by its meaning either."""
+    if by_meaning:
+        return ("Nothing kept says it in other words either: try `hylo-memory context` for the whole memory, "
+                "or remember it with `hylo-memory remember`.")
     tries = ["other words, the ones the fact would use (\"vegetarian\" rather than \"diet\")",
-             "`hylo-memory context` for the whole memory"]
-    if not embeddings_configured:  # say they would help
-        tries.append("an `embedding_model` setting to match by meaning")
+             "`hylo-memory context` for the whole memory",
+             "an `embedding_model` setting (or `bundled_embeddings`, where it is off) to match by meaning"]
     return f"Recall matches words, not meanings: try {', '.join(tries[:-1])}, or {tries[-1]}."

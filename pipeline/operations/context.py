@@ -11,12 +11,14 @@ from typing import NamedTuple
 
 from pydantic_core import to_json
 
+from hylo_memory.decay.names import clean_text
 from hylo_memory.decay.ranking import MAX_BUDGET, MIN_BUDGET, Block, build_block
 from hylo_memory.errors import InputError
 from hylo_memory.extractors.tokens import estimate_tokens
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.answers import DEFAULT_BUDGET as DEFAULT_BUDGET
 from hylo_memory.pipeline.operations.answers import check_query
+from hylo_memory.pipeline.operations.meaning import Cosines, cosines
 from hylo_memory.pipeline.operations.recall import read_memory
 
 
@@ -25,6 +27,7 @@ class ContextResult(NamedTuple):
 
     block: Block
     refused: list[str]  # one line each: the block holds the other files' items
+    fallback: str | None = None  # why a query was matched by BM25 alone, when embeddings were meant to rank it
 
     def to_text(self) -> str:
         """The markdown block, as the command line prints it."""
@@ -32,7 +35,8 @@ class ContextResult(NamedTuple):
 
     def to_json(self) -> str:
         """The block's fields, its items' and `refused`, as one JSON object."""
-        fields = self.block._asdict() | {"items": [c._asdict() for c in self.block.items], "refused": self.refused}
+        fields = self.block._asdict() | {"items": [c._asdict() for c in self.block.items], "refused": self.refused,
+                                         "fallback": self.fallback}
         return to_json(fields).decode()
 
 
@@ -50,5 +54,10 @@ def build_context(vault: Path, config: Config, today: dt.date, budget: int | Non
     if sum(estimate_tokens(n) for n in notes) > budget // 2:  # long paths, a small budget: one short line
         notes = [f"_Left out: {len(refused)} memory file(s) cannot be read; `hylo-memory status` names them._"]
     # A name is an identity fact; until the identity file holds one, the name a `refresh --intro` gave.
-    block = build_block(read.files, today, budget, estimate_tokens, read.name, query, notes)
-    return ContextResult(block, [str(e) for e in refused])
+    meaning = Cosines(None)
+    if query is not None:  # every item's text, Active and Fading, as recall embeds them: one cache for both
+        texts = [clean_text(i.text) for m in read.files.values() if m is not None for i in (*m.active, *m.fading)]
+        meaning = cosines(read.store.folder, config, query, texts)
+    block = build_block(read.files, today, budget, estimate_tokens, read.name, query, notes,
+                        cosines=meaning.by_text, floor=meaning.floor)
+    return ContextResult(block, [str(e) for e in refused], meaning.fallback)

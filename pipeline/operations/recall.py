@@ -1,16 +1,14 @@
 """`hylo-memory recall QUERY`: the items that best answer a query (docs/spec.md §9).
 
-BM25 over every item, Active and Fading; with `embedding_model` configured, fused with the items'
-embeddings by reciprocal rank. An embedding endpoint that is slow, failing or hanging costs at most
-`embedding_timeout` seconds, and the ranking then says it is BM25's alone, and why.
+BM25 over every item, Active and Fading, fused with the items' cosines with the query, from the bundled model or
+a configured server (meaning.py). Embedding that is slow, failing or hanging costs at most `embedding_timeout`
+seconds, and the ranking then says it is BM25's alone, and why.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
-import sqlite3
-from array import array
 from pathlib import Path
 from typing import Literal, NamedTuple
 
@@ -18,7 +16,7 @@ from pydantic import BaseModel
 
 from hylo_memory.decay import Dimension, MemoryFile
 from hylo_memory.decay.model import clean_text
-from hylo_memory.decay.recall import BM25, Entry, rank, similarities
+from hylo_memory.decay.recall import BM25, Entry, rank
 from hylo_memory.decay.store import MemoryStore
 from hylo_memory.errors import HyloMemoryError, InputError, MemoryFileError
 from hylo_memory.pipeline import clock
@@ -27,8 +25,8 @@ from hylo_memory.pipeline.operations.answers import MAX_LIMIT as MAX_LIMIT
 from hylo_memory.pipeline.operations.answers import MAX_QUERY_CHARS as MAX_QUERY_CHARS
 from hylo_memory.pipeline.operations.answers import check_query as check_query
 from hylo_memory.pipeline.operations.answers import recall_text
+from hylo_memory.pipeline.operations.meaning import cosines, warm
 from hylo_memory.pipeline.state import read_memo
-from hylo_memory.pipeline.state.embedding_cache import EmbeddingCache
 from hylo_memory.pipeline.state.names import journal_path
 from hylo_memory.pipeline.state.writing import open_store, settle
 
@@ -56,6 +54,7 @@ class RecallResult(BaseModel):
     query: str
     limit: int
     ranking: Literal["bm25", "bm25+embeddings"]
+    model: str | None = None  # the embedding model that ranked by meaning
     fallback: str | None = None  # why embeddings were configured but not used
     items: list[Found]
     refused: list[str] = []  # memory files that could not be read, one line each: their items are not searched
@@ -81,17 +80,18 @@ def recall(vault: Path, config: Config, query: str, limit: int = 10, today: dt.d
                for fading, items in ((False, memory.active), (True, memory.fading)) for item in items]
     texts = [clean_text(e.item.text) for e in entries]
     index = _index(texts)
-    cosines, fallback = None, None
-    if config.embedding_model and entries:
-        cosines, fallback = _similarities(store.folder, config, query, texts)
-    hits = rank(entries, index, query, limit, day, cosines)
+    meaning = cosines(store.folder, config, query, texts)
+    by_text = meaning.by_text
+    hits = rank(entries, index, query, limit, day, None if by_text is None else [by_text[t] for t in texts],
+                meaning.floor)
     items = [Found(rank=n, dimension=entries[h.at].dimension, text=texts[h.at], fading=entries[h.at].fading,
                    pinned=entries[h.at].item.pinned, seen=entries[h.at].item.seen,
                    last=entries[h.at].item.last, score=round(h.score, 6), bm25=round(h.bm25, 6),
                    similarity=None if h.similarity is None else round(h.similarity, 6))
              for n, h in enumerate(hits, start=1)]
-    return RecallResult(query=query, limit=limit, ranking="bm25" if cosines is None else "bm25+embeddings",
-                        fallback=fallback, items=items, refused=[str(e) for e in refused])
+    return RecallResult(query=query, limit=limit, ranking="bm25" if by_text is None else "bm25+embeddings",
+                        model=meaning.model, fallback=meaning.fallback, items=items,
+                        refused=[str(e) for e in refused])
 
 
 class Read(NamedTuple):
@@ -120,12 +120,15 @@ def read_memory(vault: Path, config: Config) -> Read:
 
 
 def keep_for_readers(vault: Path, config: Config) -> None:
-    """After a command has written the memory: read it as a reader would (~12 ms for 1,000 items), so the next
-    shell `recall` or `context`, a hook that runs before every prompt, answers from the read memo at once."""
+    """After a command has written the memory: read it as a reader would (~12 ms for 1,000 items), and embed its
+    new items with the bundled model, so the next shell `recall` or `context`, a hook that runs before every
+    prompt, answers from the read memo and the kept vectors at once."""
     try:
         if journal_path(open_store(vault, config)).exists():
             return  # another command is writing: no waiting for it here, after this one's change is made
-        read_memory(vault, config)
+        read = read_memory(vault, config)
+        warm(read.store.folder, config, [clean_text(i.text) for m in read.files.values() if m is not None
+                                         for i in (*m.active, *m.fading)])
     except (HyloMemoryError, OSError):  # the next reader meets it and says what is wrong; the change stands
         log.debug("the read memo was not kept after a change", exc_info=True)
 
@@ -143,49 +146,3 @@ def _index(texts: list[str]) -> BM25:
     index = BM25(key)
     _last_index = (key, index)
     return index
-
-
-def _similarities(memory_dir: Path, config: Config, query: str,
-                  texts: list[str]) -> tuple[list[float] | None, str | None]:
-    """Each text's cosine with the query, embedding only what the cache lacks; or None and why not."""
-    from hylo_memory.extractors.embeddings import EmbeddingSettings, embed  # only with embeddings configured
-
-    assert config.embedding_model is not None
-    settings = EmbeddingSettings(model=config.embedding_model, api_key=config.api_key, base_url=config.base_url,
-                                 timeout=config.embedding_timeout, batch=config.embedding_batch)
-    cache = EmbeddingCache.for_memory_dir(memory_dir)
-    try:
-        kept = cache.get(settings.model, texts)
-    except (sqlite3.Error, OSError) as exc:  # a damaged or unreadable cache costs embedding again, not the recall
-        log.warning("%s: the embedding cache cannot be read (%s); embedding without it", cache.path, exc)
-        kept = {}
-    missing = [t for t in dict.fromkeys(texts) if t not in kept]
-    # The query first, so a single request answers it when every item is cached; it is not kept.
-    got = embed(settings, [query, *(t for t in missing if t != query)])
-    fresh = {t: _single(v) for t, v in got.vectors.items()}
-    new = {t: fresh[t] for t in missing if t in fresh}
-    try:
-        cache.put(settings.model, new, texts)  # even a call that falls back keeps what it got, for the next
-    except (sqlite3.Error, OSError) as exc:
-        log.warning("%s: the embedding cache cannot be written (%s)", cache.path, exc)
-    if got.failure:
-        left = sum(1 for t in missing if t not in new)
-        progress = f"; {len(new):,} new item(s) embedded and kept, {left:,} to go next time" if new and left else ""
-        return None, got.failure + progress
-    vectors = kept | new
-    if query not in fresh or any(t not in vectors for t in texts):
-        return None, "the embedding server left texts without a vector"
-    query_vector = fresh[query]
-    stale = [t for t in texts if len(vectors[t]) != len(query_vector)]
-    if stale:  # the model behind the name changed: embedded again next time
-        try:
-            cache.drop(settings.model, stale)
-        except (sqlite3.Error, OSError) as exc:
-            log.warning("%s: the embedding cache cannot be written (%s)", cache.path, exc)
-        return None, "the kept vectors and the query's differ in length (has the model changed?)"
-    return similarities(query_vector, [vectors[t] for t in texts]), None
-
-
-def _single(vector: list[float]) -> list[float]:
-    """A vector as the cache keeps it (32-bit floats), so a ranking is the same from fresh vectors and kept ones."""
-    return array("f", vector).tolist()

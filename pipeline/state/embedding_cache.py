@@ -51,24 +51,33 @@ class EmbeddingCache:
 
     def get(self, model: str, texts: Collection[str]) -> dict[str, list[float]]:
         """The kept vectors of those of `texts` that have one for `model`."""
+        found: dict[str, list[float]] = {}
+        for text, row in self.rows(model, texts).items():
+            vector = array("f")
+            vector.frombytes(row)
+            found[text] = vector.tolist()
+        return found
+
+    def rows(self, model: str, texts: Collection[str]) -> dict[str, bytes]:
+        """The kept vectors of those of `texts` that have one for `model`, as their 32-bit floats' bytes."""
         db = self._connect(create=False)
         if db is None:
             return {}
         try:
             wanted = {_digest(t): t for t in texts}
-            found: dict[str, list[float]] = {}
-            for digest, blob in db.execute("SELECT digest, vector FROM vectors WHERE model = ?", (model,)):
-                if digest in wanted:
-                    vector = array("f")
-                    vector.frombytes(blob)
-                    found[wanted[digest]] = vector.tolist()
-            return found
+            return {wanted[digest]: bytes(blob)
+                    for digest, blob in db.execute("SELECT digest, vector FROM vectors WHERE model = ?", (model,))
+                    if digest in wanted and len(blob) % 4 == 0}
         finally:
             db.close()
 
     def put(self, model: str, vectors: Mapping[str, Sequence[float]], current: Collection[str]) -> None:
         """Keep `vectors` for `model`; drop every vector of another model, or of a text not in `current`."""
-        if not vectors:
+        self.put_rows(model, {t: array("f", v).tobytes() for t, v in vectors.items()}, current)
+
+    def put_rows(self, model: str, rows: Mapping[str, bytes], current: Collection[str]) -> None:
+        """`put`, given each vector as its 32-bit floats' bytes."""
+        if not rows:
             return
         db = self._connect(create=True)
         assert db is not None
@@ -76,7 +85,7 @@ class EmbeddingCache:
             with db:  # one transaction: commits at the end, rolls back on any error
                 db.execute("BEGIN IMMEDIATE")
                 db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)",
-                               [(model, _digest(t), array("f", v).tobytes()) for t, v in vectors.items()])
+                               [(model, _digest(t), row) for t, row in rows.items()])
                 db.execute("DELETE FROM vectors WHERE model != ?", (model,))
                 db.execute("CREATE TEMP TABLE current (digest TEXT PRIMARY KEY)")
                 db.executemany("INSERT OR IGNORE INTO current VALUES (?)", [(_digest(t),) for t in current])

