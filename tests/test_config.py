@@ -148,7 +148,8 @@ def test_an_option_left_unset_does_not_hide_the_environment(monkeypatch: pytest.
     assert load_config(extractor=None).extractor == "offline"
 
 
-def test_settings_nobody_sets_keep_their_defaults(tmp_path: Path) -> None:
+def test_settings_nobody_sets_keep_their_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("HYLO_MEMORY_BUNDLED_EMBEDDINGS")  # the tests' own setting (conftest.py)
     loaded = load_config(toml(tmp_path, "first_run_days = 10\n"))
     assert loaded.model_dump(exclude={"first_run_days"}) == Config().model_dump(exclude={"first_run_days"})
 

@@ -49,9 +49,9 @@ def test_the_remember_schema_allows_what_the_command_allows_and_no_more(server: 
     assert hylo("remember", too_long, "--vault", vault).exit_code == 1
 
 
-def test_the_recall_tool_says_it_matches_words_not_meanings(server: McpServer) -> None:
+def test_the_recall_tool_says_what_it_matches_words_and_meanings(server: McpServer) -> None:
     description = server.tools()["recall"].description or ""
-    assert "matches words" in description and "not meanings" in description
+    assert "matches words" in description and "and meanings" in description and "Chinese" in description
 
 
 def test_a_recall_tool_call_with_no_match_says_what_to_try(server: McpServer) -> None:

