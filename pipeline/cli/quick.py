@@ -109,9 +109,9 @@ def _answer(argv: list[str]) -> str:
     if command == "recall":
         if len(words) != 1:
             raise Declined
-        query = _query(words[0])
+        asked = _query(words[0])
         limit = _number(given.get("--limit"), DEFAULT_LIMIT, 1, MAX_LIMIT)
-        return _recall(files, query, limit, day, _analysed(memo), _cosines(memory, files, query) if meaning else None)
+        return _recall(files, asked, limit, day, _analysed(memo), _cosines(memory, files, asked) if meaning else None)
     if words:
         raise Declined
     given_query = given.get("--query")

@@ -51,7 +51,8 @@ def cosines(memory_dir: Path, config: Config, query: str, texts: Sequence[str]) 
     return Cosines(found, bundled.FLOOR, model=bundled.MODEL)
 
 
-def bundled_cosines(memory_dir: Path, query: str, texts: Sequence[str], seconds: float | None) -> dict[str, float] | str:
+def bundled_cosines(memory_dir: Path, query: str, texts: Sequence[str],
+                    seconds: float | None) -> dict[str, float] | str:
     """The bundled model's cosine of each text with `query`, embedding within `seconds` what the cache lacks
     (None: nothing, and a text not kept is a KeyError, for the quick path to decline); a line when time ran out."""
     key = bundled.cache_key()
