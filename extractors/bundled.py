@@ -10,6 +10,7 @@ Loaded the first time a command ranks, never before: numpy and the engine cost ~
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import threading
 import time
@@ -63,6 +64,16 @@ def _model() -> Any:
     if _engine is None:
         raise LoadFailed(_failure)
     return _engine
+
+
+def load_in_background() -> None:
+    """Load the engine on a daemon thread (a server's first recall then finds it loaded, or waits for it)."""
+
+    def load() -> None:
+        with _lock, contextlib.suppress(LoadFailed):  # the first query meets the failure and says so
+            _model()
+
+    threading.Thread(target=load, name="hylo-bundled-model", daemon=True).start()
 
 
 class Passages(NamedTuple):

@@ -128,4 +128,8 @@ def serve(memory: Memory, http: tuple[str, int] | None = None) -> None:
 
 def serve_vault(vault: Path, config: Config, today: dt.date | None, http: tuple[str, int] | None) -> None:
     """The program's `mcp` command (hylo_memory/console.py plugs it into the command line): serve this vault."""
+    if config.ranks_by_bundled_model():  # loaded while the client starts its session, not in its first recall
+        from hylo_memory.extractors import bundled
+
+        bundled.load_in_background()
     serve(Memory(vault, config, today), http)
