@@ -83,7 +83,7 @@ def keep_refreshing(vault: Path, config: Config, editing: subprocess.Popen[str],
 def test_every_bullet_saved_by_hand_during_remembers_and_refreshes_is_in_the_file(tmp_path: Path) -> None:
     vault = tmp_path / "vault"
     people = memory_file(vault, Dimension.people, PEOPLE)
-    config = Config()
+    config = Config(bundled_embeddings=False)  # as many writes as can be in the time: none spent embedding for readers
     with Ledger.for_memory_dir(vault / "_memory"):
         pass  # created before the threads, which would race to create it
     editing = subprocess.Popen([sys.executable, "-c", EDITOR, str(people), str(SECONDS), "17"],
