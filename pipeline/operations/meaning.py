@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-WARM_SECONDS = 60.0  # what a command that has just written the memory spends embedding its new items for readers
+WARM_SECONDS = 10.0  # what a command that has just written the memory spends embedding its new items for readers:
+# a `remember` is waited for, so a large memory new to the model is embedded over several commands
 
 
 class Cosines(NamedTuple):
