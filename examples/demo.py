@@ -42,6 +42,8 @@ def run() -> None:
          ["why", "Ines — sister", "--vault", str(vault)])
     step("Every change to the memory files, newest first (each can be undone with `undo`).",
          ["history", "--vault", str(vault)])
+    step("Recall by meaning: no item says \"food\", the model installed with hylo-memory finds the one that answers.",
+         ["recall", "food", "--vault", str(vault), "--limit", "1", "--today", "2026-12-03"])
     step("The memory as a block for an assistant's instructions (here within 300 tokens).",
          ["context", "--vault", str(vault), "--budget", "300", "--today", "2026-12-03"])
     print(f"\nThe memory files are in {vault / '_memory'}:")
