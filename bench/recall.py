@@ -10,12 +10,16 @@ of a temporary vault, then measures, in process, the fastest of --repeat rounds 
     recall        recall(): read, build, rank, per query, as the command line runs it; and again
                   with the index kept from the call before (a server's next recall, the items unchanged)
     context       build_context() at the default budget, and with --query
+    meaning       with the bundled embedding model (the default ranking): every item embedded once (timed once,
+                  a first recall's or a refresh's work, spread over commands by their deadlines), then
+                  recall and context --query per query with the vectors kept: the query's embedding, the
+                  cache's read and the fusion (skipped with --no-meaning, or where the model is not installed)
 
 and prints each with its ratio to the scan measured in this same run (and recall's and context's to
 read + scan, the floor of a call that reads the files). Ratios, not targets: a shared machine only
-ever errs slow, and the scan errs with it. Generation is not timed. No embeddings (no server).
+ever errs slow, and the scan errs with it. Generation is not timed. The rows above "meaning" rank by BM25 alone.
 
-    .venv/bin/python bench/recall.py [--items 10000] [--queries 20] [--repeat 3]
+    .venv/bin/python bench/recall.py [--items 10000] [--queries 20] [--repeat 3] [--no-meaning]
 """
 
 from __future__ import annotations
@@ -33,11 +37,14 @@ from pathlib import Path
 from hylo_memory.decay import Dimension
 from hylo_memory.decay.format import render
 from hylo_memory.decay.model import ACTIVE, FADING, Item, MemoryFile, RawLine, Section
+from hylo_memory.decay.names import clean_text
 from hylo_memory.decay.recall import BM25, Entry, rank
 from hylo_memory.decay.store import MemoryStore
+from hylo_memory.extractors import bundled
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations import recall as recall_module
 from hylo_memory.pipeline.operations.context import build_context
+from hylo_memory.pipeline.operations.meaning import warm
 from hylo_memory.pipeline.operations.recall import recall
 
 TODAY = dt.date(2026, 11, 30)
@@ -115,18 +122,33 @@ def best(repeat: int, work: Callable[[], object]) -> float:
     return min(times)
 
 
+def by_meaning(vault: Path, texts: list[str], asked: list[str], repeat: int) -> list[tuple[str, float, float | None]]:
+    """The bundled model's rows: every item embedded once, then recall and context --query per query."""
+    config = Config(memory_dir="_memory")
+    started = time.perf_counter()
+    warm(vault / "_memory", config, [clean_text(t) for t in texts], seconds=3600.0)
+    t_embed = time.perf_counter() - started
+    per = len(asked)
+    t_recall = best(repeat, lambda: [recall(vault, config, q, 10, TODAY) for q in asked]) / per
+    assert recall(vault, config, asked[0], 10, TODAY).fallback is None
+    t_context = best(repeat, lambda: [build_context(vault, config, TODAY, query=q) for q in asked]) / per
+    return [("meaning: embed every item", t_embed, None), ("meaning: recall", t_recall, None),
+            ("meaning: context --query", t_context, None)]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=10_000, help="items over the six memory files")
     parser.add_argument("--queries", type=int, default=20, help="queries per round")
     parser.add_argument("--repeat", type=int, default=3, help="rounds; the fastest of each is reported")
+    parser.add_argument("--no-meaning", action="store_true", help="leave out the bundled model's rows")
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory(prefix="hylo-bench-recall-") as tmp:
         vault = Path(tmp) / "vault"
         vocab = generate(vault / "_memory", args.items)
         asked = queries(random.Random(7), vocab, args.queries)
-        config = Config(memory_dir="_memory")
+        config = Config(memory_dir="_memory", bundled_embeddings=False)
         store = MemoryStore(vault / "_memory")
 
         files = store.read_all()
@@ -157,6 +179,7 @@ def main(argv: list[str] | None = None) -> int:
         t_warm = best(args.repeat, lambda: [recall(vault, config, q, 10, TODAY) for q in asked]) / per
         t_context = best(args.repeat, lambda: build_context(vault, config, TODAY))
         t_context_q = best(args.repeat, lambda: build_context(vault, config, TODAY, query=asked[0]))
+        meaning = [] if args.no_meaning or not bundled.installed() else by_meaning(vault, texts, asked, args.repeat)
 
     floor = t_read + t_scan
     print(f"python {sys.version.split()[0]}, {len(entries):,} items over 6 files, {per} queries "
@@ -166,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
             ("index build", t_build, None), ("query, index built", t_query, None),
             ("recall (per query)", t_recall, floor), ("recall, index kept", t_warm, floor),
             ("context", t_context, floor),
-            ("context --query", t_context_q, floor)]
+            ("context --query", t_context_q, floor), *meaning]
     for label, seconds, base in rows:
         versus = f"{seconds / base:12.1f}" if base else f"{'':>12}"
         print(f"{label:<24} {seconds * 1000:9.2f} {seconds / t_scan:9.1f} {versus}")

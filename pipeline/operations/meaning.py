@@ -74,7 +74,7 @@ def bundled_cosines(memory_dir: Path, query: str, texts: Sequence[str],
     return dict(zip(texts, vectors, strict=True))
 
 
-def warm(memory_dir: Path, config: Config, texts: Sequence[str]) -> None:
+def warm(memory_dir: Path, config: Config, texts: Sequence[str], seconds: float = WARM_SECONDS) -> None:
     """Embed the items the cache lacks with the bundled model, so the next reader ranks at once (after a write)."""
     if not config.ranks_by_bundled_model() or not texts:
         return
@@ -84,7 +84,7 @@ def warm(memory_dir: Path, config: Config, texts: Sequence[str]) -> None:
         kept = _kept_rows(cache, key, texts)
         missing = [t for t in dict.fromkeys(texts) if t not in kept]
         if missing:
-            _keep(cache, key, bundled.embed_passages(missing, WARM_SECONDS).vectors, texts)
+            _keep(cache, key, bundled.embed_passages(missing, seconds).vectors, texts)
     except bundled.LoadFailed as exc:  # the reader says so, in its fallback line
         log.debug("the item vectors were not kept: %s", exc)
 
