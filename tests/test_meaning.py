@@ -7,6 +7,7 @@ figures). The model is deterministic, so each case is a fixed fact about it, not
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import io
 import json
 import sqlite3
@@ -93,15 +94,9 @@ def test_the_answer_names_the_model_that_ranked(english: Path) -> None:
 
 
 def test_context_with_a_query_puts_what_it_means_first(english: Path) -> None:
-    block = build_context(english, Config(vault=str(english)), dt_today(), 100, "diet").block
+    block = build_context(english, Config(vault=str(english)), dt.date.fromisoformat(TODAY), 100, "diet").block
     assert block.items and "- Vegetarian" in block.text
     assert max(block.items, key=lambda c: c.relevance or 0).text == "Vegetarian"
-
-
-def dt_today():  # type: ignore[no-untyped-def]
-    import datetime as dt
-
-    return dt.date.fromisoformat(TODAY)
 
 
 def cache_rows(vault: Path) -> dict[str, bytes]:

@@ -123,18 +123,12 @@ def _answer(argv: list[str]) -> str:
     return block.text
 
 
-def _texts(files: dict[Dimension, KeptFile | None]) -> list[str]:
-    """Every item's text, Active then Fading, file by file: as recall ranks them."""
-    return [clean_text(fact.text) for kept in files.values() if kept is not None
-            for facts in (kept.active, kept.fading) for fact in facts]
-
-
 def _cosines(memory: Path, files: dict[Dimension, KeptFile | None], query: str) -> dict[str, float]:
     """The bundled model's cosines, when every item's vector is kept; the query alone is embedded here."""
-    from hylo_memory.pipeline.operations.meaning import bundled_cosines
+    from hylo_memory.pipeline.operations.meaning import bundled_cosines, item_texts
 
     try:
-        found = bundled_cosines(memory, query, _texts(files), None)
+        found = bundled_cosines(memory, query, item_texts(files), None)
     except (KeyError, bundled.LoadFailed):
         raise Declined from None  # the full command embeds what is missing, or says why it cannot
     assert not isinstance(found, str)

@@ -11,14 +11,13 @@ from typing import NamedTuple
 
 from pydantic_core import to_json
 
-from hylo_memory.decay.names import clean_text
 from hylo_memory.decay.ranking import MAX_BUDGET, MIN_BUDGET, Block, build_block
 from hylo_memory.errors import InputError
 from hylo_memory.extractors.tokens import estimate_tokens
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.answers import DEFAULT_BUDGET as DEFAULT_BUDGET
 from hylo_memory.pipeline.operations.answers import check_query
-from hylo_memory.pipeline.operations.meaning import Cosines, cosines
+from hylo_memory.pipeline.operations.meaning import Cosines, cosines, item_texts
 from hylo_memory.pipeline.operations.recall import read_memory
 
 
@@ -56,8 +55,7 @@ def build_context(vault: Path, config: Config, today: dt.date, budget: int | Non
     # A name is an identity fact; until the identity file holds one, the name a `refresh --intro` gave.
     meaning = Cosines(None)
     if query is not None:  # every item's text, Active and Fading, as recall embeds them: one cache for both
-        texts = [clean_text(i.text) for m in read.files.values() if m is not None for i in (*m.active, *m.fading)]
-        meaning = cosines(read.store.folder, config, query, texts)
+        meaning = cosines(read.store.folder, config, query, item_texts(read.files))
     block = build_block(read.files, today, budget, estimate_tokens, read.name, query, notes,
                         cosines=meaning.by_text, floor=meaning.floor)
     return ContextResult(block, [str(e) for e in refused], meaning.fallback)

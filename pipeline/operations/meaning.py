@@ -9,10 +9,11 @@ from __future__ import annotations
 import logging
 import sqlite3
 from array import array
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
+from hylo_memory.decay.names import Dimension, Fact, clean_text
 from hylo_memory.decay.recall import similarities
 from hylo_memory.extractors import bundled
 from hylo_memory.pipeline.state.embedding_cache import EmbeddingCache
@@ -24,6 +25,16 @@ log = logging.getLogger(__name__)
 
 WARM_SECONDS = 10.0  # what a command that has just written the memory spends embedding its new items for readers:
 # a `remember` is waited for, so a large memory new to the model is embedded over several commands
+
+
+class Items(Protocol):
+    """A memory file as embedding reads it (`model.MemoryFile`, and the quick path's kept file)."""
+
+    @property
+    def active(self) -> Sequence[Fact]: ...
+
+    @property
+    def fading(self) -> Sequence[Fact]: ...
 
 
 class Cosines(NamedTuple):
@@ -58,18 +69,14 @@ def bundled_cosines(memory_dir: Path, query: str, texts: Sequence[str],
     (None: nothing, and a text not kept is a KeyError, for the quick path to decline); a line when time ran out."""
     key = bundled.cache_key()
     cache = EmbeddingCache.for_memory_dir(memory_dir)
-    rows = _kept_rows(cache, key, texts)
-    missing = [t for t in dict.fromkeys(texts) if t not in rows]
-    if missing and seconds is None:
-        raise KeyError("a text with no kept vector")
-    if missing:
-        assert seconds is not None
-        got = bundled.embed_passages(missing, seconds)
-        _keep(cache, key, got.vectors, texts)
-        rows |= got.vectors
-        if got.left:
-            return (f"the bundled model embedded {len(got.vectors):,} new item(s) in {seconds:g} s and kept them; "
-                    f"{got.left:,} to go next time")
+    if seconds is None:
+        rows, left = _kept_rows(cache, key, texts), 0
+        if any(t not in rows for t in texts):
+            raise KeyError("a text with no kept vector")
+    else:
+        rows, left = _embed_missing(cache, key, texts, seconds)
+    if left:
+        return f"the bundled model embedded new items for {seconds:g} s and kept them; {left:,} to go next time"
     vectors = bundled.cosines(bundled.embed_query(query), [rows[t] for t in texts])
     return dict(zip(texts, vectors, strict=True))
 
@@ -79,14 +86,28 @@ def warm(memory_dir: Path, config: Config, texts: Sequence[str], seconds: float 
     if not config.ranks_by_bundled_model() or not texts:
         return
     try:
-        key = bundled.cache_key()
-        cache = EmbeddingCache.for_memory_dir(memory_dir)
-        kept = _kept_rows(cache, key, texts)
-        missing = [t for t in dict.fromkeys(texts) if t not in kept]
-        if missing:
-            _keep(cache, key, bundled.embed_passages(missing, seconds).vectors, texts)
+        _embed_missing(EmbeddingCache.for_memory_dir(memory_dir), bundled.cache_key(), texts, seconds)
     except bundled.LoadFailed as exc:  # the reader says so, in its fallback line
         log.debug("the item vectors were not kept: %s", exc)
+
+
+def item_texts(files: Mapping[Dimension, Items | None]) -> list[str]:
+    """Every item's text as ranked, Active then Fading, file by file: the texts recall and context embed."""
+    return [clean_text(item.text) for memory in files.values() if memory is not None
+            for items in (memory.active, memory.fading) for item in items]
+
+
+def _embed_missing(cache: EmbeddingCache, key: str, texts: Sequence[str],
+                   seconds: float) -> tuple[dict[str, bytes], int]:
+    """Every kept vector of `texts`, with those the cache lacked embedded within `seconds` and kept; and how
+    many are still missing."""
+    rows = _kept_rows(cache, key, texts)
+    missing = [t for t in dict.fromkeys(texts) if t not in rows]
+    if not missing:
+        return rows, 0
+    got = bundled.embed_passages(missing, seconds)
+    _keep(cache, key, got.vectors, texts)
+    return rows | got.vectors, got.left
 
 
 def _kept_rows(cache: EmbeddingCache, key: str, texts: Sequence[str]) -> dict[str, bytes]:

@@ -25,7 +25,7 @@ from hylo_memory.pipeline.operations.answers import MAX_LIMIT as MAX_LIMIT
 from hylo_memory.pipeline.operations.answers import MAX_QUERY_CHARS as MAX_QUERY_CHARS
 from hylo_memory.pipeline.operations.answers import check_query as check_query
 from hylo_memory.pipeline.operations.answers import recall_text
-from hylo_memory.pipeline.operations.meaning import cosines, warm
+from hylo_memory.pipeline.operations.meaning import cosines, item_texts, warm
 from hylo_memory.pipeline.state import read_memo
 from hylo_memory.pipeline.state.names import journal_path
 from hylo_memory.pipeline.state.writing import open_store, settle
@@ -127,8 +127,7 @@ def keep_for_readers(vault: Path, config: Config) -> None:
         if journal_path(open_store(vault, config)).exists():
             return  # another command is writing: no waiting for it here, after this one's change is made
         read = read_memory(vault, config)
-        warm(read.store.folder, config, [clean_text(i.text) for m in read.files.values() if m is not None
-                                         for i in (*m.active, *m.fading)])
+        warm(read.store.folder, config, item_texts(read.files))
     except (HyloMemoryError, OSError):  # the next reader meets it and says what is wrong; the change stands
         log.debug("the read memo was not kept after a change", exc_info=True)
 
