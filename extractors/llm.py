@@ -15,6 +15,7 @@ from hylo_memory.decay.match import normalise
 from hylo_memory.templates import render
 
 from .base import AuthorProfile, Candidate, Cluster, Decision, Extraction, Progress, Source, Usage
+from .batch_api import BatchRequest
 from .batching import Batch, Part, estimate_tokens, halved, pack, relevant
 from .context_size import PROBE_TIMEOUT, context_tokens
 from .evidence_reply import Asked, read_evidence, read_preferences, shown, superseded
@@ -158,17 +159,22 @@ class LLMExtractor:
 
     async def _extract_batch(self, client: ChatClient, system: str, batch: Batch, profile: AuthorProfile,
                              existing: list[Candidate], room: int) -> Extraction:
-        # Short ids the pipeline assigns: the model cannot invent a path or an item.
-        sources = [(f"S{i}", part) for i, part in enumerate(batch.parts, start=1)]
-        candidates = list(enumerate(within(shown(existing, batch.text), room), start=1))
-        messages = [{"role": "system", "content": system},
-                    {"role": "user", "content": self._request_text(candidates, sources, profile)}]
-        asked = Asked(sources={sid: part.source for sid, part in sources}, items=dict(candidates))
+        messages, asked = self._extraction_messages(system, batch, profile, existing, room)
 
         def read(raw: str) -> Extraction:
             return read_evidence(raw, asked, self.config.max_evidence_per_source)
 
         return await self._ask(client, messages, "extraction", strict_schema(ExtractionReply), read, halvable=True)
+
+    def _extraction_messages(self, system: str, batch: Batch, profile: AuthorProfile, existing: list[Candidate],
+                             room: int) -> tuple[list[dict[str, str]], Asked]:
+        """A batch's messages, and what they show, to read the reply by."""
+        # Short ids the pipeline assigns: the model cannot invent a path or an item.
+        sources = [(f"S{i}", part) for i, part in enumerate(batch.parts, start=1)]
+        candidates = list(enumerate(within(shown(existing, batch.text), room), start=1))
+        messages = [{"role": "system", "content": system},
+                    {"role": "user", "content": self._request_text(candidates, sources, profile)}]
+        return messages, Asked(sources={sid: part.source for sid, part in sources}, items=dict(candidates))
 
     async def _ask(self, client: ChatClient, messages: list[dict[str, str]], name: str, schema: dict[str, Any],
                    read: Callable[[str], T], halvable: bool = False) -> T:
@@ -200,16 +206,42 @@ class LLMExtractor:
 
     async def _synthesise(self, client: ChatClient, clusters: list[Cluster], profile: AuthorProfile) -> Extraction:
         self._fit(client)
-        numbered = list(enumerate(clusters, start=1))
-        messages = [{"role": "system", "content": render("synthesise_instructions.j2")},
-                    {"role": "user", "content": render("synthesise_request.j2", clusters=numbered, profile=profile)}]
+        messages, numbered = synthesis_messages(clusters, profile)
 
         def read(raw: str) -> Extraction:
-            return read_preferences(raw, dict(numbered))
+            return read_preferences(raw, numbered)
 
         return await or_failed(self._ask(client, messages, "synthesis", strict_schema(SynthesisReply), read),
                                 sorted({p for c in clusters for p in c.sources}),
                                 f"external preferences of {len(clusters)} cluster(s)")
+
+    # The provider's batch endpoint (batch_api.py)
+
+    def batch_requests(self, sources: list[Source], profile: AuthorProfile, existing: list[Candidate],
+                       clusters: list[Cluster]) -> list[BatchRequest]:
+        """The requests the direct path would send first for these sources and themes, built but not sent:
+        the same batches, the same prompts. A batch too long for its room is halved before, as there."""
+        self._context()
+        return self._run(lambda client: self._batch_requests(client, sources, profile, existing, clusters))
+
+    async def _batch_requests(self, client: ChatClient, sources: list[Source], profile: AuthorProfile,
+                              existing: list[Candidate], clusters: list[Cluster]) -> list[BatchRequest]:
+        system = render("extract_instructions.j2")
+        self._fit(client)
+        fixed = sum(map(estimate_tokens, (system, self._request_text([], [], profile))))
+        fixed += hint_tokens(strict_schema(ExtractionReply))
+        sources_room, candidates_room = self._rooms(client, fixed)
+        fitted = [b for packed in pack(sources, sources_room) for b in fitting(packed, sources_room)]
+        requests: list[BatchRequest] = []
+        for batch in fitted:
+            messages, asked = self._extraction_messages(system, batch, profile, existing, candidates_room)
+            body = client.body(messages, "extraction", strict_schema(ExtractionReply), client.mode)
+            requests.append(BatchRequest(custom_id=f"r{len(requests) + 1}", body=body, asked=asked))
+        if clusters:
+            messages, numbered = synthesis_messages(clusters, profile)
+            body = client.body(messages, "synthesis", strict_schema(SynthesisReply), client.mode)
+            requests.append(BatchRequest(custom_id=f"r{len(requests) + 1}", body=body, clusters=numbered))
+        return requests
 
     # remember
 
@@ -305,6 +337,21 @@ class _Done:
                 finished.append(path)
         if finished:
             self.progress(finished, [e for path in finished for e in self.evidence.pop(path)])
+
+
+def synthesis_messages(clusters: list[Cluster], profile: AuthorProfile) -> tuple[list[dict[str, str]],
+                                                                               dict[int, Cluster]]:
+    """The themes' request, and the themes by number, to read the reply by."""
+    numbered = list(enumerate(clusters, start=1))
+    return ([{"role": "system", "content": render("synthesise_instructions.j2")},
+             {"role": "user", "content": render("synthesise_request.j2", clusters=numbered, profile=profile)}],
+            dict(numbered))
+
+
+def fitting(batch: Batch, room: int) -> list[Batch]:
+    """The batch, or its halves (and theirs) until each fits `room` tokens of sources, down to a piece of one."""
+    halves = halved(batch) if estimate_tokens(batch.text) > room else None
+    return [b for half in halves for b in fitting(half, room)] if halves else [batch]
 
 
 def active_items(memory: dict[Dimension, MemoryFile | None] | None, dimension: Dimension | None,

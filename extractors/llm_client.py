@@ -58,7 +58,7 @@ class ChatClient:
         attempts = 0
         while True:
             mode = self.mode
-            request = self._request(messages, name, schema, mode)
+            request = self.body(messages, name, schema, mode)
             self._check_ceiling(request["messages"])
             attempts += 1
             timeout = self._timeout(attempts)
@@ -121,23 +121,9 @@ class ChatClient:
         text = text.replace(self._secret, "[api key]") if self._secret else text
         return text[:300]
 
-    def _request(self, messages: list[dict[str, str]], name: str, schema: dict[str, Any], mode: Mode) -> dict[str, Any]:
-        request: dict[str, Any] = {
-            "model": self.settings.model,
-            "messages": messages,
-            "temperature": self.settings.temperature,
-            "max_tokens": self.reply_tokens,
-        }
-        if mode is Mode.json_schema:
-            request["response_format"] = {"type": "json_schema",
-                                          "json_schema": {"name": name, "schema": schema, "strict": True}}
-            return request
-        # Without structured outputs the schema travels in the prompt, after the stable prefix.
-        hint = f"Reply with one JSON object, and nothing else, matching this JSON schema:\n{json.dumps(schema)}"
-        request["messages"] = [*messages[:-1], {**messages[-1], "content": f"{messages[-1]['content']}\n\n{hint}"}]
-        if mode is Mode.json_object:
-            request["response_format"] = {"type": "json_object"}
-        return request
+    def body(self, messages: list[dict[str, str]], name: str, schema: dict[str, Any], mode: Mode) -> dict[str, Any]:
+        return request_body(self.settings.model, self.settings.temperature, self.reply_tokens, messages, name, schema,
+                            mode)
 
     def _fall_back(self, rejected: Mode) -> None:
         # Concurrent requests may all learn the same thing; step down once from what was tried.
@@ -153,36 +139,57 @@ class ChatClient:
                                       usage=self.usage.model_copy())
 
     def _content(self, response: Any, messages: list[dict[str, str]]) -> str:
-        """The reply's text, its tokens counted; a reply cut off at (or past) `max_reply_tokens` is not trusted."""
-        usage = getattr(response, "usage", None)
-        choices = getattr(response, "choices", None)
-        content = (choices[0].message.content if choices and choices[0].message else None) or ""
-        if isinstance(response, str):  # a server answering text/plain: the SDK hands back the body
-            content = response
-        if not isinstance(content, str) or (usage is not None and not all(
-                isinstance(n, int | None) for n in (usage.prompt_tokens, usage.completion_tokens))):
-            raise InvalidReply("the server's answer is not a chat completion (content or usage of the wrong type)",
-                               attempts=1, usage=self.usage.model_copy())
-        if self._secret and self._secret in content:
-            content = content.replace(self._secret, "[api key]")
-        if usage is not None and usage.prompt_tokens is not None:
-            self.usage.prompt_tokens += usage.prompt_tokens
-            self.usage.completion_tokens += usage.completion_tokens or 0
-            self.usage.cached_tokens += _cached(usage)
-        else:  # servers that report no usage still count against the ceiling
-            self.usage.prompt_tokens += sum(estimate_tokens(m["content"]) for m in messages)
-            self.usage.completion_tokens += estimate_tokens(content)
-        cap = self.reply_tokens
-        spent = usage.completion_tokens if usage is not None and usage.completion_tokens is not None else None
-        finish = choices[0].finish_reason if choices else None
-        if finish == "length":  # stopped at its limit: the batch asked for too much at once
-            raise ReplyCut(f"the reply stopped at its limit of {cap:,} tokens (asked again in halves while it can be)",
-                           raw=content[:4000], usage=self.usage.model_copy())
-        if (spent if spent is not None else estimate_tokens(content)) > cap:
-            # A server that ignores max_tokens, or a reply cut off mid-way: its JSON is not trusted whole.
-            raise InvalidReply(f"the reply was longer than max_reply_tokens ({cap:,}) and is not trusted whole; "
-                               "answer with fewer, shorter entries", raw=content[:4000], usage=self.usage.model_copy())
-        return content
+        return reply_text(response, messages, self.usage, self.reply_tokens, self._secret)
+
+
+def request_body(model: str, temperature: float, reply_tokens: int, messages: list[dict[str, str]], name: str,
+                 schema: dict[str, Any], mode: Mode) -> dict[str, Any]:
+    """A chat request's body: sent as it is, or written as a line of a batch's file (batch_api.py)."""
+    request: dict[str, Any] = {"model": model, "messages": messages, "temperature": temperature,
+                               "max_tokens": reply_tokens}
+    if mode is Mode.json_schema:
+        request["response_format"] = {"type": "json_schema",
+                                      "json_schema": {"name": name, "schema": schema, "strict": True}}
+        return request
+    # Without structured outputs the schema travels in the prompt, after the stable prefix.
+    hint = f"Reply with one JSON object, and nothing else, matching this JSON schema:\n{json.dumps(schema)}"
+    request["messages"] = [*messages[:-1], {**messages[-1], "content": f"{messages[-1]['content']}\n\n{hint}"}]
+    if mode is Mode.json_object:
+        request["response_format"] = {"type": "json_object"}
+    return request
+
+
+def reply_text(response: Any, messages: list[dict[str, str]], usage_spent: Usage, cap: int, secret: str | None) -> str:
+    """The reply's text, its tokens counted in `usage_spent`; a reply cut off at (or past) `cap` tokens is not
+    trusted. A direct answer and a batch's answer alike."""
+    usage = getattr(response, "usage", None)
+    choices = getattr(response, "choices", None)
+    content = (choices[0].message.content if choices and choices[0].message else None) or ""
+    if isinstance(response, str):  # a server answering text/plain: the SDK hands back the body
+        content = response
+    if not isinstance(content, str) or (usage is not None and not all(
+            isinstance(n, int | None) for n in (usage.prompt_tokens, usage.completion_tokens))):
+        raise InvalidReply("the server's answer is not a chat completion (content or usage of the wrong type)",
+                           attempts=1, usage=usage_spent.model_copy())
+    if secret and secret in content:
+        content = content.replace(secret, "[api key]")
+    if usage is not None and usage.prompt_tokens is not None:
+        usage_spent.prompt_tokens += usage.prompt_tokens
+        usage_spent.completion_tokens += usage.completion_tokens or 0
+        usage_spent.cached_tokens += _cached(usage)
+    else:  # servers that report no usage still count against the ceiling
+        usage_spent.prompt_tokens += sum(estimate_tokens(m["content"]) for m in messages)
+        usage_spent.completion_tokens += estimate_tokens(content)
+    spent = usage.completion_tokens if usage is not None and usage.completion_tokens is not None else None
+    finish = choices[0].finish_reason if choices else None
+    if finish == "length":  # stopped at its limit: the batch asked for too much at once
+        raise ReplyCut(f"the reply stopped at its limit of {cap:,} tokens (asked again in halves while it can be)",
+                       raw=content[:4000], usage=usage_spent.model_copy())
+    if (spent if spent is not None else estimate_tokens(content)) > cap:
+        # A server that ignores max_tokens, or a reply cut off mid-way: its JSON is not trusted whole.
+        raise InvalidReply(f"the reply was longer than max_reply_tokens ({cap:,}) and is not trusted whole; "
+                           "answer with fewer, shorter entries", raw=content[:4000], usage=usage_spent.model_copy())
+    return content
 
 
 _FORMAT_WORDS = ("response_format", "json_schema", "structured output", "json_object", "grammar")

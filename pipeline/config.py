@@ -170,6 +170,14 @@ class Config(LLMSettings):
         "The price for a million prompt tokens the server's prompt cache served; none: `price_input`."))
     price_output: float | None = Field(None, ge=0, le=100_000, description=(
         "The model's price for a million completion tokens."))
+    batch_discount: float = Field(0.5, ge=0, le=1, description=(
+        "What a request answered through the provider's batch endpoint costs, as a share of its price "
+        "(OpenAI: half)."))
+    # The provider's batch endpoint for scheduled runs (docs/spec.md §4.9)
+    batch: bool = Field(False, description=(
+        "A scheduled or command-line `refresh` sends its requests as one batch (`/v1/batches`: half the price at "
+        "OpenAI, answered within 24 hours) and ends `submitted`; the next run collects the answers and applies them. "
+        "A server without the endpoint is asked directly, with one line saying so."))
 
     def ranks_by_bundled_model(self) -> bool:
         """Whether recall ranks with the bundled embedding model: no server's set, it is not turned off, and a wheel
@@ -182,7 +190,8 @@ class Config(LLMSettings):
         """The prices set, when both the input and the output price are."""
         if self.price_input is None or self.price_output is None:
             return None
-        return Prices(input=self.price_input, output=self.price_output, cached_input=self.price_cached_input)
+        return Prices(input=self.price_input, output=self.price_output, cached_input=self.price_cached_input,
+                      batch_discount=self.batch_discount)
 
     # A Hylo vault reached by URL (docs/spec.md §10); its key is HYLO_API_KEY, never a setting
     state_dir: str | None = Field(None, max_length=PATH_CHARS, description=(

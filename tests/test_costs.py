@@ -90,7 +90,7 @@ def test_cached_tokens_are_billed_at_the_cached_price() -> None:
     cost = cost_of(usage, Prices(input=2.0, cached_input=0.5, output=8.0))
     assert cost is not None
     assert (cost.estimated, cost.uncached) == (pytest.approx(0.016), pytest.approx(0.028))
-    assert cost.line() == "estimated cost $0.0160 (uncached: $0.0280)"
+    assert cost.line() == "estimated cost $0.0160 (direct and uncached: $0.0280)"
 
 
 def test_no_cached_price_bills_cached_tokens_as_any_other() -> None:

@@ -275,7 +275,7 @@ def test_the_api_key_is_in_no_file_written_nor_any_output(llm: FakeOpenAI, vault
 def test_token_usage_is_reported_and_kept_in_the_ledger(llm: FakeOpenAI, vault: Path, capsys) -> None:
     llm.handler = lambda body: reply(answer(body), usage={"prompt_tokens": 1234, "completion_tokens": 56})
     code, summary, _ = run_json(vault, capsys)
-    assert summary["usage"] == {"requests": 1, "prompt_tokens": 1234, "completion_tokens": 56, "cached_tokens": 0}
+    assert summary["usage"] == {"requests": 1, "prompt_tokens": 1234, "completion_tokens": 56, "cached_tokens": 0, "batched": 0}
     with Ledger.for_memory_dir(vault / MEMORY, readonly=True) as ledger:
         run = ledger.recent_runs(1)[0]
     assert (run.requests, run.prompt_tokens, run.completion_tokens) == (1, 1234, 56)

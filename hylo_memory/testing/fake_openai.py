@@ -24,9 +24,11 @@ The parts, each documented where it lives:
 
 ``latency`` seconds are added to every request.  Every request records when it arrived (``at``).
 
-A new endpoint (the batches API's /v1/files and /v1/batches are next) is a module like ``fake_embeddings`` --
-its own script, its answer, its fallback after a delay -- joined to ``FakeOpenAI._respond``'s routes, with its
-programming and inspection methods here.
+- ``fake_batches``: the Batch API's /v1/files and /v1/batches (``batches``, ``batch_delay``, ``batch_expire``,
+  ``cancel_batch``, ``batch_lines``), each request of a batch answered by the chat endpoint's logic.
+
+A new endpoint is a module like ``fake_embeddings`` -- its own script, its answer, its fallback after a delay --
+joined to ``FakeOpenAI._respond``'s routes, with its programming and inspection methods here.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from .fake_batches import Batches, is_batch_path, settled
 from .fake_chat import CHAT_PATHS, ChatCompletions, completion
 from .fake_context import SERVERS, props, refusal  # noqa: F401 - props, refusal: importable here as before the split
 from .fake_embeddings import EMBEDDING_PATHS, Embeddings, embedding_of, texts_of
@@ -80,6 +83,9 @@ class FakeOpenAI(LocalServer):
         context_tokens: int | None = None,
         server: str = "llama.cpp",
         cache_prefixes: int | None = None,
+        batches: bool = True,
+        batch_delay: float = 0.0,
+        batch_expire: bool = False,
     ) -> None:
         super().__init__()
         self.handler = handler
@@ -98,6 +104,9 @@ class FakeOpenAI(LocalServer):
         # Prompt caching from this many tokens on (OpenAI: 1,024), reported in usage; None: no caching.
         self._prefixes = None if cache_prefixes is None else PrefixCache(cache_prefixes)
         self._ids = itertools.count(1)
+        # The Batch API (fake_batches): whether it exists, how long a batch takes, whether it expires first.
+        self.batches, self.batch_delay, self.batch_expire = batches, batch_delay, batch_expire
+        self._batches = Batches(self._lock)
 
     @property
     def base_url(self) -> str:
@@ -161,6 +170,21 @@ class FakeOpenAI(LocalServer):
         return texts_of(self.embedding_requests)
 
     @property
+    def batch_lines(self) -> list[Body]:
+        """Every chat request a batch carried, in the order answered."""
+        with self._lock:
+            return list(self._batches.lines)
+
+    @property
+    def batch_ids(self) -> list[str]:
+        with self._lock:
+            return list(self._batches.batches)
+
+    def cancel_batch(self, batch_id: str) -> None:
+        """Cancel a batch, as its owner may from the provider's dashboard: nothing of it is answered."""
+        self._batches.cancel(batch_id)
+
+    @property
     def pending(self) -> int:
         """Scripted responses not yet consumed."""
         return self._chat.pending
@@ -193,6 +217,8 @@ class FakeOpenAI(LocalServer):
             return self._embeddings.answer(record, self.embedding_dimensions)
         if path in CHAT_PATHS:
             return self._chat.answer(record, self)
+        if is_batch_path(path):
+            return self._batches.answer(record, self)
         return error(404, f"Unknown request URL: {record.method} {record.path}", code="unknown_url")
 
     def _fallback(self, record: RecordedRequest) -> Response | Body:
@@ -200,6 +226,13 @@ class FakeOpenAI(LocalServer):
         if record.path.rstrip("/") in EMBEDDING_PATHS and isinstance(record.body, dict):
             return Embeddings.fallback(record.body, self.embedding_dimensions)
         return ChatCompletions.fallback(record, self)
+
+    def _chat_answer(self, record: RecordedRequest) -> tuple[int, dict[str, str], bytes]:
+        """A batch's request answered as the chat endpoint answers it (status, headers, body)."""
+        response = settled(self._chat.answer(record, self))
+        if isinstance(response, Delay):
+            response = ChatCompletions.fallback(record, self)
+        return self._render(response, record)
 
     def _render(self, response: Response | Body, record: RecordedRequest) -> tuple[int, dict[str, str], bytes]:
         n = next(self._ids)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 from pathlib import Path
 
 import click
@@ -14,12 +15,13 @@ from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.cli.arguments import not_blank
 from hylo_memory.pipeline.cli.options import PROG, DateType, DimensionType, fail, json_failures, options, setup
 from hylo_memory.pipeline.cli.progress_bar import progress_bar
+from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.apply import apply_evidence
 from hylo_memory.pipeline.operations.evidence_file import read_answer, read_evidence
 from hylo_memory.pipeline.operations.init import file_diff, propose_file, write_file
 from hylo_memory.pipeline.operations.outcome import not_ok_line
 from hylo_memory.pipeline.operations.recall import keep_for_readers
-from hylo_memory.pipeline.operations.refresh import refresh_memory
+from hylo_memory.pipeline.operations.refresh import collect_batches, refresh_memory
 from hylo_memory.pipeline.operations.remember import remember_text
 from hylo_memory.pipeline.operations.schedule import parse_cron, run_schedule
 from hylo_memory.pipeline.operations.status import gather
@@ -37,22 +39,30 @@ from hylo_memory.pipeline.state.writing import open_store
 @click.option("--reextract", is_flag=True, help="read again the window's sources that another extractor read")
 @click.option("--since", type=DateType(), help="with --reextract: reach back to this date (YYYY-MM-DD)")
 @click.option("--retry-stuck", is_flag=True, help="try again the sources set aside as stuck (status lists them)")
+@click.option("--batch/--no-batch", default=None,
+              help="send the requests as one batch to the provider's batch endpoint and end `submitted` (default: the "
+                   "`batch` setting)")
+@click.option("--collect", is_flag=True, help="only collect and apply the finished batches; read nothing new")
 @click.pass_context
 @json_failures
 def refresh_command(ctx: click.Context, vault: Path | None, config_file: Path | None, today: dt.date | None,
                     extractor: str | None, dry_run: bool, as_json: bool, intro: str | None, quiet: bool,
-                    reextract: bool, since: dt.date | None, retry_stuck: bool) -> int:
+                    reextract: bool, since: dt.date | None, retry_stuck: bool, batch: bool | None,
+                    collect: bool) -> int:
     if since is not None and not reextract:
         raise click.UsageError("--since goes with --reextract", ctx)
     config, vault = setup(ctx, config_file, vault, extractor)
     day = today or clock.today(config.timezone)
+    if collect:
+        return _collect(vault, config, day, as_json)
     if since is not None and since > day:
         raise click.UsageError(f"--since {since} is after the run's date ({day})", ctx)
     if intro is not None and len(intro) > MAX_INTRO:
         raise click.UsageError(f"--intro is at most {MAX_INTRO:,} characters, not {len(intro):,}", ctx)
     with progress_bar(quiet) as progress:
         summary, changes = refresh_memory(vault, config, day, dry_run, intro, progress, reextract=reextract,
-                                          since=since, retry_stuck=retry_stuck)
+                                          since=since, retry_stuck=retry_stuck,
+                                          batch=config.batch if batch is None else batch)
     if as_json:
         click.echo(summary.to_json())
     else:
@@ -65,6 +75,17 @@ def refresh_command(ctx: click.Context, vault: Path | None, config_file: Path | 
     if line is not None:
         fail(line)
         return 2
+    return 0
+
+
+def _collect(vault: Path, config: Config, day: dt.date, as_json: bool) -> int:
+    reports = collect_batches(vault, config, day)
+    if as_json:
+        click.echo(json.dumps({"batches": [json.loads(r.model_dump_json()) for r in reports]}))
+    else:
+        now = dt.datetime.now(dt.UTC)
+        click.echo("".join(f"{r.line(now)}\n" for r in reports) or "No batch to collect.\n", nl=False)
+    keep_for_readers(vault, config)
     return 0
 
 

@@ -11,8 +11,9 @@ if TYPE_CHECKING:  # the run's models load with the run, not with this module
 
 
 def not_ok_line(summary: RunSummary) -> str | None:
-    """`hylo-memory: run partial: 3 source(s) wait for the next run (first failure)`; None for an `ok` run."""
-    if summary.status == "ok":
+    """`hylo-memory: run partial: 3 source(s) wait for the next run (first failure)`; None for an `ok` or a
+    `submitted` run."""
+    if summary.status in ("ok", "submitted"):  # submitted: the batch holds the notes, none waits
         return None
     reason = f" ({summary.failures[0]})" if summary.failures else ""
     return f"{PROG}: run {summary.status}: {summary.waiting} source(s) wait for the next run{reason}"

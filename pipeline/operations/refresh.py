@@ -1,23 +1,35 @@
 """`refresh` (docs/spec.md §4): one run with the configured extractor, as both doors start it.
 
 The intro given is kept for later runs (not by a dry run); a run that wrote keeps the read memo, so
-the next `recall` or `context` answers at once."""
+the next `recall` or `context` answers at once. A run first collects the provider's finished batches;
+a batch run then submits its own window as one (docs/spec.md §4.9)."""
 
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from pathlib import Path
 from typing import NamedTuple
 
+from hylo_memory.decay import FileUpdate
 from hylo_memory.extractors.base import Extractor
+from hylo_memory.extractors.batch_api import BatchEndpoints
 from hylo_memory.extractors.choice import make_extractor
+from hylo_memory.extractors.llm import LLMExtractor
+from hylo_memory.extractors.llm_errors import LLMError
+from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.recall import keep_for_readers
+from hylo_memory.pipeline.run import batch as batches
 from hylo_memory.pipeline.run.profile import intro_for_run
 from hylo_memory.pipeline.run.progress import RunProgress
 from hylo_memory.pipeline.run.refresh import diff, refresh
-from hylo_memory.pipeline.run.summary import RunSummary
+from hylo_memory.pipeline.run.summary import BatchReport, RunSummary
+from hylo_memory.pipeline.state.leases import Leases
+from hylo_memory.pipeline.state.ledger import Ledger
 from hylo_memory.pipeline.state.writing import open_store
+
+LOG = logging.getLogger(__name__)
 
 
 class Refreshed(NamedTuple):
@@ -27,14 +39,55 @@ class Refreshed(NamedTuple):
 
 def refresh_memory(vault: Path, config: Config, day: dt.date, dry_run: bool = False, intro: str | None = None,
                    progress: RunProgress | None = None, reextract: bool = False, since: dt.date | None = None,
-                   retry_stuck: bool = False, fallback: Extractor | None = None) -> Refreshed:
+                   retry_stuck: bool = False, fallback: Extractor | None = None, batch: bool = False,
+                   readers: bool = True) -> Refreshed:
     """Run once over the vault's window with the configured extractor (docs/spec.md §4); with no model configured,
-    `fallback` when given (the assistant's model, lent over MCP) rather than the offline patterns."""
+    `fallback` when given (the assistant's model, lent over MCP) rather than the offline patterns.
+
+    `batch`: submit the window to the provider's batch endpoint, unless this run reads again, is a dry run, or is
+    dated before today (those ask directly). `readers`: keep the read memo and vectors for readers after it."""
     intro = intro_for_run(open_store(vault, config), intro, dry_run)
     extractor = fallback if fallback is not None and not config.uses_llm else make_extractor(config.llm())
-    summary, updates = refresh(vault, config, extractor, day, dry_run, intro, progress,
-                               reextract=reextract, since=since, retry_stuck=retry_stuck)
+    found = [] if dry_run else collect_batches(vault, config, day)
+    submitted = None
+    if batch and isinstance(extractor, LLMExtractor) and not (dry_run or reextract or retry_stuck) \
+            and day >= clock.today(config.timezone):
+        submitted = _submit(vault, config, extractor, day, intro)
+    updates: list[FileUpdate] = []
+    if submitted is not None:
+        summary = submitted
+    else:
+        summary, updates = refresh(vault, config, extractor, day, dry_run, intro, progress,
+                                   reextract=reextract, since=since, retry_stuck=retry_stuck)
+    summary.batches = found + summary.batches
     if dry_run:
         return Refreshed(summary, diff(updates, open_store(vault, config)))
-    keep_for_readers(vault, config)  # the person's shell hooks and assistants read the memory next
+    if readers:
+        keep_for_readers(vault, config)  # the person's shell hooks and assistants read the memory next
     return Refreshed(summary, None)
+
+
+def collect_batches(vault: Path, config: Config, day: dt.date) -> list[BatchReport]:
+    """Apply the provider's finished batches (`refresh --collect`, and first in every run); name the others."""
+    settings = config.llm()
+    if settings is None:
+        return []
+    with Ledger.for_memory_dir(open_store(vault, config).folder) as ledger:
+        if not Leases(ledger).batches():
+            return []
+    endpoints = BatchEndpoints(settings)
+    try:
+        return batches.collect(vault, config, day, endpoints)
+    finally:
+        endpoints.close()
+
+
+def _submit(vault: Path, config: Config, extractor: LLMExtractor, day: dt.date, intro: str | None) -> RunSummary | None:
+    endpoints = BatchEndpoints(extractor.config)
+    try:
+        return batches.submit(vault, config, extractor, day, intro, endpoints)
+    except LLMError as exc:
+        LOG.warning("%s: the requests are sent directly", exc.reason)
+        return None
+    finally:
+        endpoints.close()

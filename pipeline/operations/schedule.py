@@ -25,13 +25,11 @@ from filelock import FileLock, Timeout
 
 from hylo_memory.decay.store import atomic_write, writable
 from hylo_memory.errors import ConfigError, HyloMemoryError
-from hylo_memory.extractors.choice import make_extractor
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.recall import keep_for_readers
+from hylo_memory.pipeline.operations.refresh import refresh_memory
 from hylo_memory.pipeline.operations.schedule_found import SCHEDULE_FILE, SCHEDULE_LOCK
-from hylo_memory.pipeline.run.profile import intro_for_run
-from hylo_memory.pipeline.run.refresh import refresh
 from hylo_memory.pipeline.run.summary import RunSummary
 from hylo_memory.pipeline.state.ledger import STATE_DIR, Ledger
 from hylo_memory.pipeline.state.writing import open_store
@@ -227,8 +225,8 @@ class _Runner:
     def _refresh(self) -> bool:
         try:
             today = clock.today(self.config.timezone)
-            intro = intro_for_run(open_store(self.vault, self.config), None)  # the last `refresh --intro`
-            summary, _ = refresh(self.vault, self.config, make_extractor(self.config.llm()), today, intro=intro)
+            # The last `refresh --intro` is the run's; a batch run submits, and every run collects first.
+            summary, _ = refresh_memory(self.vault, self.config, today, batch=self.config.batch, readers=False)
             LOG.info(run_line(summary))
             return True
         except HyloMemoryError as exc:

@@ -24,8 +24,9 @@ from hylo_memory.pipeline.operations.schedule_found import Found, home, installe
 from hylo_memory.pipeline.operations.schedule_found import running as running_schedule
 from hylo_memory.pipeline.operations.status_runs import LastRun, last_run
 from hylo_memory.pipeline.run.collect import plan
-from hylo_memory.pipeline.run.summary import SourceCounts
+from hylo_memory.pipeline.run.summary import BatchReport, SourceCounts
 from hylo_memory.pipeline.state.journal import journal_path
+from hylo_memory.pipeline.state.leases import Leases
 from hylo_memory.pipeline.state.ledger import STATE_DIR, Counts, Ledger, RunRecord
 from hylo_memory.pipeline.state.locking import RUN_LOCK, is_held
 from hylo_memory.pipeline.state.writing import open_store
@@ -108,9 +109,10 @@ class Status(BaseModel):
     read_by_others_since: dt.date | None = None  # `--since` this date reaches them all
     problems: list[str] = []
     costs: Costs | None = None  # asked for with `--costs`
+    batches: list[BatchReport] = []  # the provider's batches not applied yet, as the ledger has them
 
     def to_text(self) -> str:
-        return render("status.txt.j2", status=self)
+        return render("status.txt.j2", status=self, now=dt.datetime.now(dt.UTC))
 
 
 def gather(vault: Path, config: Config, today: dt.date | None = None, now: dt.datetime | None = None,
@@ -137,9 +139,11 @@ def gather(vault: Path, config: Config, today: dt.date | None = None, now: dt.da
             others: int | None = ledger.read_by_others(extractor_name(config.llm()))
             others_since = ledger.read_by_others_since(extractor_name(config.llm())) if others else None
             spent = _costs(ledger, today, config) if costs else None
+            in_flight = [BatchReport.in_flight(lease) for lease in Leases(ledger).batches()]
     except LedgerError as exc:
         problems.append(f"the ledger cannot be read now ({exc}); a run may be writing it")
         runs, last, waiting, others, others_since, records, spent = [], None, None, None, None, [], None
+        in_flight = []
     for schedule, trigger in schedules:
         if trigger is not None:
             schedule.overdue = should_catch_up(trigger, last, now)  # what `schedule` would do if started now
@@ -150,7 +154,7 @@ def gather(vault: Path, config: Config, today: dt.date | None = None, now: dt.da
         runs=runs, last_run=last_run(state, records, config), schedule=listed[0] if listed else None,
         schedules=listed, files=files, waiting=waiting, problems=problems,
         extractor=extractor_name(config.llm()), read_by_others=others, read_by_others_since=others_since,
-        costs=spent,
+        costs=spent, batches=in_flight,
     )
 
 
@@ -193,7 +197,8 @@ def _runs(records: list[RunRecord], running: bool, config: Config) -> list[RunLi
             today=r.today, mode=r.mode, window_days=r.window_days, status=status, waiting=r.waiting,
             counts=Counts(**{k: v for k, v in r.counts.items() if k in Counts.model_fields}),
             usage=(usage := Usage(requests=r.requests, prompt_tokens=r.prompt_tokens,
-                                  completion_tokens=r.completion_tokens, cached_tokens=r.cached_tokens)),
+                                  completion_tokens=r.completion_tokens, cached_tokens=r.cached_tokens,
+                                  batched=r.batched)),
             cost=cost_of(usage, config.prices()),
         ))
     return lines

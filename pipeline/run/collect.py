@@ -35,6 +35,7 @@ class Collected(BaseModel):
     skipped: list[Skipped] = []
     already_extracted: int = 0
     waiting: int = 0  # over the per-run cap: the next run takes them
+    submitted: int = 0  # held by a provider's batch not collected yet: neither read nor waiting
     reextracted: int = 0  # read again: another extractor read them (`refresh --reextract`)
     undated: list[str] = []  # paths of sources whose date was not theirs to give (docs/spec.md §1), at most MAX_UNDATED
     plain_text: list[str] = []  # paths of sources read without the parser (markup over its budget), as many too
@@ -92,7 +93,9 @@ def collect(vault: Vault, window: Window, ledger: Ledger, profile: AuthorProfile
     stuck, failed_before = failing.stuck_hashes(), failing.failing()  # stuck: set aside; an edited one is read again
     judged: dict[str, Perspective] = {}  # each unit's perspective, for its own-stance section
     # Notes an assistant holds under a lease are theirs until it answers or the lease ends: they wait.
-    leased = {} if only is not None else Leases(ledger).held(time.time())
+    now = time.time()
+    leased = {} if only is not None else Leases(ledger).held(now)
+    batched = set() if only is not None else Leases(ledger).held_by_batches(now)
     for found in vault.sources(window):
         if isinstance(found, Skipped):
             result.skipped.append(found)
@@ -113,6 +116,9 @@ def collect(vault: Vault, window: Window, ledger: Ledger, profile: AuthorProfile
                 result.already_extracted += 1
                 continue
             result.reextracted += 1
+        if found.path in batched:
+            result.submitted += 1
+            continue
         if found.path in leased:
             result.waiting += 1
             continue

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
+from typing import Literal
 
 from pydantic import BaseModel
 
@@ -15,6 +16,7 @@ from hylo_memory.pipeline.notes.whose import Reason
 from hylo_memory.pipeline.run.collect import Future
 from hylo_memory.pipeline.run.window import Mode
 from hylo_memory.pipeline.state.failing import StuckSource
+from hylo_memory.pipeline.state.leases import Lease
 from hylo_memory.pipeline.state.ledger import Counts, RunStatus
 from hylo_memory.pipeline.vaults import Skipped
 from hylo_memory.templates import render
@@ -79,6 +81,50 @@ class Merged(BaseModel):
     dropped: str
 
 
+FINISHED_OK = ("completed", "")
+BatchStateName = Literal["submitted", "in progress", "collected", "given up", "not created", "unreachable"]
+
+
+class BatchReport(BaseModel):
+    """A provider's batch, as a run found or left it (docs/spec.md §4.9)."""
+
+    id: str  # the provider's batch id; "" for one never created
+    sources: int
+    requests: int
+    submitted_at: dt.datetime
+    state: BatchStateName
+    said: str = ""  # the server's status, or why the batch could not be asked after
+    read: int = 0  # collected: sources read
+    failed: int = 0  # collected: sources back to waiting (error file, expired, cancelled)
+    counts: Counts | None = None  # collected: what its answers changed
+
+    @classmethod
+    def of(cls, lease: Lease, batch_id: str, state: BatchStateName, said: str) -> BatchReport:
+        return cls(id=batch_id, sources=len(lease.sources), requests=len(lease.request.get("requests", [])),
+                   submitted_at=dt.datetime.fromtimestamp(lease.created_at, dt.UTC), state=state, said=said)
+
+    @classmethod
+    def in_flight(cls, lease: Lease) -> BatchReport:
+        """A batch as the ledger has it, asking no server (`status`)."""
+        batch_id = str(lease.request.get("batch_id") or "")
+        return cls.of(lease, batch_id, "submitted", "" if batch_id else "its run was stopped while sending it")
+
+    def age(self, now: dt.datetime) -> str:
+        hours = max(0.0, (now - self.submitted_at).total_seconds() / 3600)
+        return f"{hours:.1f} h" if hours < 48 else f"{hours / 24:.1f} days"
+
+    def line(self, now: dt.datetime) -> str:
+        """`Batch batch_abc: collected, 12 note(s) in 3 request(s), sent 9.5 h ago; 11 read, 1 wait again; …`."""
+        what = (f"Batch {self.id or '(never created)'}: {self.state}, {self.sources} note(s) in {self.requests} "
+                f"request(s), sent {self.age(now)} ago")
+        if self.state != "collected":
+            return f"{what} ({self.said})" if self.said else what
+        c = self.counts or Counts()
+        waits = f", {self.failed} wait again" if self.failed else ""
+        return (f"{what}; {self.read} read{waits}; added {c.added}, refreshed {c.refreshed}, merged {c.merged}, "
+                f"superseded {c.superseded}" + (f" ({self.said})" if self.said not in FINISHED_OK else ""))
+
+
 class RunSummary(BaseModel):
     """Everything docs/spec.md §4.8 asks a run to report; `--json` prints exactly this."""
 
@@ -118,12 +164,13 @@ class RunSummary(BaseModel):
     cost: Cost | None = None  # with prices set (docs/spec.md §4.8)
     hints: list[str] = []  # e.g. none of the configured folders is in the vault: run `hylo-memory init`
     files: list[FileReport] = []
+    batches: list[BatchReport] = []  # the provider's batches this run submitted, collected, or found in flight
 
     def to_json(self) -> str:
         return self.model_dump_json(exclude={"files"})
 
     def to_text(self) -> str:
-        return render("summary.txt.j2", summary=self, **changes_context(self.files))
+        return render("summary.txt.j2", summary=self, now=dt.datetime.now(dt.UTC), **changes_context(self.files))
 
 
 def file_reports(updates: list[FileUpdate]) -> list[FileReport]:

@@ -23,7 +23,7 @@ from hylo_memory.pipeline.state.ledger import Ledger, guarded
 TOKEN = re.compile(r"L-[A-Za-z0-9_-]{16}")
 NEXT = ": ask for a new batch (notes_to_read, or `hylo-memory pending`)"
 KEPT_EXPIRED = 24 * 3600.0  # seconds an expired lease is remembered, to name a late answer
-LeaseKind = Literal["extract", "synthesis"]
+LeaseKind = Literal["extract", "synthesis", "batch"]  # batch: a provider's batch holds them (run/batch.py)
 
 
 class Lease(BaseModel):
@@ -117,10 +117,37 @@ class Leases:
         return {r["path"]: r["expires_at"] for r in rows}
 
     @guarded
+    def held_by_batches(self, now: float) -> set[str]:
+        """Each path a provider's batch holds: submitted, neither read nor waiting."""
+        rows = self.db.execute("SELECT s.path FROM leased_sources s JOIN leases l USING (token) "
+                               "WHERE l.expires_at > ? AND l.kind = 'batch'", (now,))
+        return {r["path"] for r in rows}
+
+    @guarded
+    def batches(self) -> list[Lease]:
+        """The provider's batches not yet applied, oldest first (given up or not)."""
+        rows = self.db.execute("SELECT token FROM leases WHERE kind = 'batch' AND answered = 0 "
+                               "ORDER BY created_at, token").fetchall()
+        return [lease for r in rows if (lease := self.get(r["token"])) is not None]
+
+    @guarded
+    def set_request(self, token: str, request: dict[str, Any]) -> None:
+        with self.ledger.transaction():
+            self.db.execute("UPDATE leases SET request = ? WHERE token = ?", (json.dumps(request), token))
+
+    @guarded
+    def drop(self, token: str) -> None:
+        """A lease whose sources are no one's again: they wait (a batch never created, or given up)."""
+        with self.ledger.transaction():
+            self.db.execute("DELETE FROM leased_sources WHERE token = ?", (token,))
+            self.db.execute("DELETE FROM leases WHERE token = ?", (token,))
+
+    @guarded
     def forget_old(self, now: float) -> None:
         """Leases expired more than a day ago, answered or not: no answer to them is still coming."""
-        old = [(r["token"],) for r in self.db.execute("SELECT token FROM leases WHERE expires_at < ?",
-                                                      (now - KEPT_EXPIRED,))]
+        # A batch's lease is dropped by the run that gives it up, not here: that run says so.
+        old = [(r["token"],) for r in self.db.execute("SELECT token FROM leases WHERE expires_at < ? "
+                                                      "AND (kind != 'batch' OR answered = 1)", (now - KEPT_EXPIRED,))]
         if old:
             with self.ledger.transaction():
                 self.db.executemany("DELETE FROM leased_sources WHERE token = ?", old)

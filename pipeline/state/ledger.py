@@ -28,7 +28,7 @@ R = TypeVar("R")
 KEPT_DAYS = 90  # how long an interrupted run's kept evidence waits for its note to be read again
 LEDGER_FILE = "ledger.db"
 
-RunStatus = Literal["ok", "partial", "failed"]
+RunStatus = Literal["ok", "partial", "failed", "submitted"]
 
 
 class Counts(BaseModel):
@@ -107,6 +107,7 @@ class RunRecord(BaseModel):
     prompt_tokens: int
     completion_tokens: int
     cached_tokens: int = 0
+    batched: int = 0
 
 
 ASSISTANT = "assistant ("  # how a source the person's assistant read names its reader: `assistant (claude-code)`
@@ -317,9 +318,9 @@ class Ledger:
     def finish_run(self, run_id: int, status: str, waiting: int, counts: dict[str, int], usage: Usage) -> None:
         self.db.execute(
             "UPDATE runs SET ended_at = ?, status = ?, waiting = ?, counts = ?, requests = ?, "
-            "prompt_tokens = ?, completion_tokens = ?, cached_tokens = ? WHERE id = ?",
+            "prompt_tokens = ?, completion_tokens = ?, cached_tokens = ?, batched = ? WHERE id = ?",
             (stamp(), status, waiting, json.dumps(counts), usage.requests, usage.prompt_tokens,
-             usage.completion_tokens, usage.cached_tokens, run_id),
+             usage.completion_tokens, usage.cached_tokens, usage.batched, run_id),
         )
 
     @guarded
@@ -364,7 +365,7 @@ class Ledger:
     def last_success_at(self) -> dt.datetime | None:
         """When the last run that did not fail ended (for the scheduler's catch-up)."""
         row = self.db.execute(
-            "SELECT max(ended_at) AS at FROM runs WHERE status IN ('ok', 'partial')"
+            "SELECT max(ended_at) AS at FROM runs WHERE status IN ('ok', 'partial', 'submitted')"
         ).fetchone()
         return dt.datetime.fromisoformat(row["at"]) if row and row["at"] else None
 
@@ -373,10 +374,11 @@ class Ledger:
         """The runs dated `day` or later, and what their model requests spent together."""
         row = self.db.execute(
             "SELECT count(*) AS runs, coalesce(sum(requests), 0) AS requests, coalesce(sum(prompt_tokens), 0) AS p, "
-            "coalesce(sum(completion_tokens), 0) AS c, coalesce(sum(cached_tokens), 0) AS k FROM runs "
+            "coalesce(sum(completion_tokens), 0) AS c, coalesce(sum(cached_tokens), 0) AS k, "
+            "coalesce(sum(batched), 0) AS b FROM runs "
             "WHERE today >= ?", (day.isoformat(),)).fetchone()
         return int(row["runs"]), Usage(requests=row["requests"], prompt_tokens=row["p"], completion_tokens=row["c"],
-                                       cached_tokens=row["k"])
+                                       cached_tokens=row["k"], batched=row["b"])
 
     @guarded
     def recent_runs(self, limit: int = 5) -> list[RunRecord]:

@@ -175,6 +175,11 @@ def _m011_cached_tokens(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE runs ADD COLUMN cached_tokens INTEGER NOT NULL DEFAULT 0")
 
 
+def _m012_batched_requests(db: sqlite3.Connection) -> None:
+    # The requests answered through a provider's batch endpoint, billed at its discount (docs/spec.md §4.9).
+    db.execute("ALTER TABLE runs ADD COLUMN batched INTEGER NOT NULL DEFAULT 0")
+
+
 MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("m001_initial", _m001_initial),
     ("m002_hash_index", _m002_hash_index),
@@ -187,4 +192,5 @@ MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("m009_failing_sources", _m009_failing_sources),
     ("m010_leases", _m010_leases),
     ("m011_cached_tokens", _m011_cached_tokens),
+    ("m012_batched_requests", _m012_batched_requests),
 ]

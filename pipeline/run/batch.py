@@ -1,0 +1,172 @@
+"""Runs through a provider's batch endpoint (docs/spec.md §4.9): submitted one night, collected and applied the next.
+
+A batch run builds the direct path's requests, records them in the ledger as a lease of kind
+`batch` holding their sources (so no other run reads them), uploads them, and ends `submitted`.
+The lease is recorded before the upload and tagged on the batch, so a run killed in between is
+found again by the tag. Every later run first collects the finished batches, oldest first: their
+answers are read as direct answers are, and applied as one run over exactly the batch's sources,
+which closes the lease in the transaction that marks them read (a run killed before it collects
+again). A batch past its window and a day is given up: cancelled if it can be, its sources wait.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import time
+from pathlib import Path
+
+from hylo_memory.decay.store import atomic_write
+from hylo_memory.errors import InputError
+from hylo_memory.extractors.agent import Answered
+from hylo_memory.extractors.base import Candidate, Perspective, Usage
+from hylo_memory.extractors.batch_api import (
+    WINDOW_SECONDS,
+    Answers,
+    BatchEndpoints,
+    BatchRequest,
+    BatchState,
+    answers,
+    read_results,
+)
+from hylo_memory.extractors.llm import LLMExtractor
+from hylo_memory.extractors.llm_errors import LLMError, RequestFailed
+from hylo_memory.extractors.synthesis import cluster_units, pool_unit
+from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.run.collect import plan
+from hylo_memory.pipeline.run.refresh import refresh
+from hylo_memory.pipeline.run.summary import BatchReport, BatchStateName, RunSummary, SourceCounts
+from hylo_memory.pipeline.state.journal import RUNS_DIR
+from hylo_memory.pipeline.state.leases import Lease, Leases, new_token
+from hylo_memory.pipeline.state.ledger import STATE_DIR, Counts, Ledger
+from hylo_memory.pipeline.state.locking import RUN_LOCK, hold
+from hylo_memory.pipeline.state.writing import open_store, writing
+
+LOG = logging.getLogger(__name__)
+GIVE_UP = WINDOW_SECONDS + 24 * 3600.0  # a batch older than its window and a day: its sources wait
+
+
+def submit(vault: Path, config: Config, extractor: LLMExtractor, today: dt.date, intro: str | None,
+           endpoints: BatchEndpoints) -> RunSummary | None:
+    """Send this run's window as one batch and end `submitted`; None when there is nothing to send.
+    Raises LLMError when the server takes no batch (the caller asks directly instead)."""
+    store = open_store(vault, config)
+    with hold(store.folder / STATE_DIR, RUN_LOCK, config.lock_timeout, "a refresh is running"):
+        with writing(store, config.lock_timeout, run_lock_held=True):
+            pass  # files read for the profile and the prompts are whole
+        with Ledger.for_memory_dir(store.folder) as ledger:
+            files = store.read_all()
+            planned = plan(vault, config, ledger, files, today, intro, config.per_run_cap)
+            sources = planned.collected.sources
+            personal = [s for s in sources if s.perspective is not Perspective.external]
+            external = [s for s in sources if s.perspective in (Perspective.external, Perspective.mixed)]
+            clusters = cluster_units([pool_unit(s) for s in external],
+                                     ledger.pool(since=today - dt.timedelta(days=config.pool_days)))
+            existing = [Candidate(dimension=d, text=i.text) for d, f in files.items() if f for i in f.items]
+            requests = extractor.batch_requests(personal, planned.profile, existing, clusters) if sources else []
+            if not requests:
+                return None
+            leases, now = Leases(ledger), time.time()
+            lease = Lease(token=new_token(), kind="batch", client="batch", created_at=now, expires_at=now + GIVE_UP,
+                          window_start=planned.window.start, sources={s.path: s.content_hash for s in sources},
+                          request={"extractor": extractor.name, "requests": [r.model_dump(mode="json")
+                                                                             for r in requests]})
+            leases.add(lease)  # before the upload: a run killed after it is found again by the batch's tag
+            try:
+                state = endpoints.submit(requests, lease.token)
+            except LLMError:
+                leases.drop(lease.token)
+                raise
+            leases.set_request(lease.token, {**lease.request, "batch_id": state.id})
+            window = planned.window
+            run_id = ledger.start_run(today, window.mode, window.start, window.days)
+            ledger.finish_run(run_id, "submitted", planned.collected.waiting, Counts().model_dump(), Usage())
+    summary = RunSummary(
+        mode=window.mode, window_days=window.days, window_start=window.start, today=today, extractor=extractor.name,
+        status="submitted", sources=SourceCounts.of([]), already_extracted=planned.collected.already_extracted,
+        waiting=planned.collected.waiting, skipped=planned.collected.skipped, future=planned.collected.future,
+        batches=[_report(lease, state.id, "submitted", state.status)])
+    atomic_write(store.folder / STATE_DIR / RUNS_DIR / f"{run_id:06d}.json", summary.model_dump_json(indent=2).encode())
+    return summary
+
+
+def collect(vault: Path, config: Config, today: dt.date, endpoints: BatchEndpoints) -> list[BatchReport]:
+    """Apply every finished batch, oldest first; name those still in flight; give up those too old."""
+    store = open_store(vault, config)
+    with Ledger.for_memory_dir(store.folder) as ledger:
+        pending = Leases(ledger).batches()
+    reports = []
+    for lease in pending:
+        reports.append(_collect_one(vault, config, today, endpoints, lease))
+    return reports
+
+
+def _collect_one(vault: Path, config: Config, today: dt.date, endpoints: BatchEndpoints,
+                 lease: Lease) -> BatchReport:
+    batch_id = str(lease.request.get("batch_id") or "")
+    now = time.time()
+    try:
+        if not batch_id:
+            return _unrecorded(vault, config, today, endpoints, lease)
+        if now >= lease.expires_at:
+            return _give_up(vault, config, endpoints, lease, batch_id)
+        state = endpoints.retrieve(batch_id)
+        if not state.finished:
+            return _report(lease, batch_id, "in progress", state.status)
+        found = answers(endpoints.content(state.output_file_id), endpoints.content(state.error_file_id),
+                        {r["custom_id"] for r in lease.request["requests"]})
+    except LLMError as exc:
+        LOG.warning("batch %s: %s; asked again by the next run", batch_id or lease.token, exc.reason)
+        return _report(lease, batch_id, "unreachable", exc.reason)
+    return _apply(vault, config, today, endpoints, lease, batch_id, state, found)
+
+
+def _apply(vault: Path, config: Config, today: dt.date, endpoints: BatchEndpoints, lease: Lease, batch_id: str,
+           state: BatchState, found: Answers) -> BatchReport:
+    requests = [BatchRequest.model_validate(r) for r in lease.request["requests"]]
+    extraction = read_results(requests, found, state.status, endpoints.settings.max_evidence_per_source,
+                              endpoints.secret)
+    clusters = {n: c for r in requests for n, c in r.clusters.items()}
+    extractor = Answered(str(lease.request.get("extractor") or "batch"), extraction, clusters)
+    try:
+        summary, _ = refresh(vault, config, extractor, today, only=lease)
+    except InputError as exc:  # another run applied it meanwhile
+        return _report(lease, batch_id, "collected", str(exc))
+    report = _report(lease, batch_id, "collected", state.status)
+    report.read = summary.sources.shorts + summary.sources.knowledge + summary.sources.extra
+    report.failed = len(set(extraction.failed))
+    report.counts = summary.counts
+    return report
+
+
+def _unrecorded(vault: Path, config: Config, today: dt.date, endpoints: BatchEndpoints, lease: Lease) -> BatchReport:
+    """A batch recorded but not known to be created: its run was killed between the two. Under the run lock no
+    run is between them, so the server's word is final: adopted if it has a batch with the tag, else forgotten
+    (its notes wait, and this run's own window reads them)."""
+    store = open_store(vault, config)
+    with hold(store.folder / STATE_DIR, RUN_LOCK, config.lock_timeout, "a refresh is running"):
+        state = endpoints.find(lease.token)
+        with Ledger.for_memory_dir(store.folder) as ledger:
+            leases = Leases(ledger)
+            if state is None:
+                leases.drop(lease.token)
+                return _report(lease, "", "not created", "its run ended before creating it: its notes wait")
+            request = {**lease.request, "batch_id": state.id}
+            leases.set_request(lease.token, request)
+    return _collect_one(vault, config, today, endpoints, lease.model_copy(update={"request": request}))
+
+
+def _give_up(vault: Path, config: Config, endpoints: BatchEndpoints, lease: Lease, batch_id: str) -> BatchReport:
+    try:
+        endpoints.cancel(batch_id)
+    except RequestFailed:
+        pass  # finished, or gone: either way nothing of it will be applied
+    with Ledger.for_memory_dir(open_store(vault, config).folder) as ledger:
+        Leases(ledger).drop(lease.token)
+    LOG.warning("batch %s given up: older than its %d-hour window and a day; its %d note(s) wait", batch_id,
+                int(WINDOW_SECONDS // 3600), len(lease.sources))
+    return _report(lease, batch_id, "given up", "older than its window and a day: its notes wait")
+
+
+def _report(lease: Lease, batch_id: str, state: BatchStateName, said: str) -> BatchReport:
+    return BatchReport.of(lease, batch_id, state, said)

@@ -1,0 +1,232 @@
+"""Runs through the provider's batch endpoint (docs/spec.md §4.9): submitted, collected the next run, applied as a
+direct run would apply the same replies; a batch in flight, expired, cancelled or half failed; a run killed
+between its steps; a server without the endpoint."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_helpers import hylo
+from proc_helpers import cli_env, memory_texts
+
+from hylo_memory.pipeline.state.ledger import LEDGER_FILE
+from hylo_memory.testing import FakeOpenAI, answer
+from hylo_memory.testing.fake_replies import error, reply
+
+DAY = dt.date.today()  # a batch run is today's: a run dated in the past asks directly
+NOTES = {"walks": "I love long walks by the river.", "brew": "I hate cold brew.", "job": "I work as a nurse in Leeds."}
+
+
+def handler(body: Any) -> Any:
+    return reply(answer(body))
+
+
+@pytest.fixture
+def llm() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI(handler=handler, cache_prefixes=256) as fake:
+        yield fake
+
+
+def vault_with(root: Path, notes: dict[str, str] = NOTES) -> Path:
+    vault = root / "vault"
+    (vault / "_shorts").mkdir(parents=True)
+    for n, text in enumerate(notes.values()):
+        day = DAY - dt.timedelta(days=len(notes) - n)
+        (vault / "_shorts" / f"{day}.md").write_text(f"---\ncreated: {day}\n---\n{text}\n", encoding="utf-8")
+    return vault
+
+
+def env_of(llm: FakeOpenAI) -> dict[str, str]:
+    return {"HYLO_MEMORY_BASE_URL": llm.base_url, "OPENAI_API_KEY": "k"}
+
+
+def run(vault: Path, llm: FakeOpenAI, *args: str) -> Any:
+    os.environ.update(env_of(llm))
+    try:
+        return hylo(*args, "--vault", vault)
+    finally:
+        for key in env_of(llm):
+            os.environ.pop(key, None)
+
+
+def refresh(vault: Path, llm: FakeOpenAI, *extra: str) -> dict[str, Any]:
+    done = run(vault, llm, "refresh", "--json", "--quiet", *extra)
+    assert done.exit_code == 0, done.stderr
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def memory(vault: Path) -> dict[str, str | None]:
+    return memory_texts(vault / "_memory")
+
+
+def direct(root: Path, llm: FakeOpenAI, notes: dict[str, str] = NOTES) -> dict[str, str | None]:
+    """The memory a direct run gives for the same notes and the same replies."""
+    vault = vault_with(root / "direct", notes)
+    refresh(vault, llm, "--no-batch")
+    return memory(vault)
+
+
+def test_a_batch_run_uploads_its_requests_and_ends_submitted(tmp_path: Path, llm: FakeOpenAI) -> None:
+    vault = vault_with(tmp_path)
+    summary = refresh(vault, llm, "--batch")
+    assert summary["status"] == "submitted"
+    [batch] = summary["batches"]
+    assert (batch["state"], batch["sources"], batch["id"]) == ("submitted", 3, llm.batch_ids[0])
+    assert not llm.chat_requests  # nothing asked directly
+    assert set(memory(vault).values()) == {None}  # nothing applied yet
+
+
+def test_the_next_run_collects_the_batch_and_keeps_what_a_direct_run_keeps(tmp_path: Path, llm: FakeOpenAI) -> None:
+    vault = vault_with(tmp_path)
+    refresh(vault, llm, "--batch")
+    batched_bodies = llm.batch_lines  # not answered yet: asked when the next run collects
+    assert batched_bodies == []
+    summary = refresh(vault, llm, "--batch")
+    [batch] = summary["batches"]
+    assert (batch["state"], batch["read"], batch["failed"]) == ("collected", 3, 0)
+    assert batch["counts"]["added"] >= 3
+    expected = direct(tmp_path, llm)
+    assert memory(vault) == expected
+    [asked] = [r.body for r in llm.chat_requests]  # the direct run's one request is the batch's, byte for byte
+    assert llm.batch_lines == [asked]
+
+
+def test_a_collected_run_counts_its_requests_as_batched(tmp_path: Path, llm: FakeOpenAI) -> None:
+    vault = vault_with(tmp_path)
+    refresh(vault, llm, "--batch")
+    refresh(vault, llm, "--collect")
+    status = json.loads(run(vault, llm, "status", "--json").stdout)
+    applied = status["runs"][0]
+    assert applied["usage"]["requests"] == applied["usage"]["batched"] == 1
+
+
+def test_collect_alone_reads_nothing_new(tmp_path: Path, llm: FakeOpenAI) -> None:
+    vault = vault_with(tmp_path)
+    refresh(vault, llm, "--batch")
+    later = DAY - dt.timedelta(hours=1)
+    (vault / "_shorts" / "later.md").write_text(f"---\ncreated: {later:%Y-%m-%d}\n---\nI play chess.\n",
+                                                encoding="utf-8")
+    done = run(vault, llm, "refresh", "--collect")
+    assert done.exit_code == 0 and "collected, 3 note(s) in 1 request(s)" in done.stdout
+    assert not llm.chat_requests and "chess" not in str(memory(vault))
+
+
+def test_a_batch_still_in_progress_is_named_and_its_notes_are_not_read_again(tmp_path: Path) -> None:
+    with FakeOpenAI(handler=handler, batch_delay=3600) as llm:
+        vault = vault_with(tmp_path)
+        refresh(vault, llm, "--batch")
+        summary = refresh(vault, llm, "--no-batch")
+        assert [b["state"] for b in summary["batches"]] == ["in progress"]
+        assert summary["waiting"] == 0 and not llm.chat_requests  # held by the batch: neither read nor waiting
+        status = run(vault, llm, "status").stdout
+        assert f"Batch {llm.batch_ids[0]}: submitted, 3 note(s)" in status
+
+
+@pytest.mark.parametrize("ending", ["expired", "cancelled"])
+def test_a_batch_that_ends_unanswered_puts_its_notes_back_to_waiting(tmp_path: Path, ending: str) -> None:
+    with FakeOpenAI(handler=handler, batch_delay=3600 if ending == "cancelled" else 0,
+                    batch_expire=ending == "expired") as llm:
+        vault = vault_with(tmp_path)
+        refresh(vault, llm, "--batch")
+        if ending == "cancelled":
+            llm.cancel_batch(llm.batch_ids[0])
+        summary = refresh(vault, llm, "--collect", "--json")
+        [batch] = summary["batches"]
+        assert (batch["state"], batch["read"], batch["failed"]) == ("collected", 0, 3)
+        assert set(memory(vault).values()) == {None}
+        again = refresh(vault, llm, "--no-batch")  # the notes waited: read now, asked directly
+        assert again["sources"]["shorts"] == 3 and memory(vault) == direct(tmp_path, llm)
+
+
+def test_requests_in_the_error_file_put_only_their_notes_back_to_waiting(tmp_path: Path) -> None:
+    notes = {str(n): f"I love {word}." for n, word in enumerate(["tea", "jazz", "chess", "rain"])}
+    with FakeOpenAI(handler=handler) as llm:
+        llm.when("jazz", error(500, "the model fell over"), times=1)
+        vault = vault_with(tmp_path, notes)
+        # One request a note: a request fails alone.
+        os.environ["HYLO_MEMORY_REQUEST_TOKEN_BUDGET"] = "1400"
+        try:
+            refresh(vault, llm, "--batch")
+            [batch] = refresh(vault, llm, "--collect")["batches"]
+        finally:
+            os.environ.pop("HYLO_MEMORY_REQUEST_TOKEN_BUDGET")
+        assert batch["requests"] >= 2 and batch["read"] >= 1 and batch["read"] + batch["failed"] == 4
+        assert "jazz" not in str(memory(vault))
+        again = refresh(vault, llm, "--no-batch")  # the failed request's notes, and only they, wait
+        assert again["sources"]["shorts"] == batch["failed"] and "jazz" in str(memory(vault))
+
+
+def test_a_server_without_the_batch_endpoint_is_asked_directly_with_one_line(tmp_path: Path) -> None:
+    with FakeOpenAI(handler=handler, batches=False) as llm:
+        vault = vault_with(tmp_path)
+        done = run(vault, llm, "refresh", "--batch", "--quiet")
+        assert done.exit_code == 0, done.stderr
+        assert done.stderr.count("\n") == 1 and "no batch endpoint" in done.stderr and "directly" in done.stderr
+        assert len(llm.chat_requests) == 1 and memory(vault) == direct(tmp_path, llm)
+
+
+def test_a_run_dated_in_the_past_asks_directly(tmp_path: Path, llm: FakeOpenAI) -> None:
+    vault = vault_with(tmp_path)
+    yesterday = DAY - dt.timedelta(days=1)
+    summary = refresh(vault, llm, "--batch", "--today", str(yesterday))
+    assert summary["status"] != "submitted" and not llm.batch_ids
+
+
+def test_a_batch_past_its_window_and_a_day_is_given_up_and_its_notes_wait(tmp_path: Path) -> None:
+    with FakeOpenAI(handler=handler, batch_delay=3600) as llm:
+        vault = vault_with(tmp_path)
+        refresh(vault, llm, "--batch")
+        with sqlite3.connect(vault / "_memory" / ".state" / LEDGER_FILE) as db:  # sent two days and an hour ago
+            db.execute("UPDATE leases SET created_at = created_at - 49 * 3600, expires_at = expires_at - 49 * 3600")
+        summary = refresh(vault, llm, "--no-batch")
+        assert [b["state"] for b in summary["batches"]] == ["given up"]
+        assert summary["sources"]["shorts"] == 3 and memory(vault) == direct(tmp_path, llm)
+
+
+# Killed between its steps: a real process, SIGKILLed by itself at a chosen point; the rerun ends as a clean run.
+
+KILLER = """
+import os, signal, sys
+from hylo_memory.pipeline.run import batch
+from hylo_memory.pipeline.state import leases
+
+def die(*a, **k):
+    os.kill(os.getpid(), signal.SIGKILL)
+
+if os.environ["KILL_AT"] == "after the upload":
+    leases.Leases.set_request = die  # the batch created on the server, its id not yet recorded
+else:
+    batch.refresh = die  # the answers read, not yet applied
+
+from hylo_memory.pipeline.cli.group import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("point", ["after the upload", "after the collect"])
+def test_a_run_killed_between_its_steps_ends_as_a_clean_run_after_a_rerun(tmp_path: Path, llm: FakeOpenAI,
+                                                                        point: str) -> None:
+    vault = vault_with(tmp_path)
+    env = {**cli_env(tmp_path / "home", **env_of(llm), HYLO_MEMORY_EXTRACTOR="auto"), "KILL_AT": point}
+    if point == "after the collect":
+        refresh(vault, llm, "--batch")
+    args = ["refresh", "--vault", str(vault), "--quiet"] + (["--batch"] if point == "after the upload" else [])
+    killed = subprocess.run([sys.executable, "-c", KILLER, *args], env=env, capture_output=True, text=True,
+                            timeout=60)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    summary = refresh(vault, llm, "--no-batch")  # adopts the batch by its tag, or collects again
+    assert [b["state"] for b in summary["batches"]] == ["collected"]
+    assert len(llm.batch_ids) == 1 and not llm.chat_requests  # nothing sent twice
+    assert memory(vault) == direct(tmp_path, llm)
+    assert refresh(vault, llm, "--no-batch")["sources"] == {"shorts": 0, "knowledge": 0, "extra": 0}
