@@ -143,7 +143,8 @@ class Batches:
         return _public(batch)
 
     def _finish(self, batch: dict[str, Any], status: str, options: BatchOptions | None) -> None:
-        output, errors = [], []
+        output: list[dict[str, Any]] = []
+        errors: list[dict[str, Any]] = []
         for n, raw in enumerate(self.contents[batch["input_file_id"]].splitlines(), start=1):
             line = json.loads(raw)
             if status != "completed" or options is None:
