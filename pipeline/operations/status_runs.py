@@ -56,7 +56,7 @@ def last_run(state: Path, records: list[RunRecord], config: Config) -> LastRun |
         return None
     summary = _summary(state / RUNS_DIR / f"{record.id:06d}.json")
     stuck = _stuck(summary.get("stuck"))
-    if record.status == "ok" and not stuck:
+    if record.status in ("ok", "submitted") and not stuck:
         return None
     extractor = str(summary.get("extractor") or "")
     model = m["model"] if (m := _OPENAI.match(extractor)) else None

@@ -118,7 +118,8 @@ class BatchReport(BaseModel):
         what = (f"Batch {self.id or '(never created)'}: {self.state}, {self.sources} note(s) in {self.requests} "
                 f"request(s), sent {self.age(now)} ago")
         if self.state != "collected":
-            return f"{what} ({self.said})" if self.said else what
+            said = self.said if self.said.replace("_", " ") != self.state else ""  # "in_progress" says nothing new
+            return f"{what} ({said})" if said else what
         c = self.counts or Counts()
         waits = f", {self.failed} wait again" if self.failed else ""
         return (f"{what}; {self.read} read{waits}; added {c.added}, refreshed {c.refreshed}, merged {c.merged}, "
