@@ -150,18 +150,19 @@ def test_a_batch_that_ends_unanswered_puts_its_notes_back_to_waiting(tmp_path: P
 
 
 def test_requests_in_the_error_file_put_only_their_notes_back_to_waiting(tmp_path: Path) -> None:
-    notes = {str(n): f"I love {word}." for n, word in enumerate(["tea", "jazz", "chess", "rain"])}
+    filler = "The bus was late again and the sky stayed grey all day. " * 40  # a request a note
+    notes = {str(n): f"I love {word}.\n\n{filler}" for n, word in enumerate(["tea", "jazz", "chess", "rain"])}
     with FakeOpenAI(handler=handler) as llm:
         llm.when("jazz", error(500, "the model fell over"), times=1)
         vault = vault_with(tmp_path, notes)
         # One request a note: a request fails alone.
-        os.environ["HYLO_MEMORY_REQUEST_TOKEN_BUDGET"] = "1400"
+        os.environ["HYLO_MEMORY_REQUEST_TOKEN_BUDGET"] = "3000"
         try:
             refresh(vault, llm, "--batch")
             [batch] = refresh(vault, llm, "--collect")["batches"]
         finally:
             os.environ.pop("HYLO_MEMORY_REQUEST_TOKEN_BUDGET")
-        assert batch["requests"] >= 2 and batch["read"] >= 1 and batch["read"] + batch["failed"] == 4
+        assert batch["requests"] == 4 and batch["read"] >= 1 and batch["read"] + batch["failed"] == 4
         assert "jazz" not in str(memory(vault))
         again = refresh(vault, llm, "--no-batch")  # the failed request's notes, and only they, wait
         assert again["sources"]["shorts"] == batch["failed"] and "jazz" in str(memory(vault))
