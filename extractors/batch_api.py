@@ -18,6 +18,7 @@ from openai.types.chat import ChatCompletion
 from pydantic import BaseModel, ValidationError
 
 from .base import Cluster, Extraction, SourceFailure, Usage
+from .batching import estimate_tokens
 from .evidence_reply import Asked, read_evidence, read_preferences
 from .llm_client import describe_failure, reply_text
 from .llm_errors import LLMError, RequestFailed
@@ -49,6 +50,18 @@ class BatchRequest(BaseModel):
     def line(self) -> bytes:
         return json.dumps({"custom_id": self.custom_id, "method": "POST", "url": "/v1/chat/completions",
                            "body": self.body}, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+
+
+def within_ceiling(requests: list[BatchRequest], ceiling: int) -> list[BatchRequest]:
+    """The first requests whose prompts and replies fit the run's token ceiling, as the direct path stops at it."""
+    kept, planned = [], 0
+    for request in requests:
+        planned += sum(estimate_tokens(str(m.get("content", ""))) for m in request.body["messages"])
+        planned += int(request.body.get("max_tokens") or 0)
+        if planned > ceiling:
+            break
+        kept.append(request)
+    return kept
 
 
 class NoBatchEndpoint(RequestFailed):

@@ -149,14 +149,16 @@ def test_a_batch_that_ends_unanswered_puts_its_notes_back_to_waiting(tmp_path: P
         assert again["sources"]["shorts"] == 3 and memory(vault) == direct(tmp_path, llm)
 
 
+FILLER = "The bus was late again and the sky stayed grey all day. " * 40
+LONG_NOTES = {str(n): f"I love {word}.\n\n{FILLER}" for n, word in enumerate(["tea", "jazz", "chess", "rain"])}
+A_REQUEST_A_NOTE = {"HYLO_MEMORY_REQUEST_TOKEN_BUDGET": "3000"}
+
+
 def test_requests_in_the_error_file_put_only_their_notes_back_to_waiting(tmp_path: Path) -> None:
-    filler = "The bus was late again and the sky stayed grey all day. " * 40  # a request a note
-    notes = {str(n): f"I love {word}.\n\n{filler}" for n, word in enumerate(["tea", "jazz", "chess", "rain"])}
     with FakeOpenAI(handler=handler) as llm:
         llm.when("jazz", error(500, "the model fell over"), times=1)
-        vault = vault_with(tmp_path, notes)
-        # One request a note: a request fails alone.
-        os.environ["HYLO_MEMORY_REQUEST_TOKEN_BUDGET"] = "3000"
+        vault = vault_with(tmp_path, LONG_NOTES)
+        os.environ.update(A_REQUEST_A_NOTE)  # a request fails alone
         try:
             refresh(vault, llm, "--batch")
             [batch] = refresh(vault, llm, "--collect")["batches"]
@@ -166,6 +168,19 @@ def test_requests_in_the_error_file_put_only_their_notes_back_to_waiting(tmp_pat
         assert "jazz" not in str(memory(vault))
         again = refresh(vault, llm, "--no-batch")  # the failed request's notes, and only they, wait
         assert again["sources"]["shorts"] == batch["failed"] and "jazz" in str(memory(vault))
+
+
+def test_a_batch_stops_at_the_runs_token_ceiling_and_the_rest_wait(tmp_path: Path, llm: FakeOpenAI) -> None:
+    vault = vault_with(tmp_path, LONG_NOTES)
+    os.environ.update({**A_REQUEST_A_NOTE, "HYLO_MEMORY_RUN_TOKEN_CEILING": "5000"})
+    try:
+        summary = refresh(vault, llm, "--batch")
+    finally:
+        for key in (*A_REQUEST_A_NOTE, "HYLO_MEMORY_RUN_TOKEN_CEILING"):
+            os.environ.pop(key)
+    [batch] = summary["batches"]
+    assert 1 <= batch["requests"] == batch["sources"] < 4 and summary["waiting"] == 4 - batch["sources"]
+    assert refresh(vault, llm, "--no-batch")["sources"]["shorts"] == 4 - batch["sources"]  # read directly now
 
 
 def test_a_server_without_the_batch_endpoint_is_asked_directly_with_one_line(tmp_path: Path) -> None:

@@ -28,6 +28,7 @@ from hylo_memory.extractors.batch_api import (
     BatchState,
     answers,
     read_results,
+    within_ceiling,
 )
 from hylo_memory.extractors.llm import LLMExtractor
 from hylo_memory.extractors.llm_errors import LLMError, RequestFailed
@@ -63,12 +64,16 @@ def submit(vault: Path, config: Config, extractor: LLMExtractor, today: dt.date,
             clusters = cluster_units([pool_unit(s) for s in external],
                                      ledger.pool(since=today - dt.timedelta(days=config.pool_days)))
             existing = [Candidate(dimension=d, text=i.text) for d, f in files.items() if f for i in f.items]
-            requests = extractor.batch_requests(personal, planned.profile, existing, clusters) if sources else []
+            built = extractor.batch_requests(personal, planned.profile, existing, clusters) if sources else []
+            requests = within_ceiling(built, extractor.config.run_token_ceiling)
             if not requests:
                 return None
+            # Past the token ceiling: those requests' sources are not held; they wait for the next run.
+            cut = {p for r in built[len(requests):] for p in r.paths()}
+            held = [s for s in sources if s.path not in cut]
             leases, now = Leases(ledger), time.time()
             lease = Lease(token=new_token(), kind="batch", client="batch", created_at=now, expires_at=now + GIVE_UP,
-                          window_start=planned.window.start, sources={s.path: s.content_hash for s in sources},
+                          window_start=planned.window.start, sources={s.path: s.content_hash for s in held},
                           request={"extractor": extractor.name, "requests": [r.model_dump(mode="json")
                                                                              for r in requests]})
             leases.add(lease)  # before the upload: a run killed after it is found again by the batch's tag
@@ -80,11 +85,12 @@ def submit(vault: Path, config: Config, extractor: LLMExtractor, today: dt.date,
             leases.set_request(lease.token, {**lease.request, "batch_id": state.id})
             window = planned.window
             run_id = ledger.start_run(today, window.mode, window.start, window.days)
-            ledger.finish_run(run_id, "submitted", planned.collected.waiting, Counts().model_dump(), Usage())
+            waiting = planned.collected.waiting + len(cut)
+            ledger.finish_run(run_id, "submitted", waiting, Counts().model_dump(), Usage())
     summary = RunSummary(
         mode=window.mode, window_days=window.days, window_start=window.start, today=today, extractor=extractor.name,
         status="submitted", sources=SourceCounts.of([]), already_extracted=planned.collected.already_extracted,
-        waiting=planned.collected.waiting, skipped=planned.collected.skipped, future=planned.collected.future,
+        waiting=waiting, skipped=planned.collected.skipped, future=planned.collected.future,
         batches=[_report(lease, state.id, "submitted", state.status)])
     atomic_write(store.folder / STATE_DIR / RUNS_DIR / f"{run_id:06d}.json", summary.model_dump_json(indent=2).encode())
     return summary
