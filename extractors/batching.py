@@ -49,7 +49,7 @@ def pack(sources: list[Source], budget: int) -> list[Batch]:
     current: list[Part] = []
     used = 0
     for source in sources:
-        cost = estimate_tokens(source.text) + _PER_SOURCE
+        cost = estimate_tokens(source.text) + frame_tokens(source)
         own = cost > budget or source.alone  # a request (or several) of its own: no other source shares its fate
         if current and (own or used + cost > budget):
             batches.append(Batch(parts=current))  # closed first, so the order of sources is kept
@@ -64,8 +64,17 @@ def pack(sources: list[Source], budget: int) -> list[Batch]:
     return batches
 
 
-_PER_SOURCE = 40  # the source's header line in the prompt
+_PER_SOURCE = 20  # tokens of a short note's frame in the prompt: its header line and closing tag
 MIN_PIECE = 64  # estimated tokens: a piece smaller than this is not cut again
+
+
+def frame_tokens(source: Source) -> int:
+    """Tokens of the frame extract_request.j2 puts around a source: its header line (ids up to S99), its title
+    line if it has one, its closing tag. A piece's number is left out: a piece has a request of its own."""
+    perspective = source.perspective.value if source.perspective else "own"
+    title = f"Title: {source.title}\n" if source.title else ""
+    return estimate_tokens(f'<source id="S99" kind="{source.kind.value}" perspective="{perspective}" '
+                           f'date="{source.date}">\n{title}\n</source>\n')
 
 
 def halved(batch: Batch) -> list[Batch] | None:
@@ -78,7 +87,7 @@ def halved(batch: Batch) -> list[Batch] | None:
     tokens = estimate_tokens(part.text)
     if tokens < 2 * MIN_PIECE:
         return None
-    pieces = _cut(part.source.model_copy(update={"text": part.text}), (tokens + 1) // 2 + _PER_SOURCE)
+    pieces = _cut(part.source.model_copy(update={"text": part.text}), (tokens + 1) // 2 + frame_tokens(part.source))
     if len(pieces) < 2:
         return None
     return [Batch(parts=[p.model_copy(update={"source": part.source})]) for p in pieces]
@@ -86,7 +95,7 @@ def halved(batch: Batch) -> list[Batch] | None:
 
 def _cut(source: Source, budget: int) -> list[Part]:
     """Cut a source into pieces that fit, at paragraph breaks where possible."""
-    limit = max(50, budget - _PER_SOURCE)  # estimated tokens a piece may take
+    limit = max(50, budget - frame_tokens(source))  # estimated tokens a piece may take
     chunks = [chunk for paragraph in source.text.split("\n\n") for chunk in _slices(paragraph, limit)]
     pieces: list[str] = []
     current = ""

@@ -49,8 +49,10 @@ def why_offline(exc: LLMError) -> str:
     return f"LLM unavailable ({exc})"
 
 
-SOURCES_SHARE = 0.7  # of a request's room after its fixed parts and the reply: the sources'; the rest, items shown
-CANDIDATES_SHARE = 0.25
+# Of a request's room after its fixed parts and the reply: the sources' share, and the items shown's: the 40 items
+# MAX_CANDIDATES allows, of about 40 characters each, at the default request_token_budget.
+SOURCES_SHARE = 0.8
+CANDIDATES_SHARE = 0.2
 
 
 def reply_room(request_limit: int, max_reply_tokens: int) -> int:

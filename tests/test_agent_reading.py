@@ -84,7 +84,7 @@ def test_a_batch_carries_the_models_instructions_request_and_schema(vault: Path)
     handed = notes_to_read(vault, config_for(vault), "tester", TODAY)
     text = handed.to_text()
     assert handed.instructions and handed.instructions in text  # the words the model is sent
-    assert "Author profile:" in text and "Existing items (number, dimension, text):" in text
+    assert "Author profile:" in text and "Existing items:" in text
     assert f'<source id="{handed.sources[0].id}"' in text
     assert handed.answer_schema is not None and handed.answer_schema["required"] == ["evidence"]
     assert handed.lease and handed.lease in text and handed.remaining > 0

@@ -14,7 +14,7 @@ from hylo_memory.extractors.base import Candidate, Source, SourceKind
 from hylo_memory.extractors.batching import _PER_SOURCE as HEADER  # a source's header line in the prompt, in tokens
 from hylo_memory.extractors.batching import Batch, Part, estimate_tokens, pack, relevant
 
-BUDGET = 140  # tokens a request's sources may take: 100 after one header, 400 characters of English
+BUDGET = 100 + HEADER  # tokens a request's sources may take: 100 after one header, 400 characters of English
 
 
 def source(text: str, path: str = "_shorts/2026-11-29-note.md") -> Source:
