@@ -5,8 +5,20 @@
     agent following the seed would (its files growing as it goes). Target: ≤ 25 %.
 (b) 1,000 short notes with 300 ms latency per request: wall time against the ideal
     (requests ÷ concurrency × latency), and the request count. Target: ≤ 1.5× ideal.
+(c) Characters sent ÷ note characters, as measured beside mem0, LangMem and Graphiti (issue 32):
+    every message content of every chat request the fake received (instructions and request),
+    against the text of the notes — what each note says, without the `created:` front matter the
+    bench adds to date it. Two first runs, one dated note a day ending on TODAY:
+    - the first 50 LoCoMo sessions (conversation 1's, then 2's, then 3's), each as the note of its
+      first speaker (`speaker_a`): that speaker's own turns, as bench/locomo_run.py writes them. The
+      data is read where it lies (--locomo, default ../shared/data/locomo); target < 1.30×;
+    - 10 one-line notes, a short first-person statement each; target < 7.3×.
 
-    .venv/bin/python bench/llm.py [--notes 1000] [--latency 0.3]
+(d) A month of nights, asked directly and through the batch endpoint (bench/llm_month.py, which runs it
+    alone with its own options): billed input-token equivalents. Target: batch-cached ≤ 0.5 of
+    direct-uncached.
+
+    .venv/bin/python bench/llm.py [--notes 1000] [--latency 0.3] [--locomo DIR] [--chars-only]
 """
 
 from __future__ import annotations
@@ -38,6 +50,20 @@ from hylo_memory.testing import FakeOpenAI, answer
 HERE = Path(__file__).resolve().parent
 SAMPLE = HERE.parent / "examples" / "vault"
 TODAY = dt.date(2026, 11, 28)
+LOCOMO = HERE.parent.parent / "shared" / "data" / "locomo"
+LOCOMO_SESSIONS = 50
+ONE_LINERS = [
+    "I love long walks by the river before work.",
+    "I've been vegetarian for six years now.",
+    "I work as a data engineer at a bank in Lisbon.",
+    "My sister Ines just moved to Porto with her kids.",
+    "I want to run the Lisbon marathon next October.",
+    "I believe small teams ship better software.",
+    "I prefer Postgres over MySQL for anything serious.",
+    "I'm exhausted this week after the big release.",
+    "I'm learning Portuguese with a tutor on Tuesdays.",
+    "I can't stand cold brew; I drink espresso.",
+]
 
 
 def configure(base_url: str) -> None:
@@ -125,6 +151,41 @@ def bench_latency(notes: int, latency: float) -> None:
           "(the rest is scanning the notes, the rules and the writes)")
 
 
+def chars_sent(bodies: list[str]) -> tuple[int, int, int]:
+    """A first run over one dated note a body, ending on TODAY: characters sent, requests, note characters."""
+    vault = Path(tempfile.mkdtemp()) / "vault"
+    shorts = vault / "_shorts"
+    shorts.mkdir(parents=True)
+    for i, body in enumerate(bodies):
+        day = TODAY - dt.timedelta(days=len(bodies) - 1 - i)
+        (shorts / f"{day}-note-{i:03d}.md").write_text(f"---\ncreated: {day}\n---\n{body}\n", encoding="utf-8")
+    with FakeOpenAI(handler=answer) as fake:
+        configure(fake.base_url)
+        refresh(vault, load_config(), make_extractor(load_config().llm()), TODAY)
+        sent = sum(len(m["content"]) for r in fake.chat_requests for m in r.body["messages"])
+        requests = len(fake.chat_requests)
+    shutil.rmtree(vault.parent, ignore_errors=True)
+    return sent, requests, sum(len(b) for b in bodies)
+
+
+def locomo_bodies(data: Path, count: int) -> list[str]:
+    """The first `count` sessions, in conversation order, each as its first speaker's turns (empty ones skipped)."""
+    from locomo_data import load  # bench/ is the script's own folder
+
+    bodies = ["\n\n".join(session.turns[c.speakers[0]]) for c in load(data) for session in c.sessions]
+    return [b for b in bodies if b][:count]
+
+
+def bench_chars(locomo: Path) -> None:
+    print("(c) characters sent ÷ note characters, first run (every message of every request; the notes' text)")
+    cases = ((f"{LOCOMO_SESSIONS} LoCoMo session notes", locomo_bodies(locomo, LOCOMO_SESSIONS), 1.30),
+             (f"{len(ONE_LINERS)} one-line notes", ONE_LINERS, 7.3))
+    for label, bodies, target in cases:
+        sent, requests, notes = chars_sent(bodies)
+        print(f"    {label + ':':<27} {sent:>7,} sent ÷ {notes:>6,} = {sent / notes:.2f}× "
+              f"in {requests} request{'s' * (requests != 1)} (target < {target:.2f}×)")
+
+
 def timed(obj: object, method: str) -> list[float]:
     """Wrap obj.method to add up the seconds spent in it."""
     spent = [0.0]
@@ -145,13 +206,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--notes", type=int, default=1000)
     parser.add_argument("--latency", type=float, default=0.3)
+    parser.add_argument("--locomo", type=Path, default=LOCOMO, help="the LoCoMo folder or locomo10.json")
+    parser.add_argument("--chars-only", action="store_true", help="only (c), the characters sent")
     parser.add_argument("--serve", type=float, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve is not None:
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
         return serve(args.serve)
-    bench_tokens()
-    bench_latency(args.notes, args.latency)
+    if not args.chars_only:
+        bench_tokens()
+        bench_latency(args.notes, args.latency)
+    bench_chars(args.locomo)
+    if not args.chars_only:
+        from llm_month import bench_month  # bench/ is the script's own folder
+
+        bench_month()
 
 
 if __name__ == "__main__":

@@ -75,6 +75,22 @@ def equivalents(usage: Usage, direct_uncached: bool = False) -> float:
     return (cost.uncached if direct_uncached else cost.estimated) * PER / PRICES.input
 
 
+def bench_month(nights: int = 30, per_day: int = 3, cache_from: int = 1024) -> None:
+    with FakeOpenAI(handler=answer, cache_prefixes=cache_from) as fake:
+        direct = month(Path(tempfile.mkdtemp()), fake.base_url, nights, per_day, batch=False)
+        fake.reset()  # the batch month's cache starts as cold as the direct month's did
+        batched = month(Path(tempfile.mkdtemp()), fake.base_url, nights, per_day, batch=True)
+    uncached, cached, batch = equivalents(direct, True), equivalents(direct), equivalents(batched)
+    print(f"(d) a month: {nights} nights, {per_day} new notes a night; prefixes cached from "
+          f"{cache_from:,} tokens; gpt-4o-mini's prices; billed input-token equivalents")
+    for name, usage, value in (("direct, uncached", direct, uncached), ("direct, cached", direct, cached),
+                               ("batch, cached", batched, batch)):
+        print(f"  {name:<17} {value:>10,.0f}  ({usage.requests} requests, {usage.batched} batched, "
+              f"{usage.prompt_tokens:,} prompt of which {usage.cached_tokens:,} cached, "
+              f"{usage.completion_tokens:,} completion)")
+    print(f"  batch-cached / direct-uncached: {batch / uncached:.2f} (target ≤ 0.50)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--nights", type=int, default=30)
@@ -82,19 +98,7 @@ def main() -> None:
     parser.add_argument("--cache-from", type=int, default=1024,
                         help="the shortest prefix the provider caches, in tokens (OpenAI: 1,024)")
     args = parser.parse_args()
-    with FakeOpenAI(handler=answer, cache_prefixes=args.cache_from) as fake:
-        direct = month(Path(tempfile.mkdtemp()), fake.base_url, args.nights, args.per_day, batch=False)
-        fake.reset()  # the batch month's cache starts as cold as the direct month's did
-        batched = month(Path(tempfile.mkdtemp()), fake.base_url, args.nights, args.per_day, batch=True)
-    uncached, cached, batch = equivalents(direct, True), equivalents(direct), equivalents(batched)
-    print(f"a month: {args.nights} nights, {args.per_day} new notes a night; prefixes cached from "
-          f"{args.cache_from:,} tokens; gpt-4o-mini's prices; billed input-token equivalents")
-    for name, usage, value in (("direct, uncached", direct, uncached), ("direct, cached", direct, cached),
-                               ("batch, cached", batched, batch)):
-        print(f"  {name:<17} {value:>10,.0f}  ({usage.requests} requests, {usage.batched} batched, "
-              f"{usage.prompt_tokens:,} prompt of which {usage.cached_tokens:,} cached, "
-              f"{usage.completion_tokens:,} completion)")
-    print(f"  batch-cached / direct-uncached: {batch / uncached:.2f} (target ≤ 0.50)")
+    bench_month(args.nights, args.per_day, args.cache_from)
 
 
 if __name__ == "__main__":
