@@ -102,6 +102,26 @@ def test_the_next_run_collects_the_batch_and_keeps_what_a_direct_run_keeps(tmp_p
     assert llm.batch_lines == [asked]
 
 
+def test_the_batch_setting_makes_every_command_line_run_a_batch_run(tmp_path: Path, llm: FakeOpenAI) -> None:
+    vault = vault_with(tmp_path)
+    os.environ["HYLO_MEMORY_BATCH"] = "true"
+    try:
+        assert refresh(vault, llm)["status"] == "submitted"
+    finally:
+        os.environ.pop("HYLO_MEMORY_BATCH")
+    assert len(llm.batch_ids) == 1 and not llm.chat_requests
+
+
+def test_cached_tokens_a_batch_reports_are_counted(tmp_path: Path, llm: FakeOpenAI) -> None:
+    refresh(vault_with(tmp_path / "first"), llm, "--no-batch")  # the prefix seen once
+    vault = vault_with(tmp_path / "second", {"chess": "I play chess on Sundays."})
+    refresh(vault, llm, "--batch")
+    usage = refresh(vault, llm, "--collect")  # the collected run's usage is in the ledger
+    status = json.loads(run(vault, llm, "status", "--json").stdout)["runs"][0]["usage"]
+    assert usage["batches"][0]["state"] == "collected"
+    assert 256 <= status["cached_tokens"] <= status["prompt_tokens"] and status["batched"] == 1
+
+
 def test_a_collected_run_counts_its_requests_as_batched(tmp_path: Path, llm: FakeOpenAI) -> None:
     vault = vault_with(tmp_path)
     refresh(vault, llm, "--batch")

@@ -116,3 +116,9 @@ def test_status_costs_without_prices_says_how_to_see_them(tmp_path: Path, llm: F
     refresh(vault, llm)
     shown = hylo("status", "--vault", vault, "--today", TODAY, "--costs").stdout
     assert "set price_input and price_output to see what they cost" in shown
+
+
+def test_batched_requests_are_billed_at_the_batch_discount_and_the_direct_cost_stands_beside() -> None:
+    usage = Usage(requests=2, batched=2, prompt_tokens=1_000_000, completion_tokens=100_000)
+    cost = cost_of(usage, Prices(input=0.15, output=0.60, batch_discount=0.5))
+    assert cost is not None and (cost.estimated, cost.uncached) == (0.105, 0.21)
