@@ -9,18 +9,14 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from hylo_memory.decay import FileUpdate
 from hylo_memory.extractors.base import Extractor
-from hylo_memory.extractors.batch_api import BatchEndpoints
 from hylo_memory.extractors.choice import make_extractor
-from hylo_memory.extractors.llm import LLMExtractor
-from hylo_memory.extractors.llm_errors import LLMError
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.recall import keep_for_readers
-from hylo_memory.pipeline.run import batch as batches
 from hylo_memory.pipeline.run.profile import intro_for_run
 from hylo_memory.pipeline.run.progress import RunProgress
 from hylo_memory.pipeline.run.refresh import diff, refresh
@@ -28,6 +24,9 @@ from hylo_memory.pipeline.run.summary import BatchReport, RunSummary
 from hylo_memory.pipeline.state.leases import Leases
 from hylo_memory.pipeline.state.ledger import Ledger
 from hylo_memory.pipeline.state.writing import open_store
+
+if TYPE_CHECKING:  # the batch endpoint's client loads with a batch, not with every command (`status`)
+    from hylo_memory.extractors.llm import LLMExtractor
 
 LOG = logging.getLogger(__name__)
 
@@ -50,9 +49,11 @@ def refresh_memory(vault: Path, config: Config, day: dt.date, dry_run: bool = Fa
     extractor = fallback if fallback is not None and not config.uses_llm else make_extractor(config.llm())
     found = [] if dry_run else collect_batches(vault, config, day)
     submitted = None
-    if batch and isinstance(extractor, LLMExtractor) and not (dry_run or reextract or retry_stuck) \
-            and day >= clock.today(config.timezone):
-        submitted = _submit(vault, config, extractor, day, intro)
+    if batch and config.uses_llm and not (dry_run or reextract or retry_stuck) and day >= clock.today(config.timezone):
+        from hylo_memory.extractors.llm import LLMExtractor
+
+        if isinstance(extractor, LLMExtractor):
+            submitted = _submit(vault, config, extractor, day, intro)
     updates: list[FileUpdate] = []
     if submitted is not None:
         summary = submitted
@@ -75,6 +76,9 @@ def collect_batches(vault: Path, config: Config, day: dt.date) -> list[BatchRepo
     with Ledger.for_memory_dir(open_store(vault, config).folder) as ledger:
         if not Leases(ledger).batches():
             return []
+    from hylo_memory.extractors.batch_api import BatchEndpoints
+    from hylo_memory.pipeline.run import batch as batches
+
     endpoints = BatchEndpoints(settings)
     try:
         return batches.collect(vault, config, day, endpoints)
@@ -83,6 +87,10 @@ def collect_batches(vault: Path, config: Config, day: dt.date) -> list[BatchRepo
 
 
 def _submit(vault: Path, config: Config, extractor: LLMExtractor, day: dt.date, intro: str | None) -> RunSummary | None:
+    from hylo_memory.extractors.batch_api import BatchEndpoints
+    from hylo_memory.extractors.llm_errors import LLMError
+    from hylo_memory.pipeline.run import batch as batches
+
     endpoints = BatchEndpoints(extractor.config)
     try:
         return batches.submit(vault, config, extractor, day, intro, endpoints)

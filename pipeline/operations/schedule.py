@@ -28,7 +28,6 @@ from hylo_memory.errors import ConfigError, HyloMemoryError
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.recall import keep_for_readers
-from hylo_memory.pipeline.operations.refresh import refresh_memory
 from hylo_memory.pipeline.operations.schedule_found import SCHEDULE_FILE, SCHEDULE_LOCK
 from hylo_memory.pipeline.run.summary import RunSummary
 from hylo_memory.pipeline.state.ledger import STATE_DIR, Ledger
@@ -225,6 +224,9 @@ class _Runner:
     def _refresh(self) -> bool:
         try:
             today = clock.today(self.config.timezone)
+            # The run loads with the first night, not with `status` (which reads the schedule from here).
+            from hylo_memory.pipeline.operations.refresh import refresh_memory
+
             # The last `refresh --intro` is the run's; a batch run submits, and every run collects first.
             summary, _ = refresh_memory(self.vault, self.config, today, batch=self.config.batch, readers=False)
             LOG.info(run_line(summary))
