@@ -24,7 +24,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from .fake_context import refusal
@@ -156,6 +156,10 @@ def completion(response: Reply, record: RecordedRequest, n: int, headers: dict[s
     prompt tokens a provider's cache served, reported as OpenAI does)."""
     headers.update(response.headers or {})
     body = record.body if isinstance(record.body, dict) else {}
+    limit = body.get("max_tokens")
+    if response.usage is None and isinstance(limit, int) and len(response.content) > limit * 4:
+        # A server stops the model at max_tokens (four characters a token here): the reply cut, `length`.
+        response = replace(response, content=response.content[:limit * 4], finish_reason="length")
     usage: dict[str, Any] = dict(response.usage or {})
     if cached:
         usage.setdefault("prompt_tokens_details", {"cached_tokens": cached})
