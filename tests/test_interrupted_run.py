@@ -25,7 +25,7 @@ STUCK = "I love diving."  # the fourth batch: the model hangs on it until the te
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
     for i, hobby in enumerate(HOBBIES):  # one note a batch (see `llm_env`), oldest first
-        short(tmp_path / "vault", f"2026-11-{10 + i}", f"I love {hobby}. " + "Filler words here. " * 40,
+        short(tmp_path / "vault", f"2026-11-{10 + i}", f"I love {hobby}. " + "Filler words here. " * 80,
               slug=f"n{i}")
     return tmp_path / "vault"
 
