@@ -64,6 +64,10 @@ def within_ceiling(requests: list[BatchRequest], ceiling: int) -> list[BatchRequ
     return kept
 
 
+class CreationUnknown(RequestFailed):
+    """The batch's creation was sent and its answer lost: the batch may exist (the next run looks for its tag)."""
+
+
 class NoBatchEndpoint(RequestFailed):
     """The server has no batch endpoint (a 404, as Ollama, llama.cpp and plain vLLM answer)."""
 
@@ -95,18 +99,30 @@ class BatchEndpoints:
         self.client.close()
 
     def submit(self, requests: list[BatchRequest], tag: str) -> BatchState:
-        """Upload the requests as one file and create their batch, tagged with the ledger's record of it."""
+        """Upload the requests as one file and create their batch, tagged with the ledger's record of it.
+
+        The creation is sent once: retried after a lost answer, it could make two batches, both billed. A
+        creation whose answer is lost raises CreationUnknown: the batch may exist, and is looked for by its tag."""
         data = b"".join(r.line() for r in requests)
         uploaded = self._call("uploading the batch file",
                               lambda: self.client.files.create(file=("requests.jsonl", data), purpose="batch"),
                               endpoint=True)
-        batch = self._call("creating the batch", lambda: self.client.batches.create(
-            input_file_id=uploaded.id, endpoint="/v1/chat/completions", completion_window=WINDOW,
-            metadata={TAG: tag}), endpoint=True)
-        return _state(batch)
+        once = self.client.with_options(max_retries=0)
+
+        def create() -> BatchState:
+            try:
+                return _state(once.batches.create(input_file_id=uploaded.id, endpoint="/v1/chat/completions",
+                                                  completion_window=WINDOW, metadata={TAG: tag}))
+            except (openai.APIConnectionError, openai.InternalServerError) as exc:  # a timeout is a connection error
+                raise CreationUnknown(self._redact(f"creating the batch: {describe_failure(exc)}")) from None
+
+        created: BatchState = self._call("creating the batch", create, endpoint=True)
+        return created
 
     def retrieve(self, batch_id: str) -> BatchState:
-        return _state(self._call(f"asking after batch {batch_id}", lambda: self.client.batches.retrieve(batch_id)))
+        state: BatchState = self._call(f"asking after batch {batch_id}",
+                                       lambda: _state(self.client.batches.retrieve(batch_id)))
+        return state
 
     def cancel(self, batch_id: str) -> None:
         self._call(f"cancelling batch {batch_id}", lambda: self.client.batches.cancel(batch_id))
@@ -117,7 +133,7 @@ class BatchEndpoints:
             for seen, batch in enumerate(self.client.batches.list(limit=100)):
                 if seen >= MAX_LISTED:
                     break
-                if (batch.metadata or {}).get(TAG) == tag:
+                if isinstance(batch.metadata, dict) and batch.metadata.get(TAG) == tag:
                     return _state(batch)
             return None
         found: BatchState | None = self._call("looking for a batch", look, endpoint=True)
@@ -149,14 +165,17 @@ class BatchEndpoints:
             raise RequestFailed(self._redact(f"{what}: {describe_failure(exc)}")) from None
         except openai.APIError as exc:
             raise RequestFailed(self._redact(f"{what}: {describe_failure(exc)}")) from None
+        except (ValueError, TypeError, AttributeError, RecursionError):  # pydantic's ValidationError is a ValueError
+            raise RequestFailed(f"{what}: the server's answer is not what the Batch API answers") from None
 
     def _redact(self, text: str) -> str:
         return (text.replace(self.secret, "[api key]") if self.secret else text)[:300]
 
 
 def _state(batch: Any) -> BatchState:
-    return BatchState(id=batch.id, status=batch.status, created_at=float(batch.created_at or 0),
-                      output_file_id=batch.output_file_id, error_file_id=batch.error_file_id)
+    """What the server says of a batch; a field of the wrong type raises ValueError (one line, in `_call`)."""
+    return BatchState.model_validate({"id": batch.id, "status": batch.status, "created_at": batch.created_at or 0,
+                                      "output_file_id": batch.output_file_id, "error_file_id": batch.error_file_id})
 
 
 class Answers(BaseModel):
@@ -195,7 +214,7 @@ def _line(raw: bytes) -> dict[str, Any] | None:
         return None
     try:
         line = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past what the parser takes
         return None
     return line if isinstance(line, dict) else None
 
@@ -219,6 +238,7 @@ def read_results(requests: list[BatchRequest], found: Answers, ended: str, cap: 
         reply = found.replies.get(request.custom_id)
         if reply is None:
             why = found.errors.get(request.custom_id) or f"the batch {_ended(ended)} before answering it"
+            why = why.replace(secret, "[api key]") if secret else why
             result.merge(_failed(request, f"batch request {request.custom_id}: {why}", paths))
             continue
         spent = Usage(requests=1, batched=1)

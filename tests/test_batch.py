@@ -19,6 +19,7 @@ import pytest
 from cli_helpers import hylo
 from proc_helpers import cli_env, memory_texts
 
+from hylo_memory.extractors.batch_api import answers
 from hylo_memory.pipeline.state.ledger import LEDGER_FILE
 from hylo_memory.testing import FakeOpenAI, answer
 from hylo_memory.testing.fake_replies import error, reply
@@ -223,11 +224,62 @@ def test_a_batch_past_its_window_and_a_day_is_given_up_and_its_notes_wait(tmp_pa
     with FakeOpenAI(handler=handler, batch_delay=3600) as llm:
         vault = vault_with(tmp_path)
         refresh(vault, llm, "--batch")
-        with sqlite3.connect(vault / "_memory" / ".state" / LEDGER_FILE) as db:  # sent two days and an hour ago
-            db.execute("UPDATE leases SET created_at = created_at - 49 * 3600, expires_at = expires_at - 49 * 3600")
+        age_the_batch(vault, 49)  # sent two days and an hour ago
         summary = refresh(vault, llm, "--no-batch")
         assert [b["state"] for b in summary["batches"]] == ["given up"]
         assert summary["sources"]["shorts"] == 3 and memory(vault) == direct(tmp_path, llm)
+
+
+def age_the_batch(vault: Path, hours: float) -> None:
+    with sqlite3.connect(vault / "_memory" / ".state" / LEDGER_FILE) as db:
+        db.execute("UPDATE leases SET created_at = created_at - ?, expires_at = expires_at - ?",
+                   (hours * 3600, hours * 3600))
+
+
+def test_a_batch_finished_past_its_window_and_a_day_is_still_applied(tmp_path: Path, llm: FakeOpenAI) -> None:
+    vault = vault_with(tmp_path)
+    refresh(vault, llm, "--batch")
+    age_the_batch(vault, 72)  # the computer was off for a weekend; the batch finished long ago, and is paid for
+    [batch] = refresh(vault, llm, "--no-batch")["batches"]
+    assert (batch["state"], batch["read"]) == ("collected", 3) and memory(vault) == direct(tmp_path, llm)
+
+
+def test_a_given_up_batchs_notes_are_read_though_complete_runs_came_between(tmp_path: Path) -> None:
+    with FakeOpenAI(handler=handler, batch_delay=3600) as llm:
+        vault = vault_with(tmp_path)
+        refresh(vault, llm, "--batch")
+        later = refresh(vault, llm, "--no-batch", "--today", str(DAY + dt.timedelta(days=5)))
+        assert later["status"] == "ok" and later["sources"]["shorts"] == 0  # held by the batch meanwhile
+        age_the_batch(vault, 49)
+        summary = refresh(vault, llm, "--no-batch", "--today", str(DAY + dt.timedelta(days=6)))
+        assert [b["state"] for b in summary["batches"]] == ["given up"]
+        assert summary["sources"]["shorts"] == 3  # the window reached back to them
+
+
+def test_a_batch_whose_creation_answer_is_lost_is_found_by_its_tag_and_applied_once(tmp_path: Path) -> None:
+    with FakeOpenAI(handler=handler, lose_batch_creation=True) as llm:
+        vault = vault_with(tmp_path)
+        done = run(vault, llm, "refresh", "--batch", "--quiet", "--json")
+        assert done.exit_code == 0 and "looks for the batch" in done.stderr
+        assert json.loads(done.stdout)["status"] == "submitted" and not llm.chat_requests
+        llm.lose_batch_creation = False
+        [batch] = refresh(vault, llm, "--no-batch")["batches"]
+        assert (batch["state"], batch["id"]) == ("collected", llm.batch_ids[0]) and len(llm.batch_ids) == 1
+        assert memory(vault) == direct(tmp_path, llm)
+
+
+def test_lines_of_an_output_file_that_are_not_answers_are_passed_over() -> None:
+    good = {"custom_id": "r1", "response": {"status_code": 200, "body": {"id": "x"}}, "error": None}
+    output = b"\n".join([b"[" * 100_000, b"not json", b'{"custom_id": 5}', b'"a string"',
+                          json.dumps(good).encode(), json.dumps(good).encode()])
+    found = answers(output, b'{"custom_id": "r2", "response": {"status_code": 429}, "error": null}', {"r1", "r2"})
+    assert list(found.replies) == ["r1"] and found.unreadable == 5
+    assert found.errors == {"r2": "HTTP 429: no answer"}
+
+
+def test_collect_is_refused_beside_options_that_would_do_more(tmp_path: Path, llm: FakeOpenAI) -> None:
+    done = run(vault_with(tmp_path), llm, "refresh", "--collect", "--dry-run")
+    assert done.exit_code == 2 and "--collect" in done.stderr and "--dry-run" in done.stderr
 
 
 # Killed between its steps: a real process, SIGKILLed by itself at a chosen point; the rerun ends as a clean run.

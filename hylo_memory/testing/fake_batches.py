@@ -11,7 +11,8 @@ options, read at each request:
 - ``batch_delay``: seconds before a batch is finished (``in_progress`` until then);
 - ``batch_expire=True``: a batch ends ``expired`` with nothing answered (each request in the error file as
   ``batch_expired``);
-- ``cancel_batch(id)`` (or POST /v1/batches/{id}/cancel): ``cancelled``, nothing answered (``batch_cancelled``).
+- ``cancel_batch(id)`` (or POST /v1/batches/{id}/cancel): ``cancelled``, nothing answered (``batch_cancelled``);
+- ``lose_batch_creation=True``: the batch is created, and the answer to its creation is a 500.
 
 ``batch_lines`` holds every request a batch carried, in the order answered.
 """
@@ -37,6 +38,7 @@ class BatchOptions(Protocol):
     batches: bool
     batch_delay: float
     batch_expire: bool
+    lose_batch_creation: bool
 
     def _chat_answer(self, record: RecordedRequest) -> tuple[int, dict[str, str], bytes]: ...
 
@@ -69,7 +71,9 @@ class Batches:
             data = self.contents.get(parts[1])
             return Raw(data, content_type="application/octet-stream") if data is not None else _missing("file")
         if route == ("POST", "batches", 1, None):
-            return self._create(record.body)
+            created = self._create(record.body)
+            return error(500, "The server had an error while processing your request.", type="server_error") \
+                if options.lose_batch_creation and isinstance(created, dict) else created
         if route == ("GET", "batches", 1, None):
             with self._lock:
                 listed = sorted(self.batches.values(), key=lambda b: b["created_at"], reverse=True)

@@ -25,7 +25,8 @@ The parts, each documented where it lives:
 ``latency`` seconds are added to every request.  Every request records when it arrived (``at``).
 
 - ``fake_batches``: the Batch API's /v1/files and /v1/batches (``batches``, ``batch_delay``, ``batch_expire``,
-  ``cancel_batch``, ``batch_lines``), each request of a batch answered by the chat endpoint's logic.
+  ``lose_batch_creation``, ``cancel_batch``, ``batch_lines``), each request of a batch answered by the chat
+  endpoint's logic.
 
 A new endpoint is a module like ``fake_embeddings`` -- its own script, its answer, its fallback after a delay --
 joined to ``FakeOpenAI._respond``'s routes, with its programming and inspection methods here.
@@ -86,6 +87,7 @@ class FakeOpenAI(LocalServer):
         batches: bool = True,
         batch_delay: float = 0.0,
         batch_expire: bool = False,
+        lose_batch_creation: bool = False,
     ) -> None:
         super().__init__()
         self.handler = handler
@@ -106,6 +108,7 @@ class FakeOpenAI(LocalServer):
         self._ids = itertools.count(1)
         # The Batch API (fake_batches): whether it exists, how long a batch takes, whether it expires first.
         self.batches, self.batch_delay, self.batch_expire = batches, batch_delay, batch_expire
+        self.lose_batch_creation = lose_batch_creation
         self._batches = Batches(self._lock)
 
     @property

@@ -54,6 +54,11 @@ def refresh_command(ctx: click.Context, vault: Path | None, config_file: Path | 
     config, vault = setup(ctx, config_file, vault, extractor)
     day = today or clock.today(config.timezone)
     if collect:
+        others = [name for name, given in (("--dry-run", dry_run), ("--batch", batch), ("--reextract", reextract),
+                                          ("--retry-stuck", retry_stuck), ("--intro", intro is not None)) if given]
+        if others:
+            raise click.UsageError(f"--collect applies the finished batches and does nothing else: not with "
+                                   f"{others[0]}", ctx)
         return _collect(vault, config, day, as_json)
     if since is not None and since > day:
         raise click.UsageError(f"--since {since} is after the run's date ({day})", ctx)

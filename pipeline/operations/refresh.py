@@ -71,11 +71,13 @@ def refresh_memory(vault: Path, config: Config, day: dt.date, dry_run: bool = Fa
 def collect_batches(vault: Path, config: Config, day: dt.date) -> list[BatchReport]:
     """Apply the provider's finished batches (`refresh --collect`, and first in every run); name the others."""
     settings = config.llm()
-    if settings is None:
-        return []
     with Ledger.for_memory_dir(open_store(vault, config).folder) as ledger:
-        if not Leases(ledger).batches():
-            return []
+        pending = Leases(ledger).batches()
+    if not pending:
+        return []
+    if settings is None:  # their notes are held until then, and each run's window reaches back to them
+        LOG.warning("%d batch(es) wait to be collected: configure the model they were sent to", len(pending))
+        return []
     from hylo_memory.extractors.batch_api import BatchEndpoints
     from hylo_memory.pipeline.run import batch as batches
 

@@ -159,8 +159,14 @@ def gather(vault: Path, config: Config, today: dt.date | None = None, now: dt.da
 
 
 def _costs(ledger: Ledger, today: dt.date, config: Config) -> Costs:
-    runs, usage = ledger.usage_since(today - dt.timedelta(days=COST_DAYS - 1))
-    return Costs(days=COST_DAYS, runs=runs, usage=usage, cost=cost_of(usage, config.prices()))
+    since = today - dt.timedelta(days=COST_DAYS - 1)
+    runs, usage = ledger.usage_since(since)
+    # Each run's requests are all batched or all direct: the two kinds are priced apart, then added.
+    parts = [cost_of(ledger.usage_since(since, batched)[1], config.prices()) for batched in (False, True)]
+    priced = [c for c in parts if c is not None]
+    cost = Cost(estimated=round(sum(c.estimated for c in priced), 6),
+                uncached=round(sum(c.uncached for c in priced), 6)) if priced else None
+    return Costs(days=COST_DAYS, runs=runs, usage=usage, cost=cost)
 
 
 def _file_line(path: Path, dimension: Dimension, store: MemoryStore, parsed: dict[Dimension, MemoryFile | None],

@@ -26,6 +26,7 @@ from hylo_memory.extractors.batch_api import (
     BatchEndpoints,
     BatchRequest,
     BatchState,
+    CreationUnknown,
     answers,
     read_results,
     within_ceiling,
@@ -79,10 +80,13 @@ def submit(vault: Path, config: Config, extractor: LLMExtractor, today: dt.date,
             leases.add(lease)  # before the upload: a run killed after it is found again by the batch's tag
             try:
                 state = endpoints.submit(requests, lease.token)
+                leases.set_request(lease.token, {**lease.request, "batch_id": state.id})
+            except CreationUnknown as exc:  # the batch may exist: the lease holds its notes until the next run knows
+                LOG.warning("%s: the next run looks for the batch", exc.reason)
+                state = BatchState(id="", status="creation not confirmed", created_at=now)
             except LLMError:
                 leases.drop(lease.token)
                 raise
-            leases.set_request(lease.token, {**lease.request, "batch_id": state.id})
             window = planned.window
             run_id = ledger.start_run(today, window.mode, window.start, window.days)
             waiting = planned.collected.waiting + len(cut)
@@ -110,18 +114,19 @@ def collect(vault: Path, config: Config, today: dt.date, endpoints: BatchEndpoin
 def _collect_one(vault: Path, config: Config, today: dt.date, endpoints: BatchEndpoints,
                  lease: Lease) -> BatchReport:
     batch_id = str(lease.request.get("batch_id") or "")
-    now = time.time()
     try:
         if not batch_id:
             return _unrecorded(vault, config, today, endpoints, lease)
-        if now >= lease.expires_at:
-            return _give_up(vault, config, endpoints, lease, batch_id)
         state = endpoints.retrieve(batch_id)
-        if not state.finished:
+        if not state.finished:  # a finished batch is applied whatever its age: it is paid for
+            if time.time() >= lease.expires_at:
+                return _give_up(vault, config, today, endpoints, lease, batch_id)
             return _report(lease, batch_id, "in progress", state.status)
         found = answers(endpoints.content(state.output_file_id), endpoints.content(state.error_file_id),
                         {r["custom_id"] for r in lease.request["requests"]})
     except LLMError as exc:
+        if time.time() >= lease.expires_at:  # a batch no server will tell of: given up in the end
+            return _give_up(vault, config, today, endpoints, lease, batch_id)
         LOG.warning("batch %s: %s; asked again by the next run", batch_id or lease.token, exc.reason)
         return _report(lease, batch_id, "unreachable", exc.reason)
     return _apply(vault, config, today, endpoints, lease, batch_id, state, found)
@@ -136,8 +141,8 @@ def _apply(vault: Path, config: Config, today: dt.date, endpoints: BatchEndpoint
     extractor = Answered(str(lease.request.get("extractor") or "batch"), extraction, clusters)
     try:
         summary, _ = refresh(vault, config, extractor, today, only=lease)
-    except InputError as exc:  # another run applied it meanwhile
-        return _report(lease, batch_id, "collected", str(exc))
+    except InputError:  # another run applied it meanwhile
+        return _report(lease, batch_id, "collected", "applied by another run")
     report = _report(lease, batch_id, "collected", state.status)
     report.read = summary.sources.shorts + summary.sources.knowledge + summary.sources.extra
     report.failed = len(set(extraction.failed))
@@ -146,32 +151,51 @@ def _apply(vault: Path, config: Config, today: dt.date, endpoints: BatchEndpoint
 
 
 def _unrecorded(vault: Path, config: Config, today: dt.date, endpoints: BatchEndpoints, lease: Lease) -> BatchReport:
-    """A batch recorded but not known to be created: its run was killed between the two. Under the run lock no
-    run is between them, so the server's word is final: adopted if it has a batch with the tag, else forgotten
-    (its notes wait, and this run's own window reads them)."""
+    """A batch recorded but not known to be created: its run was killed between the two, or the server's word on
+    the creation was lost. Under the run lock no run is between them, so the server's word is final: adopted if
+    it has a batch with the tag, else forgotten (its notes wait, and this run's own window reads them)."""
     store = open_store(vault, config)
     with hold(store.folder / STATE_DIR, RUN_LOCK, config.lock_timeout, "a refresh is running"):
-        state = endpoints.find(lease.token)
         with Ledger.for_memory_dir(store.folder) as ledger:
-            leases = Leases(ledger)
+            now = Leases(ledger).get(lease.token)  # as it is now, not as it was read before the lock
+        if now is None or now.answered:
+            return _report(lease, "", "collected", "applied by another run")
+        if now.request.get("batch_id"):
+            request = now.request
+        else:
+            state = endpoints.find(lease.token)
             if state is None:
-                leases.drop(lease.token)
+                _drop(store.folder, lease, today, "its run ended before creating it")
                 return _report(lease, "", "not created", "its run ended before creating it: its notes wait")
             request = {**lease.request, "batch_id": state.id}
-            leases.set_request(lease.token, request)
+            with Ledger.for_memory_dir(store.folder) as ledger:
+                Leases(ledger).set_request(lease.token, request)
     return _collect_one(vault, config, today, endpoints, lease.model_copy(update={"request": request}))
 
 
-def _give_up(vault: Path, config: Config, endpoints: BatchEndpoints, lease: Lease, batch_id: str) -> BatchReport:
-    try:
-        endpoints.cancel(batch_id)
-    except RequestFailed:
-        pass  # finished, or gone: either way nothing of it will be applied
-    with Ledger.for_memory_dir(open_store(vault, config).folder) as ledger:
-        Leases(ledger).drop(lease.token)
-    LOG.warning("batch %s given up: older than its %d-hour window and a day; its %d note(s) wait", batch_id,
-                int(WINDOW_SECONDS // 3600), len(lease.sources))
+def _give_up(vault: Path, config: Config, today: dt.date, endpoints: BatchEndpoints, lease: Lease,
+             batch_id: str) -> BatchReport:
+    if batch_id:
+        try:
+            endpoints.cancel(batch_id)
+        except RequestFailed:
+            pass  # finished, or gone: either way nothing of it will be applied
+    _drop(open_store(vault, config).folder, lease, today, "older than its window and a day")
+    LOG.warning("batch %s given up: older than its %d-hour window and a day; its %d note(s) wait",
+                batch_id or lease.token, int(WINDOW_SECONDS // 3600), len(lease.sources))
     return _report(lease, batch_id, "given up", "older than its window and a day: its notes wait")
+
+
+def _drop(folder: Path, lease: Lease, today: dt.date, why: str) -> None:
+    """The batch's notes no one's again, and a run recorded that left them waiting: the next window reaches back
+    to them, however many complete runs passed while the batch held them."""
+    with Ledger.for_memory_dir(folder) as ledger:
+        with ledger.transaction():
+            Leases(ledger).drop(lease.token, within=True)
+            days = max(1, (today - lease.window_start).days + 1)
+            run_id = ledger.start_run(today, "incremental", min(lease.window_start, today), days)
+            ledger.finish_run(run_id, "partial", len(lease.sources), Counts().model_dump(), Usage())
+    LOG.info("batch %s dropped: %s", lease.token, why)
 
 
 def _report(lease: Lease, batch_id: str, state: BatchStateName, said: str) -> BatchReport:

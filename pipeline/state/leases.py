@@ -13,6 +13,7 @@ import datetime as dt
 import json
 import re
 import secrets
+from contextlib import nullcontext
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -104,7 +105,7 @@ class Leases:
             raise InputError(f"lease {token} is unknown (or more than a day old){NEXT}")
         if lease.answered:
             raise InputError(f"lease {token} was answered already{NEXT}")
-        if lease.expired(now):
+        if lease.expired(now) and lease.kind != "batch":  # a batch finished late is still paid for: applied
             when = dt.datetime.fromtimestamp(lease.expires_at, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
             raise InputError(f"lease {token} expired at {when}: its notes wait for the next batch{NEXT}")
         return lease
@@ -136,9 +137,10 @@ class Leases:
             self.db.execute("UPDATE leases SET request = ? WHERE token = ?", (json.dumps(request), token))
 
     @guarded
-    def drop(self, token: str) -> None:
-        """A lease whose sources are no one's again: they wait (a batch never created, or given up)."""
-        with self.ledger.transaction():
+    def drop(self, token: str, within: bool = False) -> None:
+        """A lease whose sources are no one's again: they wait (a batch never created, or given up). `within`: in
+        the caller's transaction."""
+        with nullcontext() if within else self.ledger.transaction():
             self.db.execute("DELETE FROM leased_sources WHERE token = ?", (token,))
             self.db.execute("DELETE FROM leases WHERE token = ?", (token,))
 

@@ -359,7 +359,11 @@ class Ledger:
             "SELECT 1 FROM runs k WHERE k.status = 'ok' AND k.waiting = 0 AND k.window_start <= r.window_start "
             "AND k.started_at >= u.at)").fetchone()
         undone_since = dt.date.fromisoformat(row["start"]) if row and row["start"] else None
-        return min((d for d in (complete, waiting_since, undone_since) if d is not None), default=None)
+        # A provider's batch not applied yet: its notes are read by no run meanwhile (docs/spec.md §4.9).
+        row = self.db.execute("SELECT min(window_start) AS start FROM leases WHERE kind = 'batch' AND answered = 0"
+                              ).fetchone()
+        batched_since = dt.date.fromisoformat(row["start"]) if row and row["start"] else None
+        return min((d for d in (complete, waiting_since, undone_since, batched_since) if d is not None), default=None)
 
     @guarded
     def last_success_at(self) -> dt.datetime | None:
@@ -370,13 +374,14 @@ class Ledger:
         return dt.datetime.fromisoformat(row["at"]) if row and row["at"] else None
 
     @guarded
-    def usage_since(self, day: dt.date) -> tuple[int, Usage]:
-        """The runs dated `day` or later, and what their model requests spent together."""
+    def usage_since(self, day: dt.date, batched: bool | None = None) -> tuple[int, Usage]:
+        """The runs dated `day` or later, and what their model requests spent together; `batched`: only the runs
+        whose requests went through a batch (True), or only the others (False)."""
+        which = "" if batched is None else "AND batched > 0" if batched else "AND batched = 0"
         row = self.db.execute(
             "SELECT count(*) AS runs, coalesce(sum(requests), 0) AS requests, coalesce(sum(prompt_tokens), 0) AS p, "
             "coalesce(sum(completion_tokens), 0) AS c, coalesce(sum(cached_tokens), 0) AS k, "
-            "coalesce(sum(batched), 0) AS b FROM runs "
-            "WHERE today >= ?", (day.isoformat(),)).fetchone()
+            f"coalesce(sum(batched), 0) AS b FROM runs WHERE today >= ? {which}", (day.isoformat(),)).fetchone()
         return int(row["runs"]), Usage(requests=row["requests"], prompt_tokens=row["p"], completion_tokens=row["c"],
                                        cached_tokens=row["k"], batched=row["b"])
 
