@@ -36,9 +36,8 @@ from hylo_memory.pipeline.run.collect import plan
 from hylo_memory.pipeline.run.profile import kept_intro
 from hylo_memory.pipeline.run.refresh import refresh
 from hylo_memory.pipeline.state.leases import NEXT, Lease, Leases, new_token
-from hylo_memory.pipeline.state.ledger import ASSISTANT, STATE_DIR, Ledger
-from hylo_memory.pipeline.state.locking import RUN_LOCK, hold
-from hylo_memory.pipeline.state.writing import open_store, writing
+from hylo_memory.pipeline.state.ledger import ASSISTANT, Ledger
+from hylo_memory.pipeline.state.writing import open_store, running
 
 
 def extractor_name(client: str) -> str:
@@ -49,11 +48,8 @@ def extractor_name(client: str) -> str:
 def notes_to_read(vault: Path, config: Config, client: str, today: dt.date, pooling: bool = True) -> Handed:
     """The next batch of unread sources, leased to `client`; or why there is none (all read, or all leased)."""
     store = open_store(vault, config)
-    with hold(store.folder / STATE_DIR, RUN_LOCK, config.lock_timeout, "a refresh is running"):
-        with writing(store, config.lock_timeout, run_lock_held=True):
-            pass  # the files the items are shown from are whole
-        with Ledger.for_memory_dir(store.folder) as ledger:
-            handed, pooled = _hand_out(vault, config, ledger, client, today)
+    with running(store, config.lock_timeout) as ledger:  # the files the items are shown from are whole
+        handed, pooled = _hand_out(vault, config, ledger, client, today)
     if pooled is None or not pooling:
         return handed
     # Units the person read, in no theme yet: nothing to ask anyone. They join the pool, read.

@@ -16,7 +16,6 @@ import logging
 import time
 from pathlib import Path
 
-from hylo_memory.decay.store import atomic_write
 from hylo_memory.errors import InputError
 from hylo_memory.extractors.agent import Answered
 from hylo_memory.extractors.base import Candidate, Perspective, Usage
@@ -36,13 +35,12 @@ from hylo_memory.extractors.llm_errors import LLMError, RequestFailed
 from hylo_memory.extractors.synthesis import cluster_units, pool_unit
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.run.collect import plan
-from hylo_memory.pipeline.run.refresh import refresh
+from hylo_memory.pipeline.run.refresh import keep_summary, refresh
 from hylo_memory.pipeline.run.summary import BatchReport, BatchStateName, RunSummary, SourceCounts
-from hylo_memory.pipeline.state.journal import RUNS_DIR
 from hylo_memory.pipeline.state.leases import Lease, Leases, new_token
 from hylo_memory.pipeline.state.ledger import STATE_DIR, Counts, Ledger
 from hylo_memory.pipeline.state.locking import RUN_LOCK, hold
-from hylo_memory.pipeline.state.writing import open_store, writing
+from hylo_memory.pipeline.state.writing import open_store, running
 
 LOG = logging.getLogger(__name__)
 GIVE_UP = WINDOW_SECONDS + 24 * 3600.0  # a batch older than its window and a day: its sources wait
@@ -53,50 +51,47 @@ def submit(vault: Path, config: Config, extractor: LLMExtractor, today: dt.date,
     """Send this run's window as one batch and end `submitted`; None when there is nothing to send.
     Raises LLMError when the server takes no batch (the caller asks directly instead)."""
     store = open_store(vault, config)
-    with hold(store.folder / STATE_DIR, RUN_LOCK, config.lock_timeout, "a refresh is running"):
-        with writing(store, config.lock_timeout, run_lock_held=True):
-            pass  # files read for the profile and the prompts are whole
-        with Ledger.for_memory_dir(store.folder) as ledger:
-            files = store.read_all()
-            planned = plan(vault, config, ledger, files, today, intro, config.per_run_cap)
-            sources = planned.collected.sources
-            personal = [s for s in sources if s.perspective is not Perspective.external]
-            external = [s for s in sources if s.perspective in (Perspective.external, Perspective.mixed)]
-            clusters = cluster_units([pool_unit(s) for s in external],
-                                     ledger.pool(since=today - dt.timedelta(days=config.pool_days)))
-            existing = [Candidate(dimension=d, text=i.text) for d, f in files.items() if f for i in f.items]
-            built = extractor.batch_requests(personal, planned.profile, existing, clusters) if sources else []
-            requests = within_ceiling(built, extractor.config.run_token_ceiling)
-            if not requests:
-                return None
-            # Past the token ceiling: those requests' sources are not held; they wait for the next run.
-            cut = {p for r in built[len(requests):] for p in r.paths()}
-            held = [s for s in sources if s.path not in cut]
-            leases, now = Leases(ledger), time.time()
-            lease = Lease(token=new_token(), kind="batch", client="batch", created_at=now, expires_at=now + GIVE_UP,
-                          window_start=planned.window.start, sources={s.path: s.content_hash for s in held},
-                          request={"extractor": extractor.name, "requests": [r.model_dump(mode="json")
-                                                                             for r in requests]})
-            leases.add(lease)  # before the upload: a run killed after it is found again by the batch's tag
-            try:
-                state = endpoints.submit(requests, lease.token)
-                leases.set_request(lease.token, {**lease.request, "batch_id": state.id})
-            except CreationUnknown as exc:  # the batch may exist: the lease holds its notes until the next run knows
-                LOG.warning("%s: the next run looks for the batch", exc.reason)
-                state = BatchState(id="", status="creation not confirmed", created_at=now)
-            except LLMError:
-                leases.drop(lease.token)
-                raise
-            window = planned.window
-            run_id = ledger.start_run(today, window.mode, window.start, window.days)
-            waiting = planned.collected.waiting + len(cut)
-            ledger.finish_run(run_id, "submitted", waiting, Counts().model_dump(), Usage())
+    with running(store, config.lock_timeout) as ledger:
+        files = store.read_all()
+        planned = plan(vault, config, ledger, files, today, intro, config.per_run_cap)
+        sources = planned.collected.sources
+        personal = [s for s in sources if s.perspective is not Perspective.external]
+        external = [s for s in sources if s.perspective in (Perspective.external, Perspective.mixed)]
+        clusters = cluster_units([pool_unit(s) for s in external],
+                                 ledger.pool(since=today - dt.timedelta(days=config.pool_days)))
+        existing = [Candidate(dimension=d, text=i.text) for d, f in files.items() if f for i in f.items]
+        built = extractor.batch_requests(personal, planned.profile, existing, clusters) if sources else []
+        requests = within_ceiling(built, extractor.config.run_token_ceiling)
+        if not requests:
+            return None
+        # Past the token ceiling: those requests' sources are not held; they wait for the next run.
+        cut = {p for r in built[len(requests):] for p in r.paths()}
+        held = [s for s in sources if s.path not in cut]
+        leases, now = Leases(ledger), time.time()
+        lease = Lease(token=new_token(), kind="batch", client="batch", created_at=now, expires_at=now + GIVE_UP,
+                      window_start=planned.window.start, sources={s.path: s.content_hash for s in held},
+                      request={"extractor": extractor.name, "requests": [r.model_dump(mode="json")
+                                                                         for r in requests]})
+        leases.add(lease)  # before the upload: a run killed after it is found again by the batch's tag
+        try:
+            state = endpoints.submit(requests, lease.token)
+            leases.set_request(lease.token, {**lease.request, "batch_id": state.id})
+        except CreationUnknown as exc:  # the batch may exist: the lease holds its notes until the next run knows
+            LOG.warning("%s: the next run looks for the batch", exc.reason)
+            state = BatchState(id="", status="creation not confirmed", created_at=now)
+        except LLMError:
+            leases.drop(lease.token)
+            raise
+        window = planned.window
+        run_id = ledger.start_run(today, window.mode, window.start, window.days)
+        waiting = planned.collected.waiting + len(cut)
+        ledger.finish_run(run_id, "submitted", waiting, Counts().model_dump(), Usage())
     summary = RunSummary(
         mode=window.mode, window_days=window.days, window_start=window.start, today=today, extractor=extractor.name,
         status="submitted", sources=SourceCounts.of([]), already_extracted=planned.collected.already_extracted,
         waiting=waiting, skipped=planned.collected.skipped, future=planned.collected.future,
         batches=[_report(lease, state.id, "submitted", state.status)])
-    atomic_write(store.folder / STATE_DIR / RUNS_DIR / f"{run_id:06d}.json", summary.model_dump_json(indent=2).encode())
+    keep_summary(store, run_id, summary)
     return summary
 
 

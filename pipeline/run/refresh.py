@@ -35,9 +35,8 @@ from hylo_memory.pipeline.state.failing import Failed, Failing
 from hylo_memory.pipeline.state.journal import RUNS_DIR, Journal, RunEnd, commit_planned
 from hylo_memory.pipeline.state.leases import Lease, Leases
 from hylo_memory.pipeline.state.ledger import STATE_DIR, Ledger
-from hylo_memory.pipeline.state.locking import RUN_LOCK, hold
 from hylo_memory.pipeline.state.trust import known, tombstones
-from hylo_memory.pipeline.state.writing import open_store, writing
+from hylo_memory.pipeline.state.writing import open_store, running, writing
 
 LOG = logging.getLogger(__name__)
 
@@ -69,13 +68,9 @@ def refresh(
         with Ledger.for_memory_dir(store.folder, readonly=True) as ledger:
             return _run(vault, store, ledger, config, extractor, today, intro, progress, reread, dry_run=True,
                         retry_stuck=retry_stuck, lease=only)
-    state = store.folder / STATE_DIR
-    with hold(state, RUN_LOCK, config.lock_timeout, "a refresh is running"):
-        with writing(store, config.lock_timeout, run_lock_held=True):
-            pass  # files read for the profile and the prompts are whole
-        with Ledger.for_memory_dir(store.folder) as ledger:
-            return _run(vault, store, ledger, config, extractor, today, intro, progress, reread, dry_run=False,
-                        retry_stuck=retry_stuck, lease=only)
+    with running(store, config.lock_timeout) as ledger:
+        return _run(vault, store, ledger, config, extractor, today, intro, progress, reread, dry_run=False,
+                    retry_stuck=retry_stuck, lease=only)
 
 
 def _run(
@@ -157,9 +152,13 @@ def _run(
     with nullcontext() if dry_run else writing(store, config.lock_timeout, run_lock_held=True):
         summary, updates = commit_planned(store, ledger, plan_writes)
     if not dry_run:
-        atomic_write(store.folder / STATE_DIR / RUNS_DIR / f"{run_id:06d}.json",
-                     summary.model_dump_json(indent=2).encode())
+        keep_summary(store, run_id, summary)
     return summary, updates
+
+
+def keep_summary(store: MemoryStore, run_id: int, summary: RunSummary) -> None:
+    """Each run's summary, kept in `.state/runs/` (docs/spec.md §4.8): `status` reads why a run was not ok."""
+    atomic_write(store.folder / STATE_DIR / RUNS_DIR / f"{run_id:06d}.json", summary.model_dump_json(indent=2).encode())
 
 
 def _note_failures(failing: Failing, sources: list[Source], extraction: Extraction, kept: Collection[str],

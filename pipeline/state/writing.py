@@ -6,13 +6,17 @@ import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hylo_memory.decay.store import MemoryStore, resolved
 from hylo_memory.errors import ConfigError, HyloMemoryError, LedgerError, StorageError, storage_error
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.state.locking import DEFAULT_TIMEOUT, MEMORY_LOCK, hold
+from hylo_memory.pipeline.state.locking import DEFAULT_TIMEOUT, MEMORY_LOCK, RUN_LOCK, hold
 from hylo_memory.pipeline.state.names import STATE_DIR, journal_path
 from hylo_memory.pipeline.vaults import home_of
+
+if TYPE_CHECKING:
+    from hylo_memory.pipeline.state.ledger import Ledger
 
 LOG = logging.getLogger(__name__)
 
@@ -64,3 +68,16 @@ def writing(store: MemoryStore, timeout: float = DEFAULT_TIMEOUT, run_lock_held:
         home.take()
         yield
         home.push()
+
+
+@contextmanager
+def running(store: MemoryStore, timeout: float) -> Iterator[Ledger]:
+    """A run's hold on the vault: the run lock, any interrupted writes finished (so the files a run reads for its
+    profile and prompts are whole), and the ledger open. A refresh, a batch's submission, a lease handed out."""
+    from hylo_memory.pipeline.state.ledger import Ledger  # here: a reader that never runs never loads the ledger
+
+    with hold(store.folder / STATE_DIR, RUN_LOCK, timeout, "a refresh is running"):
+        with writing(store, timeout, run_lock_held=True):
+            pass
+        with Ledger.for_memory_dir(store.folder) as ledger:
+            yield ledger
