@@ -20,7 +20,7 @@ from pydantic import BaseModel, ValidationError
 from .base import Cluster, Extraction, SourceFailure, Usage
 from .batching import estimate_tokens
 from .evidence_reply import Asked, read_evidence, read_preferences
-from .llm_client import describe_failure, reply_text
+from .llm_client import describe_failure, hideable, reply_text
 from .llm_errors import LLMError, RequestFailed
 from .settings import LLMSettings
 
@@ -64,6 +64,10 @@ def within_ceiling(requests: list[BatchRequest], ceiling: int) -> list[BatchRequ
     return kept
 
 
+class BatchGone(RequestFailed):
+    """The server no longer has the batch the ledger records: its notes are no one's again."""
+
+
 class CreationUnknown(RequestFailed):
     """The batch's creation was sent and its answer lost: the batch may exist (the next run looks for its tag)."""
 
@@ -78,6 +82,7 @@ class BatchState(BaseModel):
     id: str
     status: str
     created_at: float
+    tag: str | None = None  # the ledger's record it was created for (its metadata)
     output_file_id: str | None = None
     error_file_id: str | None = None
 
@@ -91,7 +96,7 @@ class BatchEndpoints:
 
     def __init__(self, settings: LLMSettings):
         key = settings.api_key.get_secret_value() if settings.api_key else None
-        self.settings, self.secret = settings, key
+        self.settings, self.secret = settings, hideable(key)
         self.client = openai.OpenAI(api_key=key or "unused", base_url=settings.base_url, timeout=settings.timeout,
                                     max_retries=min(settings.retries, 3))
 
@@ -119,9 +124,17 @@ class BatchEndpoints:
         created: BatchState = self._call("creating the batch", create, endpoint=True)
         return created
 
-    def retrieve(self, batch_id: str) -> BatchState:
-        state: BatchState = self._call(f"asking after batch {batch_id}",
-                                       lambda: _state(self.client.batches.retrieve(batch_id)))
+    def retrieve(self, batch_id: str, tag: str) -> BatchState:
+        """The batch, as the server says; BatchGone when it knows no such batch, or the batch of that id is not the
+        one created for the ledger's record `tag` (a server reset, another server at the same address)."""
+        def ask() -> BatchState:
+            try:
+                return _state(self.client.batches.retrieve(batch_id))
+            except openai.NotFoundError:
+                raise BatchGone(f"the server knows no batch {batch_id}") from None
+        state: BatchState = self._call(f"asking after batch {batch_id}", ask)
+        if state.tag != tag:
+            raise BatchGone(f"the server's batch {batch_id} is not the one this vault sent")
         return state
 
     def cancel(self, batch_id: str) -> None:
@@ -174,8 +187,10 @@ class BatchEndpoints:
 
 def _state(batch: Any) -> BatchState:
     """What the server says of a batch; a field of the wrong type raises ValueError (one line, in `_call`)."""
+    metadata = batch.metadata if isinstance(batch.metadata, dict) else {}
     return BatchState.model_validate({"id": batch.id, "status": batch.status, "created_at": batch.created_at or 0,
-                                      "output_file_id": batch.output_file_id, "error_file_id": batch.error_file_id})
+                                      "output_file_id": batch.output_file_id, "error_file_id": batch.error_file_id,
+                                      "tag": metadata.get(TAG)})
 
 
 class Answers(BaseModel):

@@ -63,7 +63,7 @@ def embed(settings: EmbeddingSettings, texts: Sequence[str]) -> Embedded:
     # The SDK is imported when embeddings are asked for: it costs most of a command's start-up.
     import openai
 
-    from .llm_client import describe_failure  # the chat client's wording of a failure, for the same failures
+    from .llm_client import describe_failure, hideable  # the chat client's wording of a failure, and its key
 
     wanted = list(dict.fromkeys(texts))
     done: dict[str, list[float]] = {}
@@ -104,8 +104,8 @@ def embed(settings: EmbeddingSettings, texts: Sequence[str]) -> Embedded:
         reason = f"the embedding server did not answer within {settings.timeout:g} s"
     else:
         reason = None
-    if reason and secret:  # servers echo a rejected key in their errors
-        reason = reason.replace(secret, "[api key]")
+    if reason and (hidden := hideable(secret)):  # servers echo a rejected key in their errors
+        reason = reason.replace(hidden, "[api key]")
     return Embedded(vectors=vectors, failure=reason)
 
 

@@ -37,8 +37,9 @@ class ChatClient:
     def __init__(self, settings: LLMSettings, mode: Mode = Mode.json_schema, spent: Usage | None = None,
                  deadline: float | None = None):
         # Local servers need no key, but the SDK insists on one.
-        self._secret = settings.api_key.get_secret_value() if settings.api_key else None
-        self.client = openai.AsyncOpenAI(api_key=self._secret or "unused", base_url=settings.base_url,
+        key = settings.api_key.get_secret_value() if settings.api_key else None
+        self._secret = hideable(key)
+        self.client = openai.AsyncOpenAI(api_key=key or "unused", base_url=settings.base_url,
                                          timeout=settings.timeout, max_retries=0)
         self.settings = settings
         self.request_limit = settings.request_token_budget  # prompt and reply; the extractor fits it to the context
@@ -140,6 +141,16 @@ class ChatClient:
 
     def _content(self, response: Any, messages: list[dict[str, str]]) -> str:
         return reply_text(response, messages, self.usage, self.reply_tokens, self._secret)
+
+
+# Characters: a shorter key ("ollama", "EMPTY", "lm-studio") is a placeholder, and hiding it would mangle text.
+MIN_SECRET = 10
+
+
+def hideable(key: str | None) -> str | None:
+    """The key, if it is one worth keeping out of logs, files and replies; a local server's placeholder is not:
+    every "k" or "none" in a model's reply would become "[api key]" in the person's memory."""
+    return key if key and len(key) >= MIN_SECRET else None
 
 
 def request_body(model: str, temperature: float, reply_tokens: int, messages: list[dict[str, str]], name: str,

@@ -98,7 +98,7 @@ def test_the_next_run_collects_the_batch_and_keeps_what_a_direct_run_keeps(tmp_p
     assert (batch["state"], batch["read"], batch["failed"]) == ("collected", 3, 0)
     assert batch["counts"]["added"] >= 3
     expected = direct(tmp_path, llm)
-    assert memory(vault) == expected
+    assert memory(vault) == expected and "Works as a nurse in Leeds" in str(expected)  # a short key mangles nothing
     [asked] = [r.body for r in llm.chat_requests]  # the direct run's one request is the batch's, byte for byte
     assert llm.batch_lines == [asked]
 
@@ -213,11 +213,12 @@ def test_a_server_without_the_batch_endpoint_is_asked_directly_with_one_line(tmp
         assert len(llm.chat_requests) == 1 and memory(vault) == direct(tmp_path, llm)
 
 
-def test_a_run_dated_in_the_past_asks_directly(tmp_path: Path, llm: FakeOpenAI) -> None:
+def test_a_run_dated_in_the_past_asks_directly_and_says_so(tmp_path: Path, llm: FakeOpenAI) -> None:
     vault = vault_with(tmp_path)
     yesterday = DAY - dt.timedelta(days=1)
-    summary = refresh(vault, llm, "--batch", "--today", str(yesterday))
-    assert summary["status"] != "submitted" and not llm.batch_ids
+    done = run(vault, llm, "refresh", "--batch", "--today", str(yesterday), "--json", "--quiet")
+    assert json.loads(done.stdout)["status"] != "submitted" and not llm.batch_ids
+    assert "--batch: a run dated before today" in done.stderr and "directly" in done.stderr
 
 
 def test_a_batch_past_its_window_and_a_day_is_given_up_and_its_notes_wait(tmp_path: Path) -> None:
@@ -266,6 +267,30 @@ def test_a_batch_whose_creation_answer_is_lost_is_found_by_its_tag_and_applied_o
         [batch] = refresh(vault, llm, "--no-batch")["batches"]
         assert (batch["state"], batch["id"]) == ("collected", llm.batch_ids[0]) and len(llm.batch_ids) == 1
         assert memory(vault) == direct(tmp_path, llm)
+
+
+def test_a_batch_the_server_no_longer_knows_is_given_up_and_its_notes_read(tmp_path: Path) -> None:
+    with FakeOpenAI(handler=handler, batch_delay=3600) as first:
+        vault = vault_with(tmp_path)
+        refresh(vault, first, "--batch")
+    with FakeOpenAI(handler=handler) as second:  # the server was reset: it knows no batch of that id
+        summary = refresh(vault, second, "--no-batch")
+        [batch] = summary["batches"]
+        assert batch["state"] == "given up" and "knows no batch" in batch["said"]
+        assert summary["sources"]["shorts"] == 3
+
+
+def test_another_vaults_batch_of_the_same_id_is_never_applied(tmp_path: Path, llm: FakeOpenAI) -> None:
+    mine = vault_with(tmp_path / "mine")
+    theirs = vault_with(tmp_path / "theirs", {"tea": "I love green tea."})
+    refresh(mine, llm, "--batch")
+    refresh(theirs, llm, "--batch")
+    with sqlite3.connect(mine / "_memory" / ".state" / LEDGER_FILE) as db:  # as a server reset could number it
+        request = json.loads(db.execute("SELECT request FROM leases").fetchone()[0])
+        db.execute("UPDATE leases SET request = ?", (json.dumps({**request, "batch_id": llm.batch_ids[1]}),))
+    [batch] = refresh(mine, llm, "--collect")["batches"]
+    assert batch["state"] == "given up" and "not the one this vault sent" in batch["said"]
+    assert "tea" not in str(memory(mine)).lower()
 
 
 def test_lines_of_an_output_file_that_are_not_answers_are_passed_over() -> None:

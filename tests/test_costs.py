@@ -122,3 +122,12 @@ def test_batched_requests_are_billed_at_the_batch_discount_and_the_direct_cost_s
     usage = Usage(requests=2, batched=2, prompt_tokens=1_000_000, completion_tokens=100_000)
     cost = cost_of(usage, Prices(input=0.15, output=0.60, batch_discount=0.5))
     assert cost is not None and (cost.estimated, cost.uncached) == (0.105, 0.21)
+
+
+def test_status_costs_with_prices_and_no_request_says_there_is_nothing_to_pay(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    vault = vault_with(tmp_path, ("2026-11-29", "I love long walks by the river."))
+    monkeypatch.setenv("HYLO_MEMORY_PRICE_INPUT", "2.5")
+    monkeypatch.setenv("HYLO_MEMORY_PRICE_OUTPUT", "10")
+    shown = hylo("status", "--vault", vault, "--today", TODAY, "--costs").stdout
+    assert "0 requests" in shown and "nothing to pay" in shown and "set price_input" not in shown

@@ -64,6 +64,11 @@ def refresh_command(ctx: click.Context, vault: Path | None, config_file: Path | 
         raise click.UsageError(f"--since {since} is after the run's date ({day})", ctx)
     if intro is not None and len(intro) > MAX_INTRO:
         raise click.UsageError(f"--intro is at most {MAX_INTRO:,} characters, not {len(intro):,}", ctx)
+    if batch:
+        why = ("a dry run" if dry_run else "--reextract" if reextract else "--retry-stuck" if retry_stuck else
+               f"a run dated before today ({day})" if day < clock.today(config.timezone) else None)
+        if why is not None:
+            fail(f"{PROG}: --batch: {why} asks the model directly")
     with progress_bar(quiet) as progress:
         summary, changes = refresh_memory(vault, config, day, dry_run, intro, progress, reextract=reextract,
                                           since=since, retry_stuck=retry_stuck,
@@ -89,7 +94,7 @@ def _collect(vault: Path, config: Config, day: dt.date, as_json: bool) -> int:
         click.echo(json.dumps({"batches": [json.loads(r.model_dump_json()) for r in reports]}))
     else:
         now = dt.datetime.now(dt.UTC)
-        click.echo("".join(f"{r.line(now)}\n" for r in reports) or "No batch to collect.\n", nl=False)
+        click.echo("".join(f"{r.line(now)}\n" for r in reports) or "No batch collected.\n", nl=False)
     keep_for_readers(vault, config)
     return 0
 

@@ -76,7 +76,8 @@ def collect_batches(vault: Path, config: Config, day: dt.date) -> list[BatchRepo
     if not pending:
         return []
     if settings is None:  # their notes are held until then, and each run's window reaches back to them
-        LOG.warning("%d batch(es) wait to be collected: configure the model they were sent to", len(pending))
+        LOG.warning("%d batch(es) wait to be collected: collecting asks the model's server, which this run does not "
+                    "use (set a key or base_url, and not --extractor offline)", len(pending))
         return []
     from hylo_memory.extractors.batch_api import BatchEndpoints
     from hylo_memory.pipeline.run import batch as batches

@@ -56,6 +56,7 @@ class Costs(BaseModel):
     runs: int
     usage: Usage
     cost: Cost | None = None
+    priced: bool = False  # prices are set (no cost: no request to price)
 
 
 class FileLine(BaseModel):
@@ -166,7 +167,7 @@ def _costs(ledger: Ledger, today: dt.date, config: Config) -> Costs:
     priced = [c for c in parts if c is not None]
     cost = Cost(estimated=round(sum(c.estimated for c in priced), 6),
                 uncached=round(sum(c.uncached for c in priced), 6)) if priced else None
-    return Costs(days=COST_DAYS, runs=runs, usage=usage, cost=cost)
+    return Costs(days=COST_DAYS, runs=runs, usage=usage, cost=cost, priced=config.prices() is not None)
 
 
 def _file_line(path: Path, dimension: Dimension, store: MemoryStore, parsed: dict[Dimension, MemoryFile | None],

@@ -23,6 +23,7 @@ from hylo_memory.extractors.batch_api import (
     WINDOW_SECONDS,
     Answers,
     BatchEndpoints,
+    BatchGone,
     BatchRequest,
     BatchState,
     CreationUnknown,
@@ -112,17 +113,21 @@ def _collect_one(vault: Path, config: Config, today: dt.date, endpoints: BatchEn
     try:
         if not batch_id:
             return _unrecorded(vault, config, today, endpoints, lease)
-        state = endpoints.retrieve(batch_id)
+        state = endpoints.retrieve(batch_id, lease.token)
         if not state.finished:  # a finished batch is applied whatever its age: it is paid for
             if time.time() >= lease.expires_at:
                 return _give_up(vault, config, today, endpoints, lease, batch_id)
             return _report(lease, batch_id, "in progress", state.status)
         found = answers(endpoints.content(state.output_file_id), endpoints.content(state.error_file_id),
                         {r["custom_id"] for r in lease.request["requests"]})
+    except BatchGone as exc:
+        _drop(open_store(vault, config).folder, lease, today, exc.reason)
+        LOG.warning("%s: its %d note(s) wait for the next run", exc.reason, len(lease.sources))
+        return _report(lease, batch_id, "given up", f"{exc.reason}: its notes wait")
     except LLMError as exc:
         if time.time() >= lease.expires_at:  # a batch no server will tell of: given up in the end
             return _give_up(vault, config, today, endpoints, lease, batch_id)
-        LOG.warning("batch %s: %s; asked again by the next run", batch_id or lease.token, exc.reason)
+        LOG.warning("%s; asked again by the next run", exc.reason)
         return _report(lease, batch_id, "unreachable", exc.reason)
     return _apply(vault, config, today, endpoints, lease, batch_id, state, found)
 
@@ -141,7 +146,7 @@ def _apply(vault: Path, config: Config, today: dt.date, endpoints: BatchEndpoint
     report = _report(lease, batch_id, "collected", state.status)
     report.read = summary.sources.shorts + summary.sources.knowledge + summary.sources.extra
     report.failed = len(set(extraction.failed))
-    report.counts = summary.counts
+    report.counts, report.changed_files = summary.counts, summary.changed_files
     return report
 
 

@@ -97,6 +97,7 @@ class BatchReport(BaseModel):
     read: int = 0  # collected: sources read
     failed: int = 0  # collected: sources back to waiting (error file, expired, cancelled)
     counts: Counts | None = None  # collected: what its answers changed
+    changed_files: list[str] = []  # collected: the files its run wrote
 
     @classmethod
     def of(cls, lease: Lease, batch_id: str, state: BatchStateName, said: str) -> BatchReport:
@@ -122,8 +123,10 @@ class BatchReport(BaseModel):
             return f"{what} ({said})" if said else what
         c = self.counts or Counts()
         waits = f", {self.failed} wait again" if self.failed else ""
-        return (f"{what}; {self.read} read{waits}; added {c.added}, refreshed {c.refreshed}, merged {c.merged}, "
-                f"superseded {c.superseded}" + (f" ({self.said})" if self.said not in FINISHED_OK else ""))
+        changed = f"; changed {', '.join(self.changed_files)}" if self.changed_files else "; no file changed"
+        return (f"{what}; {self.read} read{waits}; added {c.added}, refreshed {c.refreshed}, faded {c.faded}, "
+                f"deleted {c.deleted}, expired {c.expired}, merged {c.merged}, superseded {c.superseded}{changed}"
+                + (f" ({self.said})" if self.said not in FINISHED_OK else ""))
 
 
 class RunSummary(BaseModel):
