@@ -343,3 +343,12 @@ def test_a_run_killed_between_its_steps_ends_as_a_clean_run_after_a_rerun(tmp_pa
     assert len(llm.batch_ids) == 1 and not llm.chat_requests  # nothing sent twice
     assert memory(vault) == direct(tmp_path, llm)
     assert refresh(vault, llm, "--no-batch")["sources"] == {"shorts": 0, "knowledge": 0, "extra": 0}
+
+
+def test_the_assistant_is_told_the_unread_notes_are_in_a_batch_not_asked_to_wait(tmp_path: Path) -> None:
+    with FakeOpenAI(handler=handler, batch_delay=3600) as llm:
+        vault = vault_with(tmp_path)
+        refresh(vault, llm, "--batch")
+        done = run(vault, llm, "pending")
+        assert done.exit_code == 0 and "the 3 unread note(s) are in a batch" in done.stdout
+        assert "Ask again" not in done.stdout

@@ -41,6 +41,7 @@ class Handed(BaseModel):
     expires_at: dt.datetime | None = None
     remaining: int = 0  # unread sources after this batch
     wait_seconds: int | None = None
+    in_batch: int = 0  # done: unread sources a provider's batch holds (docs/spec.md §4.9)
     instructions: str | None = None
     request: str | None = None  # the profile, the numbered existing items and the sources (or themes) by id
     answer_schema: dict[str, Any] | None = None
@@ -65,6 +66,9 @@ class Handed(BaseModel):
     def to_text(self, answer_with: str = ANSWER_TOOL, instructions: bool = True) -> str:
         """The batch as the assistant reads it: what to do first, then the model's own prompt, then the schema;
         without `instructions`, the request alone (the assistant has the rest from an earlier batch)."""
+        if self.status == "done" and self.in_batch:
+            return (f"Nothing to hand out: the {self.in_batch} unread note(s) are in a batch sent to the model's "
+                    "provider; the next refresh applies its answers.\n")
         if self.status == "done":
             return "Nothing to read: every note in the window is read. The memory is up to date.\n"
         if self.status == "wait":

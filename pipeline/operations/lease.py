@@ -63,7 +63,8 @@ def _hand_out(vault: Path, config: Config, ledger: Ledger, client: str, today: d
     store = open_store(vault, config)
     files = store.read_all()
     planned = plan(vault, config, ledger, files, today, kept_intro(store))
-    held = leases.held(now)
+    batched = leases.held_by_batches(now)  # a provider's batch: no one to wait for, the next refresh applies it
+    held = {path: ends for path, ends in leases.held(now).items() if path not in batched}
     free = [s for s in planned.collected.sources if s.path not in held]
     personal = [s for s in free if s.perspective is not Perspective.external]
     external = [s for s in free if s.perspective is Perspective.external]
@@ -83,7 +84,7 @@ def _hand_out(vault: Path, config: Config, ledger: Ledger, client: str, today: d
     elif held:
         return Handed(status="wait", wait_seconds=_wait(held, now)), None
     else:
-        return Handed(status="done"), None
+        return Handed(status="done", in_batch=planned.collected.submitted), None
     lease.sources, lease.request = _hashes(chosen), handout.model_dump(mode="json")
     lease.last_id = leases.first_id() - 1 + len(handout.sources())
     leases.add(lease)
