@@ -30,7 +30,6 @@ MAX_FILE_BYTES = 200 * 1024 * 1024  # an output or error file read whole: bounde
 MAX_LINE_BYTES = 4 * 1024 * 1024
 MAX_LISTED = 500  # batches looked through for one a killed run created but never recorded
 TAG = "hylo_memory"  # the metadata key naming the ledger's record of a batch
-Ended = Literal["completed", "expired", "cancelled", "failed"]
 FINISHED = ("completed", "expired", "cancelled", "failed")
 
 
@@ -249,12 +248,10 @@ def read_results(requests: list[BatchRequest], found: Answers, ended: str, cap: 
     wait), with the batch's word for why: its error line, or that it expired or was cancelled first."""
     result = Extraction()
     for request in requests:
-        paths = request.paths()
         reply = found.replies.get(request.custom_id)
         if reply is None:
             why = found.errors.get(request.custom_id) or f"the batch {_ended(ended)} before answering it"
-            why = why.replace(secret, "[api key]") if secret else why
-            result.merge(_failed(request, f"batch request {request.custom_id}: {why}", paths))
+            result.merge(_failed(request, why.replace(secret, "[api key]") if secret else why))
             continue
         spent = Usage(requests=1, batched=1)
         try:
@@ -264,10 +261,9 @@ def read_results(requests: list[BatchRequest], found: Answers, ended: str, cap: 
             part = (read_evidence(text, request.asked, cap) if request.asked is not None
                     else read_preferences(text, request.clusters))
         except ValidationError:
-            part = _failed(request, f"batch request {request.custom_id}: the answer is not a chat completion", paths)
+            part = _failed(request, "the answer is not a chat completion")
         except LLMError as exc:
-            part = _failed(request, f"batch request {request.custom_id}: {exc.reason}", paths,
-                           own=True)
+            part = _failed(request, exc.reason, own=True)
         part.usage.add(spent)
         result.merge(part)
     return result
@@ -277,5 +273,8 @@ def _ended(status: str) -> str:
     return {"expired": "expired", "cancelled": "was cancelled", "failed": "failed"}.get(status, "ended")
 
 
-def _failed(request: BatchRequest, why: str, paths: list[str], own: bool = False) -> Extraction:
-    return Extraction(failed=paths, failures=[why], why_failed=dict.fromkeys(paths, SourceFailure(reason=why, own=own)))
+def _failed(request: BatchRequest, why: str, own: bool = False) -> Extraction:
+    """The request's sources failed (they wait), the reason named."""
+    paths, said = request.paths(), f"batch request {request.custom_id}: {why}"
+    return Extraction(failed=paths, failures=[said],
+                      why_failed=dict.fromkeys(paths, SourceFailure(reason=said, own=own)))

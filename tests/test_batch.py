@@ -117,9 +117,9 @@ def test_cached_tokens_a_batch_reports_are_counted(tmp_path: Path, llm: FakeOpen
     refresh(vault_with(tmp_path / "first"), llm, "--no-batch")  # the prefix seen once
     vault = vault_with(tmp_path / "second", {"chess": "I play chess on Sundays."})
     refresh(vault, llm, "--batch")
-    usage = refresh(vault, llm, "--collect")  # the collected run's usage is in the ledger
+    collected = refresh(vault, llm, "--collect")  # the collected run's usage is in the ledger
     status = json.loads(run(vault, llm, "status", "--json").stdout)["runs"][0]["usage"]
-    assert usage["batches"][0]["state"] == "collected"
+    assert collected["batches"][0]["state"] == "collected"
     assert 256 <= status["cached_tokens"] <= status["prompt_tokens"] and status["batched"] == 1
 
 
@@ -352,3 +352,17 @@ def test_the_assistant_is_told_the_unread_notes_are_in_a_batch_not_asked_to_wait
         done = run(vault, llm, "pending")
         assert done.exit_code == 0 and "the 3 unread note(s) are in a batch" in done.stdout
         assert "Ask again" not in done.stdout
+
+
+def test_the_refresh_operation_the_mcp_tool_calls_asks_directly_whatever_the_setting(
+        tmp_path: Path, llm: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hylo_memory.pipeline.config import load_config
+    from hylo_memory.pipeline.operations.refresh import refresh_memory
+
+    vault = vault_with(tmp_path)
+    for key, value in {**env_of(llm), "HYLO_MEMORY_BATCH": "true"}.items():
+        monkeypatch.setenv(key, value)
+    config = load_config()
+    assert config.batch
+    summary, _ = refresh_memory(vault, config, DAY)  # as pipeline/mcp/tools.py calls it: no `batch`
+    assert summary.status == "ok" and not llm.batch_ids and len(llm.chat_requests) == 1

@@ -28,6 +28,8 @@ from hylo_memory.pipeline.operations.status import gather
 from hylo_memory.pipeline.run.summary import RunSummary, SourceCounts
 from hylo_memory.pipeline.state.ledger import Counts
 from hylo_memory.pipeline.state.read_memo import memo_path
+from hylo_memory.testing import FakeOpenAI, answer
+from hylo_memory.testing.fake_replies import reply
 
 UTC = dt.UTC
 
@@ -274,3 +276,18 @@ def test_a_second_signal_abandons_the_run_safely(processes, slow_vault, paused_m
     assert again.returncode == 0, again.stderr
     assert '"mode":"first"' in again.stdout  # nothing was written: the next run does it all
     assert "Loves sourdough baking" in (vault / "_memory" / "_preferences.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_a_scheduled_run_with_the_batch_setting_submits_its_notes_as_one_batch(processes, tmp_path: Path) -> None:
+    vault = recent_vault(tmp_path / "vault")
+    with FakeOpenAI(handler=lambda body: reply(answer(body)), batch_delay=3600) as fake:
+        env = cli_env(tmp_path / "home", HYLO_MEMORY_EXTRACTOR="openai", OPENAI_BASE_URL=fake.base_url,
+                      OPENAI_API_KEY="test-key-0123", HYLO_MEMORY_BATCH="true")
+        process = processes.start(schedule_args(vault), env)
+        err = Lines(process.stderr)
+        line = err.wait_for("hylo-memory: refresh submitted: first run")  # the catch-up run
+        assert f"batch {fake.batch_ids[0]}: " in line and " note(s) in " in line
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0
+        assert len(fake.batch_ids) == 1 and not fake.chat_requests

@@ -63,8 +63,7 @@ def _hand_out(vault: Path, config: Config, ledger: Ledger, client: str, today: d
     store = open_store(vault, config)
     files = store.read_all()
     planned = plan(vault, config, ledger, files, today, kept_intro(store))
-    batched = leases.held_by_batches(now)  # a provider's batch: no one to wait for, the next refresh applies it
-    held = {path: ends for path, ends in leases.held(now).items() if path not in batched}
+    held = leases.held(now)  # not a provider's batch: no one to wait for, the next refresh applies it
     free = [s for s in planned.collected.sources if s.path not in held]
     personal = [s for s in free if s.perspective is not Perspective.external]
     external = [s for s in free if s.perspective is Perspective.external]

@@ -9,9 +9,9 @@ from __future__ import annotations
 import logging
 import sqlite3
 from array import array
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol, TypeVar
 
 from hylo_memory.decay.names import Dimension, Fact, clean_text
 from hylo_memory.decay.recall import similarities
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from hylo_memory.pipeline.config import Config
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 WARM_SECONDS = 10.0  # what a command that has just written the memory spends embedding its new items for readers:
 # a `remember` is waited for, so a large memory new to the model is embedded over several commands
@@ -111,18 +112,20 @@ def _embed_missing(cache: EmbeddingCache, key: str, texts: Sequence[str],
 
 
 def _kept_rows(cache: EmbeddingCache, key: str, texts: Sequence[str]) -> dict[str, bytes]:
-    try:
-        return cache.rows(key, texts)
-    except (sqlite3.Error, OSError) as exc:  # a damaged or unreadable cache costs embedding again, not the recall
-        log.warning("%s: the embedding cache cannot be read (%s); embedding without it", cache.path, exc)
-        return {}
+    return _quietly(cache, "read", lambda: cache.rows(key, texts), {})
 
 
 def _keep(cache: EmbeddingCache, key: str, rows: dict[str, bytes], texts: Sequence[str]) -> None:
+    _quietly(cache, "written", lambda: cache.put_rows(key, rows, texts), None)
+
+
+def _quietly(cache: EmbeddingCache, done: str, call: Callable[[], T], otherwise: T) -> T:
+    """`call`'s answer; a damaged or unreadable cache costs embedding again, never the recall: one warning."""
     try:
-        cache.put_rows(key, rows, texts)
+        return call()
     except (sqlite3.Error, OSError) as exc:
-        log.warning("%s: the embedding cache cannot be written (%s)", cache.path, exc)
+        log.warning("%s: the embedding cache cannot be %s (%s)", cache.path, done, exc)
+        return otherwise
 
 
 def _served(memory_dir: Path, config: Config, query: str, texts: Sequence[str]) -> Cosines:
@@ -135,20 +138,14 @@ def _served(memory_dir: Path, config: Config, query: str, texts: Sequence[str]) 
     settings = EmbeddingSettings(model=config.embedding_model, api_key=config.api_key, base_url=config.base_url,
                                  timeout=config.embedding_timeout, batch=config.embedding_batch)
     cache = EmbeddingCache.for_memory_dir(memory_dir)
-    try:
-        kept = cache.get(settings.model, texts)
-    except (sqlite3.Error, OSError) as exc:  # a damaged or unreadable cache costs embedding again, not the recall
-        log.warning("%s: the embedding cache cannot be read (%s); embedding without it", cache.path, exc)
-        kept = {}
+    kept: dict[str, list[float]] = _quietly(cache, "read", lambda: cache.get(settings.model, texts), {})
     missing = [t for t in dict.fromkeys(texts) if t not in kept]
     # The query first, so a single request answers it when every item is cached; it is not kept.
     got = embed(settings, [query, *(t for t in missing if t != query)])
     fresh = {t: _single(v) for t, v in got.vectors.items()}
     new = {t: fresh[t] for t in missing if t in fresh}
-    try:
-        cache.put(settings.model, new, texts)  # even a call that falls back keeps what it got, for the next
-    except (sqlite3.Error, OSError) as exc:
-        log.warning("%s: the embedding cache cannot be written (%s)", cache.path, exc)
+    # Even a call that falls back keeps what it got, for the next.
+    _quietly(cache, "written", lambda: cache.put(settings.model, new, texts), None)
     if got.failure:
         left = sum(1 for t in missing if t not in new)
         progress = f"; {len(new):,} new item(s) embedded and kept, {left:,} to go next time" if new and left else ""
@@ -159,10 +156,7 @@ def _served(memory_dir: Path, config: Config, query: str, texts: Sequence[str]) 
     query_vector = fresh[query]
     stale = [t for t in texts if len(vectors[t]) != len(query_vector)]
     if stale:  # the model behind the name changed: embedded again next time
-        try:
-            cache.drop(settings.model, stale)
-        except (sqlite3.Error, OSError) as exc:
-            log.warning("%s: the embedding cache cannot be written (%s)", cache.path, exc)
+        _quietly(cache, "written", lambda: cache.drop(settings.model, stale), None)
         return Cosines(None, fallback="the kept vectors and the query's differ in length (has the model changed?)")
     found = similarities(query_vector, [vectors[t] for t in texts])
     return Cosines(dict(zip(texts, found, strict=True)), model=config.embedding_model)

@@ -118,6 +118,11 @@ def last_success(vault: Path, config: Config) -> dt.datetime | None:
 def run_line(summary: RunSummary) -> str:
     """The one log line a scheduled run leaves: status and counts."""
     s, c = summary.sources, summary.counts
+    if summary.status == "submitted":  # nothing read yet: what the batch holds, for the next run to apply
+        sent = "; ".join(f"batch {b.id or '(creation not confirmed)'}: {b.sources} note(s) in {b.requests} "
+                         f"request(s)" for b in summary.batches if b.state == "submitted")
+        return (f"refresh submitted: {summary.mode} run over {summary.window_days} days to {summary.today}; {sent}; "
+                f"waiting {summary.waiting}")
     changed = ", ".join(summary.changed_files) or "none"
     return (f"refresh {summary.status}: {summary.mode} run over {summary.window_days} days to {summary.today}; "
             f"sources {s.shorts} shorts, {s.knowledge} knowledge, {s.extra} extra; "

@@ -161,13 +161,16 @@ def gather(vault: Path, config: Config, today: dt.date | None = None, now: dt.da
 
 def _costs(ledger: Ledger, today: dt.date, config: Config) -> Costs:
     since = today - dt.timedelta(days=COST_DAYS - 1)
-    runs, usage = ledger.usage_since(since)
     # Each run's requests are all batched or all direct: the two kinds are priced apart, then added.
-    parts = [cost_of(ledger.usage_since(since, batched)[1], config.prices()) for batched in (False, True)]
-    priced = [c for c in parts if c is not None]
+    parts = [ledger.usage_since(since, batched) for batched in (False, True)]
+    usage = Usage()
+    for _, part in parts:
+        usage.add(part)
+    priced = [c for _, part in parts if (c := cost_of(part, config.prices())) is not None]
     cost = Cost(estimated=round(sum(c.estimated for c in priced), 6),
                 uncached=round(sum(c.uncached for c in priced), 6)) if priced else None
-    return Costs(days=COST_DAYS, runs=runs, usage=usage, cost=cost, priced=config.prices() is not None)
+    return Costs(days=COST_DAYS, runs=sum(runs for runs, _ in parts), usage=usage, cost=cost,
+                 priced=config.prices() is not None)
 
 
 def _file_line(path: Path, dimension: Dimension, store: MemoryStore, parsed: dict[Dimension, MemoryFile | None],

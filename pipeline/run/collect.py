@@ -95,7 +95,7 @@ def collect(vault: Vault, window: Window, ledger: Ledger, profile: AuthorProfile
     # Notes an assistant holds under a lease are theirs until it answers or the lease ends: they wait.
     now = time.time()
     leased = {} if only is not None else Leases(ledger).held(now)
-    batched = set() if only is not None else Leases(ledger).held_by_batches(now)
+    batched = {} if only is not None else Leases(ledger).held(now, batch=True)
     for found in vault.sources(window):
         if isinstance(found, Skipped):
             result.skipped.append(found)

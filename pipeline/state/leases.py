@@ -111,18 +111,12 @@ class Leases:
         return lease
 
     @guarded
-    def held(self, now: float) -> dict[str, float]:
-        """Each path a live lease holds, with when its lease expires."""
+    def held(self, now: float, batch: bool = False) -> dict[str, float]:
+        """Each path a live lease holds, with when its lease expires: an assistant's leases, or (`batch`) the
+        provider's batches (their sources submitted, neither read nor waiting)."""
         rows = self.db.execute("SELECT s.path, l.expires_at FROM leased_sources s JOIN leases l USING (token) "
-                               "WHERE l.expires_at > ?", (now,))
+                               f"WHERE l.expires_at > ? AND l.kind {'=' if batch else '!='} 'batch'", (now,))
         return {r["path"]: r["expires_at"] for r in rows}
-
-    @guarded
-    def held_by_batches(self, now: float) -> set[str]:
-        """Each path a provider's batch holds: submitted, neither read nor waiting."""
-        rows = self.db.execute("SELECT s.path FROM leased_sources s JOIN leases l USING (token) "
-                               "WHERE l.expires_at > ? AND l.kind = 'batch'", (now,))
-        return {r["path"] for r in rows}
 
     @guarded
     def batches(self) -> list[Lease]:
