@@ -57,13 +57,14 @@ def recall_command(ctx: click.Context, query: str, vault: Path | None, config_fi
 
 
 @click.command("skill", help="print a SKILL.md that makes your assistant the memory's reader, or install it")
-@click.option("--install", type=click.Choice(["claude", "hylo"]),
-              help="write it where Claude Code (~/.claude/skills/) or Hylo (~/.hylo/skills/) looks for it")
+@click.option("--install", type=click.Choice(["claude", "hylo", "codex", "gemini", "cursor"]),
+              help="write it where that assistant looks for it: Claude Code ~/.claude/skills/, Hylo ~/.hylo/skills/, "
+                   "Codex and Gemini CLI ~/.agents/skills/, Cursor ~/.cursor/skills/")
 @click.option("--force", is_flag=True, help="with --install: replace a file `skill` did not write, or one edited since")
 @click.option("--vault", help="name this vault in the skill's commands (default: the one configured)")
 def skill_command(install: str | None, force: bool, vault: str | None) -> int:
+    from hylo_memory.pipeline.operations.skill import TARGETS, skill_text
     from hylo_memory.pipeline.operations.skill import install as install_skill
-    from hylo_memory.pipeline.operations.skill import skill_text
 
     text = skill_text(vault)
     if install is None:
@@ -71,7 +72,7 @@ def skill_command(install: str | None, force: bool, vault: str | None) -> int:
             raise click.UsageError("--force goes with --install")
         click.echo(text, nl=False)
         return 0
-    done = install_skill("claude" if install == "claude" else "hylo", text, force)
+    done = install_skill(next(target for target in TARGETS if target == install), text, force)
     click.echo(f"Wrote {done.path}" if done.wrote else f"{done.path} already says this: nothing written.")
     return 0
 

@@ -19,11 +19,16 @@ from hylo_memory.errors import HyloMemoryError, InputError
 from hylo_memory.pipeline.version import installed_version
 from hylo_memory.templates import render
 
-Target = Literal["claude", "hylo"]
+Target = Literal["claude", "hylo", "codex", "gemini", "cursor"]
+TARGETS: tuple[Target, ...] = ("claude", "hylo", "codex", "gemini", "cursor")
 # Where each assistant looks for a person's skills: Claude Code's personal skills; Hylo's own folder, where a
-# skill named as its built-in one is the person's override of it.
+# skill named as its built-in one is the person's override of it; the shared folder of the agent skills format,
+# which Codex and Gemini CLI both read; Cursor's own.
 PLACES: dict[Target, str] = {"claude": "~/.claude/skills/hylo-memory/SKILL.md",
-                             "hylo": "~/.hylo/skills/hylo-memory/SKILL.md"}
+                             "hylo": "~/.hylo/skills/hylo-memory/SKILL.md",
+                             "codex": "~/.agents/skills/hylo-memory/SKILL.md",
+                             "gemini": "~/.agents/skills/hylo-memory/SKILL.md",
+                             "cursor": "~/.cursor/skills/hylo-memory/SKILL.md"}
 _MARKER = re.compile(r"\n<!-- written by hylo-memory skill [^;\n]*; sha256 ([0-9a-f]{64}) -->\n\Z")
 
 
