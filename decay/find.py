@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping
 
 from pydantic import BaseModel
@@ -9,6 +10,9 @@ from rapidfuzz import fuzz
 
 from .match import TextIndex, normalise
 from .model import ACTIVE, FADING, Dimension, Item, MemoryFile, Section
+from .polarity import marked, opposed
+from .recall import STOP_WORDS
+from .words import RUN, fold, stem
 
 CLOSEST = 3
 
@@ -58,6 +62,29 @@ def closest(text: str, files: Mapping[Dimension, MemoryFile | None], dimension: 
     scored = sorted(range(len(texts)), key=lambda i: (-fuzz.token_set_ratio(query, texts[i]),
                                                       -fuzz.WRatio(query, texts[i]), i))
     return [candidates[i] for i in scored[:limit]]
+
+
+def by_words(text: str, files: Mapping[Dimension, MemoryFile | None],
+             dimension: Dimension | None = None) -> list[Found]:
+    """The items holding every word of `text` ("Toby" names "Name: Toby Chan"): Latin words case- and
+    accent-folded and stemmed, Chinese, Japanese and Korean by their characters; the query's stop words
+    left out unless it has nothing else. A query with a polarity ("Loves jazz") never finds its opposite."""
+    wanted = _word_set(text, STOP_WORDS) or _word_set(text)
+    if not wanted:
+        return []
+    signed = marked(text)
+    return [f for f in items_of(files, dimension)
+            if wanted <= _word_set(f.item.text) and not (signed and opposed(text, f.item.text))]
+
+
+def _word_set(text: str, stop_words: frozenset[str] = frozenset()) -> set[str]:
+    found: set[str] = set()
+    for run in RUN.finditer(unicodedata.normalize("NFKC", text)):
+        if run[1] is not None:
+            found.update(run[1])
+        elif (folded := fold(run[0])) not in stop_words:
+            found.add(stem(folded))
+    return found
 
 
 def without(memory: MemoryFile, item: Item) -> MemoryFile:

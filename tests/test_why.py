@@ -225,8 +225,55 @@ def test_a_remembered_item_says_it_came_by_remember(tmp_path: Path) -> None:
 
 def test_the_closest_items_named_are_those_sharing_a_word_first(tmp_path: Path) -> None:
     ok(apply(tmp_path, fact("preferences", "Loves grilled sardines"), fact("people", "Ines — sister")))
-    result = why(tmp_path, "Ines")
+    result = why(tmp_path, "Ines aunt")
     assert result.exit_code == 1 and 'closest: "Ines — sister" (people)' in result.stderr
+
+
+# By its words
+
+
+def test_why_finds_the_one_item_holding_every_word_of_the_text(tmp_path: Path) -> None:
+    ok(apply(tmp_path, fact("identity", "Name: Toby Chan"), fact("people", "Ines — sister")))
+    assert why_json(tmp_path, "Toby")["text"] == "Name: Toby Chan"
+
+
+def test_the_words_are_found_folded_and_stemmed(tmp_path: Path) -> None:
+    ok(apply(tmp_path, fact("people", "Inês — sister, runs marathons"), fact("people", "Toby — colleague")))
+    assert why_json(tmp_path, "INES marathon running")["text"] == "Inês — sister, runs marathons"
+
+
+def test_chinese_words_are_found_by_their_characters(tmp_path: Path) -> None:
+    ok(apply(tmp_path, fact("identity", "是素食者"), fact("preferences", "喜欢游泳")))
+    assert why_json(tmp_path, "素食")["text"] == "是素食者"
+
+
+def test_an_item_lacking_one_of_the_words_is_not_found_by_them(tmp_path: Path) -> None:
+    ok(apply(tmp_path, fact("identity", "Name: Toby Chan")))
+    result = why(tmp_path, "Toby Lee")
+    assert result.exit_code == 1 and "no item matches 'Toby Lee'" in one_line(result.stderr)
+
+
+def test_a_text_with_a_polarity_never_finds_its_opposite_by_its_words(tmp_path: Path) -> None:
+    ok(apply(tmp_path, fact("preferences", "Does not love cold jazz")))
+    result = why(tmp_path, "Loves jazz")
+    assert result.exit_code == 1 and "no item matches 'Loves jazz'" in one_line(result.stderr)
+
+
+def test_several_items_holding_every_word_are_named_in_one_line(tmp_path: Path) -> None:
+    ok(apply(tmp_path, fact("identity", "Name: Toby Chan"), fact("people", "Toby — colleague, plays chess"),
+             fact("preferences", "Loves modal jazz")))
+    result = why(tmp_path, "toby")
+    assert result.exit_code == 1 and result.stdout == ""
+    line = one_line(result.stderr)
+    assert ("2 items hold every word of 'toby': \"Name: Toby Chan\" (identity), "
+            "\"Toby — colleague, plays chess\" (people); give more of its words") in line
+
+
+def test_forget_never_takes_an_item_by_its_words_alone(tmp_path: Path) -> None:
+    ok(apply(tmp_path, fact("identity", "Name: Toby Chan")))
+    result = hylo("forget", "Toby", "--vault", tmp_path)
+    assert result.exit_code == 1 and "no item matches 'Toby'" in one_line(result.stderr)
+    assert texts(tmp_path, Dimension.identity) == {"Name: Toby Chan"}
 
 
 def test_a_themes_preference_names_each_unit_as_a_source_by_synthesis(tmp_path: Path) -> None:

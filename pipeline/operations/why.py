@@ -66,7 +66,7 @@ def explain(vault: Path, config: Config, text: str, dimension: Dimension | None 
     """The item `text` names and its provenance; an `InputError` naming the closest items when none."""
     store = open_store(vault, config)
     settle(store, config.lock_timeout)
-    found, refused = found_and_unread("why", store, text, config.similarity_threshold, dimension)
+    found, refused = found_and_unread("why", store, text, config.similarity_threshold, dimension, any_words=True)
     with Ledger.for_memory_dir(store.folder, readonly=True) as ledger:
         records = support(ledger, found.dimension, found.item.text)
     return Explanation(
