@@ -32,6 +32,19 @@ from hylo_memory.pipeline.config_memo import VAULT_FILE as VAULT_FILE
 # otherwise end in a date past the calendar's end or a run that never stops.
 DAYS = 36_500  # a hundred years: any window, from any `--today`, stays inside the calendar
 PATH_CHARS = 1024
+PATH_SETTINGS = ("vault", "memory_dir", "shorts_paths", "knowledge_paths", "extra_scan_paths", "state_dir")
+
+
+def path_problem(text: str) -> str | None:
+    """Why `text` cannot be a path (a NUL byte, or characters the file system's encoding has no bytes for); None
+    when it can. The operating system would refuse either deep inside a command, as a traceback."""
+    if "\0" in text:
+        return f"{text!r} holds a NUL byte, which no path can"
+    try:
+        os.fsencode(text)
+    except UnicodeEncodeError as exc:
+        return f"{text!r} holds {text[exc.start:exc.end]!r}, which no path here can (encoding {exc.encoding})"
+    return None
 
 
 class Config(LLMSettings):
@@ -111,6 +124,16 @@ class Config(LLMSettings):
                 zoneinfo.ZoneInfo(value)
             except (zoneinfo.ZoneInfoNotFoundError, ValueError):
                 raise ValueError(f"unknown time zone {value!r}") from None
+        return value
+
+    @field_validator(*PATH_SETTINGS, mode="before")
+    @classmethod
+    def _a_path(cls, value: Any) -> Any:
+        """A path setting holds only what a path can: checked here, once, so no command meets it as a traceback."""
+        for entry in value if isinstance(value, list) else [value]:
+            problem = path_problem(entry) if isinstance(entry, str) else None
+            if problem:
+                raise ValueError(problem)
         return value
 
     @field_validator("memory_dir")

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from hylo_memory.errors import HyloMemoryError, reason
-from hylo_memory.pipeline.cli.options import PROG, fail
+from hylo_memory.pipeline.cli.options import PROG, PathType, fail
 from hylo_memory.pipeline.cli.streams import tolerate_any_output_encoding
 from hylo_memory.pipeline.version import installed_version
 
@@ -156,7 +156,7 @@ def configure_logging() -> None:
              help="Keep one person's long-term memory.")
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
               help="Show the version and exit.")
-@click.option("--config", type=click.Path(path_type=Path),
+@click.option("--config", type=PathType(),
               help="TOML config file (default ~/.config/hylo-memory/config.toml)")
 @click.pass_context
 def cli(ctx: click.Context, config: Path | None) -> None:

@@ -13,7 +13,16 @@ from hylo_memory.decay.model import DIMENSION_NAMES
 from hylo_memory.errors import ConfigError
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.cli.arguments import not_blank
-from hylo_memory.pipeline.cli.options import PROG, DateType, DimensionType, fail, json_failures, options, setup
+from hylo_memory.pipeline.cli.options import (
+    PROG,
+    DateType,
+    DimensionType,
+    PathType,
+    fail,
+    json_failures,
+    options,
+    setup,
+)
 from hylo_memory.pipeline.cli.progress_bar import progress_bar
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.apply import apply_evidence
@@ -101,7 +110,7 @@ def _collect(vault: Path, config: Config, day: dt.date, as_json: bool) -> int:
 
 @click.command("apply", help="apply evidence from a JSONL file through the rules, with no LLM")
 @options()
-@click.option("--evidence", type=click.Path(path_type=Path), required=True,
+@click.option("--evidence", type=PathType(), required=True,
               help="one JSON evidence object a line; with --lease, the answer to the batch (its JSON)")
 @click.option("--lease", help="the lease of a batch `pending` handed out: the evidence file is the answer to it")
 @click.option("--dry-run", is_flag=True, help="show what would change, write nothing")

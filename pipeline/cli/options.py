@@ -82,7 +82,7 @@ def options(today: bool = True, extractor: bool = False) -> Callable[[Callable[.
         if today:
             command = click.option("--today", type=DateType(),
                                    help="the run's date, YYYY-MM-DD (default: today)")(command)
-        command = click.option("--config", "config_file", type=click.Path(path_type=Path),
+        command = click.option("--config", "config_file", type=PathType(),
                                help="TOML config file")(command)
         return click.option("--vault", type=VaultType(),
                             help="the notes vault folder, or a Hylo MCP endpoint's URL (default: `vault` in "
@@ -99,7 +99,29 @@ class VaultType(click.ParamType):  # type: ignore[type-arg]
         from hylo_memory.pipeline.vaults import is_url  # when a vault is given: `--help` loads no model library
 
         text = str(value)
+        if not is_url(text):
+            _check_path(text, self, param, ctx)
         return text.strip() if is_url(text) else Path(text)
+
+
+class PathType(click.Path):
+    """A file's path: one a path can be (no NUL byte), else a usage mistake naming the option."""
+
+    def __init__(self) -> None:
+        super().__init__(path_type=Path)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str):
+            _check_path(value, self, param, ctx)
+        return super().convert(value, param, ctx)
+
+
+def _check_path(text: str, kind: click.ParamType, param: click.Parameter | None, ctx: click.Context | None) -> None:
+    from hylo_memory.pipeline.config import path_problem  # when a path is given: `--help` loads no pydantic
+
+    problem = path_problem(text)
+    if problem:
+        kind.fail(problem, param, ctx)
 
 
 def setup(ctx: click.Context, config_file: Path | None, vault: Path | str | None,
