@@ -164,6 +164,54 @@ def test_last_updated_changes_only_when_the_files_content_changes(tmp_path: Path
     assert memory_of(tmp_path, Dimension.preferences).last_updated == TODAY
 
 
+# apply --json: the run summary's shape
+
+
+def test_apply_json_prints_the_summary_as_one_json_object_shaped_as_a_runs(tmp_path: Path) -> None:
+    result = hylo("apply", "--vault", tmp_path, "--evidence", evidence_file(tmp_path, fact("preferences", "Vegetarian")),
+                  "--today", TODAY.isoformat(), "--json")
+    assert result.exit_code == 0
+    summary = json.loads(result.stdout)
+    refreshed = json.loads(hylo("refresh", "--vault", tmp_path, "--extractor", "offline", "--json").stdout)
+    assert set(summary) == set(refreshed)
+    assert (summary["extractor"], summary["today"], summary["changed_files"], summary["counts"]["added"]) == (
+        "apply", TODAY.isoformat(), ["_preferences.md"], 1)
+
+
+def test_apply_json_names_each_deleted_item(tmp_path: Path) -> None:
+    write_memory(tmp_path / MEMORY, Dimension.state, memory_text(fading=[item_line("Dreading the tax", ago(15))],
+                                                                 window=7))
+    result = hylo("apply", "--vault", tmp_path, "--evidence", evidence_file(tmp_path), "--today", TODAY.isoformat(),
+                  "--json")
+    assert json.loads(result.stdout)["deleted"] == [{"file": "_state.md", "text": "Dreading the tax"}]
+
+
+def test_apply_json_dry_run_is_one_json_object_and_writes_nothing(tmp_path: Path) -> None:
+    result = hylo("apply", "--vault", tmp_path, "--evidence", evidence_file(tmp_path, fact("goals", "Ship the beta")),
+                  "--dry-run", "--json")
+    summary = json.loads(result.stdout)
+    assert summary["dry_run"] is True and summary["changed_files"] == ["_goals.md"]
+    assert written(tmp_path) == []
+
+
+def test_apply_json_names_a_hand_broken_file_left_as_it_is_among_its_failures(tmp_path: Path) -> None:
+    broken = write_memory(tmp_path / MEMORY, Dimension.preferences, BROKEN_TEA)
+    result = hylo("apply", "--vault", tmp_path, "--evidence", evidence_file(tmp_path, fact("goals", "Ship the beta")),
+                  "--json")
+    assert result.exit_code == 0
+    [failure] = json.loads(result.stdout)["failures"]
+    assert failure.startswith(f"left as it is, it cannot be read: {broken}:6: ")
+
+
+def test_apply_json_refusing_a_bad_file_prints_an_error_object(tmp_path: Path) -> None:
+    evidence = evidence_file(tmp_path, fact("hobbies", "Chess"))
+    result = hylo("apply", "--vault", tmp_path, "--evidence", evidence, "--json")
+    assert result.exit_code == 1
+    failed = json.loads(result.stdout)
+    assert failed["status"] == "failed" and f"{evidence}:1" in failed["error"]
+    one_line(result.stderr)
+
+
 # apply: a bad evidence file is refused whole
 
 

@@ -25,7 +25,7 @@ from hylo_memory.pipeline.cli.options import (
 )
 from hylo_memory.pipeline.cli.progress_bar import progress_bar
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.operations.apply import apply_evidence
+from hylo_memory.pipeline.operations.apply import apply_evidence, summary_of
 from hylo_memory.pipeline.operations.evidence_file import read_answer, read_evidence
 from hylo_memory.pipeline.operations.init import file_diff, propose_file, write_file
 from hylo_memory.pipeline.operations.outcome import not_ok_line
@@ -114,7 +114,8 @@ def _collect(vault: Path, config: Config, day: dt.date, as_json: bool) -> int:
               help="one JSON evidence object a line; with --lease, the answer to the batch (its JSON)")
 @click.option("--lease", help="the lease of a batch `pending` handed out: the evidence file is the answer to it")
 @click.option("--dry-run", is_flag=True, help="show what would change, write nothing")
-@click.option("--json", "as_json", is_flag=True, help="with --lease: print the run summary as one JSON object")
+@click.option("--json", "as_json", is_flag=True, help="print the summary as one JSON object, as `refresh --json` does "
+                                                        "(with --lease, beside how many notes remain)")
 @click.pass_context
 @json_failures
 def apply_command(ctx: click.Context, vault: Path | None, config_file: Path | None, today: dt.date | None,
@@ -132,11 +133,14 @@ def apply_command(ctx: click.Context, vault: Path | None, config_file: Path | No
         return 0
     found = read_evidence(evidence)
     applied = apply_evidence(open_store(vault, config), found, day, config, dry_run=dry_run, detail=str(evidence))
-    if dry_run:  # before the report, which reads as a real apply's
-        click.echo(f"{PROG} apply --dry-run: what {evidence} would change; nothing was written")
-    else:
+    if not dry_run:
         keep_for_readers(vault, config)
-    click.echo(render_changes(applied.updates), nl=False)
+    if as_json:
+        click.echo(summary_of(applied, day, dry_run).to_json())
+    else:
+        if dry_run:  # before the report, which reads as a real apply's
+            click.echo(f"{PROG} apply --dry-run: what {evidence} would change; nothing was written")
+        click.echo(render_changes(applied.updates), nl=False)
     for refused in applied.left_out:  # the rules did not reach it: said, so its items are not taken for current
         fail(f"{PROG}: left as it is, it cannot be read: {refused}")
     return 0

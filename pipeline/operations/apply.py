@@ -9,6 +9,7 @@ from hylo_memory.decay import Dimension, Evidence, FileUpdate, plan_updates, ren
 from hylo_memory.decay.store import MemoryStore
 from hylo_memory.errors import MemoryFileError
 from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.run.summary import Deleted, RunSummary, file_reports, total_counts, trust_lists
 from hylo_memory.pipeline.state.changes import change_of
 from hylo_memory.pipeline.state.journal import Journal, commit_planned
 from hylo_memory.pipeline.state.ledger import Ledger
@@ -46,6 +47,18 @@ def apply_evidence(
             return Journal(files=changed, change=change_of("apply", applied.updates, today, detail)), applied
 
         return commit_planned(store, ledger, plan)
+
+
+def summary_of(applied: Applied, today: dt.date, dry_run: bool = False) -> RunSummary:
+    """What an apply did, in the run summary's shape (`apply --json`): it reads no notes, so its window is its day
+    and its sources none; a hand-broken file left as it is is one of its failures."""
+    reports = file_reports(applied.updates)
+    return RunSummary(
+        mode="incremental", window_days=0, window_start=today, today=today, extractor="apply",
+        changed_files=[r.file for r in reports if r.written], counts=total_counts(reports),
+        deleted=[Deleted(file=r.file, text=t) for r in reports for t in r.changes.deleted], **trust_lists(reports),
+        dry_run=dry_run, failures=[f"left as it is, it cannot be read: {refused}" for refused in applied.left_out],
+        files=reports)
 
 
 def _plan(store: MemoryStore, evidence: list[Evidence], today: dt.date, config: Config, ledger: Ledger) -> Applied:
