@@ -18,8 +18,8 @@ from hylo_memory.decay.model import MAX_ITEM_TEXT, clean_text
 
 from .quotations import SPEECH_END, Quotations, holds_speech
 from .relations import RELATIONS as RELATIONS  # re-exported: the patterns speak of people by them
-from .standalone import ZH_SURNAME as _ZH_SURNAME
 from .standalone import stands_alone
+from .standalone_zh import ZH_SURNAME as _ZH_SURNAME
 
 MOODS = (
     "stressed", "exhausted", "tired", "anxious", "overwhelmed", "burned out", "burnt out", "happy",
@@ -194,7 +194,7 @@ ZH_RULES: list[Rule] = [
     _rule(Dimension.identity, rf"{_ZH_I}的母语是{_ZH_REST}{_ZH_END}", lambda m: f"母语是{_zh_rest(m)}"),
     # 我是…: a role or an origin, unless it is a diet (a preference, as "I'm vegetarian" is) or not a statement
     # at all (我是说 "I mean", 我是不是 "am I", 我是因为 "it is because I"). What follows must be a noun phrase
-    # for a person (standalone.describes_a_person): 我是直接拖到OneDrive备份的 is "I just dragged them".
+    # for a person (standalone_zh.describes_a_person): 我是直接拖到OneDrive备份的 is "I just dragged them".
     _rule(Dimension.identity,
           rf"{_ZH_I}是(?!说|說|指|不是|否|因为|因為|为了|為了|真的|不|怎么|怎麼|什么|什麼|谁|誰|在开玩笑"
           rf"|(?:一个|一名)?(?:素食|纯素|吃素)){_ZH_REST}{_ZH_END}",
