@@ -85,6 +85,9 @@ class Config(LLMSettings):
     lease_minutes: float = Field(30.0, gt=0, le=24 * 60, description=(
         "How long the person's assistant has to answer a batch it was handed (`notes_to_read`, `pending`); "
         "unanswered, its sources wait for the next batch."))
+    assistant_batch_chars: int = Field(40_000, ge=1_000, le=1_000_000, description=(
+        "How many characters of notes one batch handed to the person's assistant holds (`notes_to_read`, "
+        "`pending`); a note longer than this comes alone, whole. A model's batches are sized by its tokens."))
     archive_keep: int = Field(10, ge=0, le=10_000, description=(
         "Prior versions kept per memory file in `.archive/`, beyond every version of the last 24 hours "
         "(up to 16 MiB a file)."))

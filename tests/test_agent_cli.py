@@ -51,10 +51,11 @@ def test_pending_then_apply_lease_until_nothing_remains_reads_every_source(vault
     assert json.loads(status.stdout)["waiting"]["total"] == 0
 
 
-def test_a_pending_batch_holds_each_sources_text_and_the_models_words(vault: Path) -> None:
+def test_a_pending_batch_holds_each_sources_text_once_and_the_models_words(vault: Path) -> None:
     batch = pending(vault)
     assert {"lease", "expires_at", "remaining", "instructions", "request", "answer_schema", "sources"} <= set(batch)
-    assert all(s["text"] and s["id"].startswith("S") and s["path"] for s in batch["sources"])
+    assert all(s["id"].startswith("S") and s["path"] and "text" not in s for s in batch["sources"])
+    assert all(f'<source id="{s["id"]}"' in batch["request"] for s in batch["sources"])
     assert batch["instructions"].startswith("You keep a person's long-term memory.")
 
 

@@ -22,6 +22,7 @@ from hylo_memory.decay import Dimension, Evidence
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.apply import apply_evidence
 from hylo_memory.pipeline.state.ledger import Ledger
+from hylo_memory.pipeline.state.read_memo import digest, memo_path
 from hylo_memory.pipeline.state.writing import open_store
 
 pytestmark = pytest.mark.slow  # real processes (docs/development.md: the tiers)
@@ -31,7 +32,7 @@ SOURCE = re.compile(r'<source id="(S\d+)"[^>]*>\n(?:Title: (.*)\n)?')
 
 
 def serve(vault: Path, tmp_path: Path, client: str, **env: str) -> McpServer:
-    home = cli_env(tmp_path / "home", HYLO_MEMORY_REQUEST_TOKEN_BUDGET="2000", **env)
+    home = cli_env(tmp_path / "home", HYLO_MEMORY_ASSISTANT_BATCH_CHARS="1000", **env)
     return McpServer(["mcp", "--vault", str(vault), "--today", TODAY], home, tmp_path / f"{client}.log", client)
 
 
@@ -77,6 +78,21 @@ def test_the_whole_loop_reads_every_source_and_keeps_what_apply_keeps(tmp_path: 
     config = Config(vault=str(applied))
     apply_evidence(open_store(applied, config), given, dt.date.fromisoformat(TODAY), config)
     assert memory_texts(vault / "_memory") == memory_texts(applied / "_memory")
+
+
+def test_propose_memories_keeps_the_read_memo_of_what_it_wrote_as_apply_lease_does(tmp_path: Path) -> None:
+    vault = copy_example_vault(tmp_path / "vault")
+    memo = memo_path(vault / "_memory")
+    with serve(vault, tmp_path, "scripted-agent") as server:
+        handed = server.call("notes_to_read")
+        memo.unlink(missing_ok=True)  # whatever kept one before: the answer's write must keep its own
+        ok(server.call("propose_memories", {"lease": structured(handed)["lease"],
+                                            "evidence": {"evidence": answer_for(ok(handed))}}))
+        kept = json.loads(memo.read_bytes())
+    on_disk = {d.value: digest(p.read_bytes()) if (p := vault / "_memory" / d.filename).exists() else None
+               for d in Dimension}
+    assert {d: f and f["digest"] for d, f in kept["files"].items()} == on_disk  # the files as the answer left them
+    assert answer_for(ok(handed))[0]["text"] in {fact[0] for fact in kept["files"]["state"]["active"]}
 
 
 def test_the_tools_are_listed_and_take_an_answer_the_schema_does_not_judge(tmp_path: Path) -> None:

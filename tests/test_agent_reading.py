@@ -59,14 +59,14 @@ def read_all(vault: Path, config: Config, client: str = "tester") -> tuple[list[
 
 
 def test_the_loop_reads_every_source_of_the_window_and_nothing_waits(vault: Path) -> None:
-    config = config_for(vault, request_token_budget=2000)  # several batches
+    config = config_for(vault, assistant_batch_chars=1000)  # several batches
     batches, _ = read_all(vault, config)
     assert len(batches) >= 3
     assert gather(vault, config, TODAY).waiting.total == 0
 
 
 def test_the_loop_keeps_the_memory_apply_keeps_from_the_same_evidence(vault: Path, tmp_path: Path) -> None:
-    config = config_for(vault, request_token_budget=2000)
+    config = config_for(vault, assistant_batch_chars=1000)
     _, given = read_all(vault, config)
     other = copy_example_vault(tmp_path / "applied")
     apply_evidence(open_store(other, config), given, TODAY, config_for(other))
@@ -74,7 +74,7 @@ def test_the_loop_keeps_the_memory_apply_keeps_from_the_same_evidence(vault: Pat
 
 
 def test_no_source_is_in_two_batches_and_each_batch_has_its_own_ids(vault: Path) -> None:
-    batches, _ = read_all(vault, config_for(vault, request_token_budget=2000))
+    batches, _ = read_all(vault, config_for(vault, assistant_batch_chars=1000))
     paths = [path for b in batches for path in {s.path for s in b.sources}]  # a long note's pieces: one source
     ids = [s.id for b in batches for s in b.sources]
     assert len(paths) == len(set(paths)) and len(ids) == len(set(ids))
@@ -133,7 +133,7 @@ def test_an_unknown_lease_is_refused_in_one_line(vault: Path) -> None:
 
 
 def test_two_readers_at_once_never_get_the_same_source_and_the_last_is_told_to_wait(vault: Path) -> None:
-    config = config_for(vault, request_token_budget=2000)
+    config = config_for(vault, assistant_batch_chars=1000)
     held: list[str] = []
     while (handed := notes_to_read(vault, config, f"reader {len(held)}", TODAY)).status == "batch":
         assert not set(held) & {s.path for s in handed.sources}
@@ -142,9 +142,11 @@ def test_two_readers_at_once_never_get_the_same_source_and_the_last_is_told_to_w
 
 
 def dropped(vault: Path, answer: list[dict[str, Any]], **settings: Any) -> dict[str, list[str]]:
+    """What was dropped of `answer`, given beside one entry that is kept (an answer all dropped is refused)."""
     config = config_for(vault, **settings)
     handed = notes_to_read(vault, config, "tester", TODAY)
-    summary = propose(vault, config, handed.lease or "", {"evidence": answer}, TODAY).summary
+    kept = entry(handed.sources[-1].id, "Keeps a paper notebook")
+    summary = propose(vault, config, handed.lease or "", {"evidence": [*answer, kept]}, TODAY).summary
     return {d.reason: d.examples for d in summary.dropped}
 
 
@@ -159,10 +161,11 @@ def test_an_unknown_source_id_is_dropped_with_its_reason_and_the_rest_kept(vault
 
 
 def test_a_source_id_of_another_lease_is_dropped_as_unknown(vault: Path) -> None:
-    config = config_for(vault, request_token_budget=2000)
+    config = config_for(vault, assistant_batch_chars=1000)
     first = notes_to_read(vault, config, "one", TODAY)
     second = notes_to_read(vault, config, "two", TODAY)
-    summary = propose(vault, config, second.lease or "", [entry(first.sources[0].id, "Loves green tea")],
+    summary = propose(vault, config, second.lease or "", [entry(first.sources[0].id, "Loves green tea"),
+                                                          entry(second.sources[0].id, "Keeps a paper notebook")],
                       TODAY).summary
     assert {d.reason for d in summary.dropped} == {"an unknown source id"}
 
@@ -177,16 +180,16 @@ def test_an_item_that_does_not_stand_alone_is_dropped_with_its_reason(vault: Pat
     assert list(reasons) == ["only a pronoun or 'this …' for what it is about: it means nothing on its own"]
 
 
-def test_a_restates_that_joins_opposites_is_dropped_and_the_fact_kept_as_its_own(vault: Path) -> None:
-    config = config_for(vault)
+def test_a_restates_that_joins_opposites_is_not_followed_and_the_fact_kept_as_its_own(vault: Path) -> None:
+    config = config_for(vault, assistant_batch_chars=1000)
     handed = notes_to_read(vault, config, "tester", TODAY)
-    propose(vault, config, handed.lease or "", [entry(handed.sources[0].id, "Loves cold brew")], TODAY)
-    handed = notes_to_read(vault, config, "tester", TODAY)
-    number = next(line.split(".")[0] for line in (handed.request or "").splitlines() if "Loves cold brew" in line)
-    summary = propose(vault, config, handed.lease or "",
-                      [entry(handed.sources[0].id, "Hates cold brew", restates=int(number))], TODAY).summary
-    assert {d.reason for d in summary.dropped} == {OPPOSITE_RESTATES}
-    assert "Hates cold brew" in (vault / "_memory" / "_preferences.md").read_text(encoding="utf-8")
+    propose(vault, config, handed.lease or "", [entry(handed.sources[0].id, "Lives in Lisbon", "identity")], TODAY)
+    handed = notes_to_read(vault, config, "tester", TODAY)  # identity items are shown with every batch
+    number = next(line.split(".")[0] for line in (handed.request or "").splitlines() if "Lives in Lisbon" in line)
+    summary = propose(vault, config, handed.lease or "", [entry(handed.sources[0].id, "No longer lives in Lisbon",
+                                                                "identity", restates=int(number))], TODAY).summary
+    assert {d.reason for d in summary.unlinked} == {OPPOSITE_RESTATES} and summary.dropped_evidence == 0
+    assert "No longer lives in Lisbon" in (vault / "_memory" / "_identity.md").read_text(encoding="utf-8")
 
 
 def test_evidence_past_the_cap_a_source_is_dropped_with_its_reason(vault: Path) -> None:

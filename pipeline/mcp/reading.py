@@ -16,15 +16,19 @@ from hylo_memory.pipeline.state.leases import reader_name
 
 if TYPE_CHECKING:
     from hylo_memory.pipeline.operations.handed import Handed, Proposed
+    from hylo_memory.pipeline.operations.review import Reviewed
 
 Instructions = Annotated[StrictBool, Field(description="false when you have the instructions and the schema from "
                                                      "an earlier batch in this conversation: the batch is then its "
                                                      "request alone, and costs you less")]
+MaxChars = Annotated[int | None, Field(ge=1_000, le=1_000_000, description="the note characters one batch holds; "
+                                        "by default the person's `assistant_batch_chars` (40,000)")]
 Lease = Annotated[str, Field(max_length=100, description="the lease token notes_to_read gave with the batch")]
 # Any JSON at all: an answer with a bad entry is read entry by entry, never refused whole by the schema.
 Answer = Annotated[Any, Field(description='{"evidence": [...]} for a batch of notes ({"preferences": [...]} for a '
-                                          'batch of themes), shaped as the schema the batch ends with; an empty '
-                                          'list when the notes hold nothing worth keeping')]
+                                          'batch of themes, {"same": [[n, m]], "contradicts": [[newer, older]]} '
+                                          'for a review of the memory), shaped as the schema the batch ends with; '
+                                          'an empty list when the notes hold nothing worth keeping')]
 
 
 def client_name(context: Context[Any, Any]) -> str:
@@ -40,26 +44,26 @@ class Reading:
     def __init__(self, memory: Memory):
         self.memory = memory
 
-    async def notes_to_read(self, context: Context[Any, Any], instructions: Instructions = True) -> CallToolResult:
+    async def notes_to_read(self, context: Context[Any, Any], instructions: Instructions = True,
+                            max_chars: MaxChars = None) -> CallToolResult:
         client = client_name(context)
 
         def hand_out() -> Handed:
             from hylo_memory.pipeline.operations.lease import notes_to_read  # the run loads here, on the worker
 
-            return notes_to_read(self.memory.vault, self.memory.config, client, self.memory.today())
+            return notes_to_read(self.memory.vault, self.memory.config, client, self.memory.today(), max_chars)
 
         handed = await blocking(hand_out)
         # The text carries the batch whole; the structured content what a script needs beside it, not it twice.
-        brief = handed.model_dump_json(exclude_none=True, exclude={"instructions": True, "request": True,
-                                                                   "answer_schema": True,
-                                                                   "sources": {"__all__": {"text"}}})
+        brief = handed.model_dump_json(exclude_none=True, exclude={"instructions", "request", "answer_schema"})
         return result(handed.to_text(instructions=instructions), brief)
 
     async def propose_memories(self, lease: Lease, evidence: Answer) -> CallToolResult:
-        def keep() -> Proposed:
+        def keep() -> Proposed | Reviewed:
             from hylo_memory.pipeline.operations.lease import propose
 
-            return propose(self.memory.vault, self.memory.config, lease, evidence, self.memory.today())
+            # On the lease's own day: a server started with --today asks for that one.
+            return propose(self.memory.vault, self.memory.config, lease, evidence, self.memory.fixed_today)
 
         proposed = await blocking(keep)
         return result(proposed.to_text(), proposed.to_json())

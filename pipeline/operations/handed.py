@@ -8,7 +8,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from hylo_memory.decay import Dimension
 from hylo_memory.extractors.agent import Handout
+from hylo_memory.extractors.review import ANSWER_SHAPE, ReviewHandout
 from hylo_memory.pipeline.run.summary import RunSummary
 from hylo_memory.pipeline.state.leases import Lease
 
@@ -16,13 +18,25 @@ ANSWER_TOOL = "propose_memories"
 
 
 class HandedSource(BaseModel):
+    """A source of the batch; its text is in the request once, under its id."""
+
     id: str
     path: str
     kind: str
     perspective: str | None
     date: dt.date
     title: str | None = None
-    text: str
+    chars: int
+
+
+MAX_PASSED_OVER = 50
+
+
+class PassedOver(BaseModel):
+    """A note in the window not handed out, and why: the loop never waits on it (docs/spec.md §9.5)."""
+
+    path: str
+    reason: str
 
 
 class HandedTheme(BaseModel):
@@ -32,12 +46,21 @@ class HandedTheme(BaseModel):
     kept_as: str | None = None  # the wording the theme has in memory already
 
 
+class HandedItem(BaseModel):
+    """An item of a review batch (docs/spec.md §3.1), by its number in the batch."""
+
+    number: int
+    dimension: Dimension
+    text: str
+    last: dt.date
+
+
 class Handed(BaseModel):
     """A batch under a lease; or `wait` (every unread source is leased to another) or `done` (none unread)."""
 
     status: Literal["batch", "wait", "done"]
     lease: str | None = None
-    kind: Literal["extract", "synthesis"] | None = None
+    kind: Literal["extract", "synthesis", "review"] | None = None
     expires_at: dt.datetime | None = None
     remaining: int = 0  # unread sources after this batch
     wait_seconds: int | None = None
@@ -47,46 +70,82 @@ class Handed(BaseModel):
     answer_schema: dict[str, Any] | None = None
     sources: list[HandedSource] = []
     themes: list[HandedTheme] = []
+    today: dt.date | None = None  # the day the lease's answer is applied on
+    keeps_from: dict[Dimension, dt.date] = {}  # evidence dated before these days is not kept (expired, §3)
+    passed_over: list[PassedOver] = []
+    items: list[HandedItem] = []  # review: the items, by number
+    pairs: list[tuple[int, int]] = []  # review: the pairs that look alike
 
     @classmethod
-    def of(cls, lease: Lease, handout: Handout, remaining: int) -> Handed:
-        sources = [HandedSource(id=sid, path=s.path, kind=s.kind.value, date=s.date, title=s.title, text=s.text,
-                                perspective=s.perspective.value if s.perspective else None)
+    def of_review(cls, lease: Lease, handout: ReviewHandout) -> Handed:
+        """A review batch: pairs of items to judge, once no note is left to hand out (docs/spec.md §3.1)."""
+        items = [HandedItem(number=i.number, dimension=i.dimension, text=i.text, last=i.last) for i in handout.items]
+        return cls(status="batch", lease=lease.token, kind="review", remaining=handout.left, today=lease.today,
+                   expires_at=dt.datetime.fromtimestamp(lease.expires_at, dt.UTC), instructions=handout.instructions,
+                   request=handout.request, answer_schema=handout.answer_schema, items=items, pairs=handout.pairs)
+
+    @classmethod
+    def of(cls, lease: Lease, handout: Handout, remaining: int, keeps_from: dict[Dimension, dt.date],
+           passed_over: list[PassedOver]) -> Handed:
+        sources = [HandedSource(id=sid, path=s.path, kind=s.kind.value, date=s.date, title=s.title,
+                                chars=len(s.text), perspective=s.perspective.value if s.perspective else None)
                    for sid, s in handout.sources()]
         themes = [HandedTheme(number=n, tags=c.tags, titles=c.titles, kept_as=c.trait)
                   for n, c in handout.clusters.items()]
         return cls(status="batch", lease=lease.token, kind=handout.kind, remaining=remaining, themes=themes,
                    expires_at=dt.datetime.fromtimestamp(lease.expires_at, dt.UTC),
                    instructions=handout.instructions, request=handout.request, answer_schema=handout.answer_schema,
-                   sources=sources)
+                   sources=sources, today=lease.today, keeps_from=keeps_from if handout.kind == "extract" else {},
+                   passed_over=passed_over)
 
-    def to_json(self) -> str:
-        return self.model_dump_json(exclude_none=True)
+    def to_json(self, instructions: bool = True) -> str:
+        """The batch as one JSON object; without `instructions`, less what an earlier batch gave already."""
+        leave_out = None if instructions else {"instructions", "answer_schema"}
+        return self.model_dump_json(exclude_none=True, exclude=leave_out)
 
     def to_text(self, answer_with: str = ANSWER_TOOL, instructions: bool = True) -> str:
         """The batch as the assistant reads it: what to do first, then the model's own prompt, then the schema;
         without `instructions`, the request alone (the assistant has the rest from an earlier batch)."""
+        return self._status_text(answer_with, instructions) + self._passed_text()
+
+    def _status_text(self, answer_with: str = ANSWER_TOOL, instructions: bool = True) -> str:
         if self.status == "done" and self.in_batch:
             return (f"Nothing to hand out: the {self.in_batch} unread note(s) are in a batch sent to the model's "
                     "provider; the next refresh applies its answers.\n")
         if self.status == "done":
             return "Nothing to read: every note in the window is read. The memory is up to date.\n"
+        if self.status == "wait" and self.kind == "review":
+            return (f"Nothing to hand out now: a review of the memory is leased to another reader. Ask again in "
+                    f"{self.wait_seconds} seconds, or stop here.\n")
         if self.status == "wait":
             return (f"Nothing to hand out now: the unread notes are leased to another reader. Ask again in "
                     f"{self.wait_seconds} seconds, or stop here.\n")
-        key = "evidence" if self.kind == "extract" else "preferences"
+        answer = {"extract": '{"evidence": [...]}', "synthesis": '{"preferences": [...]}'}.get(self.kind or "",
+                                                                                            ANSWER_SHAPE)
         expires = self.expires_at.strftime("%Y-%m-%d %H:%M UTC") if self.expires_at else ""
-        # Short: every batch carries it, beside the model's own prompt.
-        if not instructions:
-            return (f"Lease {self.lease} ({self.kind}), answer by {expires}; {self.remaining} source(s) remain after "
-                    f"it. Read it by the instructions and answer with the schema of the first batch.\n\n"
-                    f"## Request\n\n{self.request}\n")
+        head = (f"Lease {self.lease} ({self.kind}, for {self.today}), answer by {expires}; {self.remaining} "
+                f"{'pair(s) to review' if self.kind == 'review' else 'source(s)'} remain after it.")
+        # Short: every batch carries it, beside the model's own prompt. A review's are its own: always given.
+        if not instructions and self.kind != "review":
+            return (f"{head} Read it by the instructions and answer with the schema of the first batch.\n"
+                    f"{self._keeps_text()}\n## Request\n\n{self.request}\n")
         return (
-            f"Lease {self.lease} ({self.kind}), answer by {expires}; {self.remaining} source(s) remain after it. "
-            f"Answer with {answer_with}: this lease and {{\"{key}\": [...]}} as the schema below says.\n\n"
-            f"## Instructions\n\n{self.instructions}\n\n## Request\n\n{self.request}\n\n"
+            f"{head} Answer with {answer_with}: this lease and {answer} as the schema below says.\n"
+            f"{self._keeps_text()}\n## Instructions\n\n{self.instructions}\n\n## Request\n\n{self.request}\n\n"
             f"## Schema\n\n{json.dumps(self.answer_schema, separators=(',', ':'))}\n"
         )
+
+    def _keeps_text(self) -> str:
+        if not self.keeps_from:
+            return ""
+        days = ", ".join(f"{d.value} {day}" for d, day in self.keeps_from.items())
+        return f"Evidence dated before these days is not kept (twice each file's window): {days}.\n"
+
+    def _passed_text(self) -> str:
+        if not self.passed_over:
+            return ""
+        lines = [f"- {p.path}: {p.reason}" for p in self.passed_over]
+        return "\nNot handed out (nothing to wait for):\n" + "\n".join(lines) + "\n"
 
 
 class Proposed(BaseModel):

@@ -12,26 +12,28 @@ from __future__ import annotations
 import datetime as dt
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
+from hylo_memory.decay import Dimension, MemoryFile
 from hylo_memory.errors import InputError
 from hylo_memory.extractors.agent import (
     Answered,
     Handout,
     extract_handout,
-    handout_tokens,
     read_answer,
     synthesis_handout,
 )
 from hylo_memory.extractors.base import AuthorProfile, Candidate, Extraction, Perspective, Source
-from hylo_memory.extractors.batching import Batch, pack
-from hylo_memory.extractors.llm_batches import reply_room, rooms
+from hylo_memory.extractors.batching import Part, estimate_tokens
 from hylo_memory.extractors.llm_errors import InvalidReply
 from hylo_memory.extractors.synthesis import cluster_units, pool_unit
+from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.operations.handed import Handed, Proposed
+from hylo_memory.pipeline.operations.after_write import after_write
+from hylo_memory.pipeline.operations.handed import MAX_PASSED_OVER, Handed, PassedOver, Proposed
+from hylo_memory.pipeline.operations.review import Reviewed, answer_review, hand_out_review
 from hylo_memory.pipeline.run.collect import plan
 from hylo_memory.pipeline.run.profile import kept_intro
 from hylo_memory.pipeline.run.refresh import refresh
@@ -40,54 +42,94 @@ from hylo_memory.pipeline.state.ledger import ASSISTANT, Ledger
 from hylo_memory.pipeline.state.writing import open_store, running
 
 
+EMPTY = "empty: nothing in it to read (marked read with the batch)"
+ITEMS_SHARE = 10  # the items shown with a batch take at most a tenth of its notes' characters
+MIN_ITEMS_TOKENS = 300
+
+
 def extractor_name(client: str) -> str:
     """How the ledger, `why` and `history` name the assistant that read a source."""
     return f"{ASSISTANT}{client})"
 
 
-def notes_to_read(vault: Path, config: Config, client: str, today: dt.date, pooling: bool = True) -> Handed:
-    """The next batch of unread sources, leased to `client`; or why there is none (all read, or all leased)."""
+def notes_to_read(vault: Path, config: Config, client: str, today: dt.date, max_chars: int | None = None,
+                  pooling: bool = True) -> Handed:
+    """The next batch of unread sources, newest first, leased to `client`; or why there is none (all read, or all
+    leased). `max_chars`: the note characters a batch holds (default `assistant_batch_chars`)."""
     store = open_store(vault, config)
     with running(store, config.lock_timeout) as ledger:  # the files the items are shown from are whole
-        handed, pooled = _hand_out(vault, config, ledger, client, today)
+        desk = _Desk(vault, config, client, today, max_chars or config.assistant_batch_chars)
+        handed, pooled = _hand_out(desk, ledger)
     if pooled is None or not pooling:
         return handed
-    # Units the person read, in no theme yet: nothing to ask anyone. They join the pool, read.
+    # Units the person read, in no theme yet: nothing to ask anyone. They join the pool, read, under a lease of
+    # their own that the run closes.
     refresh(vault, config, Answered(extractor_name(client), Extraction()), today, only=pooled)
-    return notes_to_read(vault, config, client, today, pooling=False)
+    after = notes_to_read(vault, config, client, today, max_chars, pooling=False)
+    passed = {p.path: p for p in handed.passed_over + after.passed_over}  # each note once, with its first reason
+    return after.model_copy(update={"passed_over": list(passed.values())[:MAX_PASSED_OVER]})
 
 
-def _hand_out(vault: Path, config: Config, ledger: Ledger, client: str, today: dt.date) -> tuple[Handed, Lease | None]:
+class _Desk(NamedTuple):
+    """Who asks for a batch, for which vault and day, and how much it reads at once."""
+
+    vault: Path
+    config: Config
+    client: str
+    today: dt.date
+    max_chars: int
+
+
+def _hand_out(desk: _Desk, ledger: Ledger) -> tuple[Handed, Lease | None]:
     leases, now = Leases(ledger), time.time()
     leases.forget_old(now)
-    store = open_store(vault, config)
+    store = open_store(desk.vault, desk.config)
     files = store.read_all()
-    planned = plan(vault, config, ledger, files, today, kept_intro(store))
+    planned = plan(desk.vault, desk.config, ledger, files, desk.today, kept_intro(store))
     held = leases.held(now)  # not a provider's batch: no one to wait for, the next refresh applies it
     free = [s for s in planned.collected.sources if s.path not in held]
-    personal = [s for s in free if s.perspective is not Perspective.external]
-    external = [s for s in free if s.perspective is Perspective.external]
-    lease = Lease(token=new_token(), kind="extract", client=client, created_at=now,
-                  expires_at=now + config.lease_minutes * 60, window_start=planned.window.start, sources={}, request={})
+    empty = [s for s in free if not s.text.strip()]  # read with the next batch: nothing in them to hand out
+    personal = [s for s in free if s.perspective is not Perspective.external and s.text.strip()]
+    external = [s for s in free if s.perspective is Perspective.external and s.text.strip()]
+    passed = [PassedOver(path=s.path, reason=s.reason) for s in planned.collected.skipped]
+    passed += [PassedOver(path=s.path, reason=EMPTY) for s in empty]
+    lease = Lease(token=new_token(), kind="extract", client=desk.client, created_at=now,
+                  expires_at=now + desk.config.lease_minutes * 60, window_start=planned.window.start, sources={},
+                  request={}, today=desk.today, vault=str(desk.vault))
     if personal:
         existing = [Candidate(dimension=d, text=i.text) for d, f in files.items() if f for i in f.items]
-        handout, chosen = _extract_batch(personal, existing, planned.profile, config, leases.first_id())
-    elif external:
+        handout, chosen = _extract_batch(personal, existing, planned.profile, desk.max_chars, leases.first_id())
+    elif external or empty:
         clusters = cluster_units([pool_unit(s) for s in external],
-                                 ledger.pool(since=today - dt.timedelta(days=config.pool_days)))
+                                 ledger.pool(since=desk.today - dt.timedelta(days=desk.config.pool_days)))
         if not clusters:  # read, with no one asked; what is leased to others still waits
-            return Handed(status="wait" if held else "done", wait_seconds=_wait(held, now) if held else None), \
-                lease.model_copy(update={"sources": _hashes(external)})
+            lease = lease.model_copy(update={"kind": "synthesis", "sources": _hashes(external + empty)})
+            leases.add(lease)
+            passed += [PassedOver(path=s.path, reason=f"{s.others_words or 'someone else’s words'}: joins the "
+                                  "reading pool, no dimension") for s in external]
+            return Handed(status="wait" if held else "done", wait_seconds=_wait(held, now) if held else None,
+                          passed_over=passed[:MAX_PASSED_OVER]), lease
         handout, chosen = synthesis_handout(clusters, planned.profile), external
         lease.kind = "synthesis"
     elif held:
-        return Handed(status="wait", wait_seconds=_wait(held, now)), None
+        return Handed(status="wait", wait_seconds=_wait(held, now), passed_over=passed[:MAX_PASSED_OVER]), None
     else:
-        return Handed(status="done", in_batch=planned.collected.submitted), None
-    lease.sources, lease.request = _hashes(chosen), handout.model_dump(mode="json")
+        # No note left to hand out: pairs of items that may be one fact, for the reader to judge (docs/spec.md §3.1).
+        review = hand_out_review(desk.config, ledger, files, lease, store.folder, desk.today)
+        return review or Handed(status="done", in_batch=planned.collected.submitted,
+                                passed_over=passed[:MAX_PASSED_OVER]), None
+    lease.sources, lease.request = _hashes(chosen + empty), handout.model_dump(mode="json")
     lease.last_id = leases.first_id() - 1 + len(handout.sources())
     leases.add(lease)
-    return Handed.of(lease, handout, remaining=len(free) - len(chosen)), None
+    return Handed.of(lease, handout, remaining=len(free) - len(chosen) - len(empty),
+                     keeps_from=keeps_from(files, desk.today), passed_over=passed[:MAX_PASSED_OVER]), None
+
+
+def keeps_from(files: dict[Dimension, MemoryFile | None], today: dt.date) -> dict[Dimension, dt.date]:
+    """Per dimension, the first day whose evidence is still kept: today less twice its file's window (§3)."""
+    windows = {d: (f.decay_window if f is not None else d.default_window) for d, f in
+               ((d, files.get(d)) for d in Dimension)}
+    return {d: today - dt.timedelta(days=2 * w) for d, w in windows.items()}
 
 
 def _wait(held: dict[str, float], now: float) -> int:
@@ -95,34 +137,43 @@ def _wait(held: dict[str, float], now: float) -> int:
     return max(1, int(min(held.values()) - now) + 1)
 
 
-def _extract_batch(sources: list[Source], existing: list[Candidate], profile: AuthorProfile,
-                   config: Config, first_id: int) -> tuple[Handout, list[Source]]:
-    """The first batch the model's requests would be, with every piece of a long source it begins; its sources
-    and the items it shows take the room a model's request gives them (extractors/llm.py's `_rooms`)."""
-    tokens = config.request_token_budget
-    fixed = handout_tokens(extract_handout([], [], profile, 0))
-    sources_room, items_room = rooms(tokens, fixed, reply_room(tokens, config.max_reply_tokens))
-    batches = pack(sources, sources_room)
-    batch = Batch(parts=list(batches[0].parts))
-    for later in batches[1:]:  # a source cut into pieces is leased whole
-        if later.parts[0].source.path != batch.parts[-1].source.path:
+def _extract_batch(sources: list[Source], existing: list[Candidate], profile: AuthorProfile, max_chars: int,
+                   first_id: int) -> tuple[Handout, list[Source]]:
+    """The newest unread notes up to `max_chars` of their text (at least one, whole), with the existing items
+    relevant to them. An able reader takes a large batch: each batch repeats the profile and the items, so fewer,
+    larger batches hand it less."""
+    chosen: list[Source] = []
+    used = 0
+    for source in sources:  # newest first (run/collect.py)
+        if chosen and used + len(source.text) > max_chars:
             break
-        batch.parts += later.parts
-    chosen = list({p.source.path: p.source for p in batch.parts}.values())
-    return extract_handout(batch.parts, existing, profile, items_room, first_id), chosen
+        chosen.append(source)
+        used += len(source.text)
+    parts = [Part(source=s, text=s.text) for s in chosen]
+    # The items shown take at most a tenth of the batch: the reader is handed little beyond the notes.
+    items_tokens = max(MIN_ITEMS_TOKENS, estimate_tokens("x" * (used // ITEMS_SHARE)))
+    return extract_handout(parts, existing, profile, items_tokens, first_id), chosen
 
 
 def _hashes(sources: list[Source]) -> dict[str, str]:
     return {s.path: s.content_hash for s in sources}
 
 
-def propose(vault: Path, config: Config, token: str, answer: Any, today: dt.date) -> Proposed:
-    """Keep what the assistant found in its lease's sources: read entry by entry, then the rules, as a run.
-    The ledger names the reader the lease was handed to."""
+def propose(vault: Path, config: Config, token: str, answer: Any,
+            today: dt.date | None = None) -> Proposed | Reviewed:
+    """Keep what the assistant found in its lease's sources: read entry by entry, then the rules, as a run on the
+    lease's day (`today`, when given, must be that day). The ledger names the reader the lease was handed to."""
     store = open_store(vault, config)
     token = token.strip()
     with Ledger.for_memory_dir(store.folder) as ledger:
         lease = Leases(ledger).usable(token, time.time())  # asked again under the run lock, by the run
+    if lease.vault and lease.vault != str(vault):
+        raise InputError(f"lease {token} was handed out for the vault {lease.vault}, not {vault}{NEXT}")
+    day = lease.day(today) or clock.today(config.timezone)
+    if lease.kind == "review":  # pairs of items judged, not notes read: no run (docs/spec.md §3.1)
+        reviewed = answer_review(vault, config, lease, answer, day, extractor_name(lease.client))
+        after_write(store, config)
+        return reviewed
     try:
         handout = Handout.model_validate(lease.request)
     except ValidationError:  # kept by another version of hylo-memory
@@ -132,6 +183,17 @@ def propose(vault: Path, config: Config, token: str, answer: Any, today: dt.date
     except InvalidReply as exc:
         raise InputError(f"lease {token}: the answer is not the JSON asked for ({exc.reason}); nothing was kept, "
                          "the lease still holds: answer again") from None
+    if not extraction.evidence and extraction.dropped:
+        raise InputError(f"lease {token}: no entry of the answer could be kept ({_reasons(extraction)}); nothing "
+                         "was kept and its notes stay unread, the lease still holds: answer again, or with an empty "
+                         "list if the notes hold nothing worth keeping")
     extractor = Answered(extractor_name(lease.client), extraction, handout.clusters)
-    summary, _ = refresh(vault, config, extractor, today, only=lease)
+    summary, _ = refresh(vault, config, extractor, day, only=lease)
+    after_write(store, config)
     return Proposed(summary=summary, remaining=summary.waiting)
+
+
+def _reasons(extraction: Extraction) -> str:
+    """Why each group of entries was dropped, in one line."""
+    return "; ".join(f"{d.count} {d.reason}" + (f" (e.g. {d.examples[0]!r})" if d.examples else "")
+                     for d in extraction.dropped)

@@ -128,8 +128,9 @@ def collect(vault: Vault, window: Window, ledger: Ledger, profile: AuthorProfile
             result.undated.append(found.path)
         if found.plain_text and len(result.plain_text) < MAX_UNDATED:
             result.plain_text.append(found.path)
-    # Oldest first, so a backlog drains in the order it was written.
-    fresh.sort(key=lambda s: (s.date, s.path))
+    # Newest first, for every reader (docs/spec.md §9.5): a reader that stops early, or a per-run cap, has read
+    # what the person wrote last; what is older waits, and the window reaches back to it.
+    fresh.sort(key=lambda s: (s.date, s.path), reverse=True)
     if only is not None:
         chosen = [s for s in fresh if only.get(s.path) == s.content_hash]
         fresh, result.waiting = chosen, len(fresh) - len(chosen)

@@ -13,6 +13,7 @@ import datetime as dt
 import json
 import re
 import secrets
+import unicodedata
 from contextlib import nullcontext
 from typing import Any, Literal
 
@@ -24,7 +25,8 @@ from hylo_memory.pipeline.state.ledger import Ledger, guarded
 TOKEN = re.compile(r"L-[A-Za-z0-9_-]{16}")
 NEXT = ": ask for a new batch (notes_to_read, or `hylo-memory pending`)"
 KEPT_EXPIRED = 24 * 3600.0  # seconds an expired lease is remembered, to name a late answer
-LeaseKind = Literal["extract", "synthesis", "batch"]  # batch: a provider's batch holds them (run/batch.py)
+# batch: a provider's batch holds them (run/batch.py); review: pairs of items to judge, no source (docs/spec.md §3.1)
+LeaseKind = Literal["extract", "synthesis", "batch", "review"]
 
 
 class Lease(BaseModel):
@@ -38,6 +40,17 @@ class Lease(BaseModel):
     request: dict[str, Any]  # what the assistant was shown, to read its answer by (extractors/agent.py)
     answered: bool = False
     last_id: int = 0  # the number of its last source id
+    today: dt.date | None = None  # the day it was handed out for: its answer is applied on that day
+    vault: str = ""  # the vault it was handed out for, as the command named it
+
+    def day(self, asked: dt.date | None) -> dt.date | None:
+        """The day the answer is applied on: the lease's own; a different day asked for is refused in one line."""
+        if self.today is None:  # handed out by an earlier version, which kept no day
+            return asked
+        if asked is not None and asked != self.today:
+            raise InputError(f"lease {self.token} was handed out for {self.today}, not {asked}: answer it without "
+                             f"--today, or with --today {self.today}")
+        return self.today
 
     def expired(self, now: float) -> bool:
         return now >= self.expires_at
@@ -47,8 +60,10 @@ MAX_READER_NAME = 80  # a reader's name is its own to give: bounded, one line, b
 
 
 def reader_name(name: str | None, default: str) -> str:
-    """A reader's name as the ledger keeps it: one line of at most MAX_READER_NAME characters."""
-    return " ".join(str(name or "").split())[:MAX_READER_NAME] or default
+    """A reader's name as the ledger keeps it: one line of at most MAX_READER_NAME printable characters. A name
+    is the client's to give: an escape sequence in it would reach the terminal of whoever runs `why`."""
+    printable = "".join(c if unicodedata.category(c)[0] != "C" else " " for c in str(name or ""))
+    return " ".join(printable.split())[:MAX_READER_NAME] or default
 
 
 def new_token() -> str:
@@ -71,9 +86,11 @@ class Leases:
     @guarded
     def add(self, lease: Lease) -> None:
         with self.ledger.transaction():
-            self.db.execute("INSERT INTO leases VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?)",
+            self.db.execute("INSERT INTO leases (token, kind, client, created_at, expires_at, window_start, request, "
+                            "answered, last_id, today, vault) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)",
                             (lease.token, lease.kind, lease.client, lease.created_at, lease.expires_at,
-                             lease.window_start.isoformat(), json.dumps(lease.request), lease.last_id))
+                             lease.window_start.isoformat(), json.dumps(lease.request), lease.last_id,
+                             lease.today.isoformat() if lease.today else None, lease.vault))
             self.db.executemany("INSERT INTO leased_sources VALUES (?, ?, ?)",
                                 [(lease.token, path, h) for path, h in lease.sources.items()])
 
@@ -94,7 +111,8 @@ class Leases:
         return Lease(token=row["token"], kind=row["kind"], client=row["client"], created_at=row["created_at"],
                      expires_at=row["expires_at"], window_start=dt.date.fromisoformat(row["window_start"]),
                      sources=sources, request=json.loads(row["request"]), answered=bool(row["answered"]),
-                     last_id=row["last_id"])
+                     last_id=row["last_id"], vault=row["vault"],
+                     today=dt.date.fromisoformat(row["today"]) if row["today"] else None)
 
     def usable(self, token: str, now: float) -> Lease:
         """The lease `token` names, if an answer to it can still be kept; else the one line why not."""

@@ -180,6 +180,26 @@ def _m012_batched_requests(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE runs ADD COLUMN batched INTEGER NOT NULL DEFAULT 0")
 
 
+def _m013_lease_day(db: sqlite3.Connection) -> None:
+    # A lease keeps the day and the vault it was handed out for (docs/spec.md §9.5): its answer is applied on that
+    # day, in that vault, whatever day or door the answer comes back through.
+    db.execute("ALTER TABLE leases ADD COLUMN today TEXT")
+    db.execute("ALTER TABLE leases ADD COLUMN vault TEXT NOT NULL DEFAULT ''")
+
+
+def _m014_judged_pairs(db: sqlite3.Connection) -> None:
+    # Pairs of items a reader judged the same fact, opposites, or neither (docs/spec.md §3.1): never asked again.
+    db.execute(
+        """CREATE TABLE judged_pairs (
+            dimension TEXT NOT NULL,
+            first TEXT NOT NULL,
+            second TEXT NOT NULL,
+            judged_on TEXT NOT NULL,
+            PRIMARY KEY (dimension, first, second)
+        )"""
+    )
+
+
 MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("m001_initial", _m001_initial),
     ("m002_hash_index", _m002_hash_index),
@@ -193,4 +213,6 @@ MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("m010_leases", _m010_leases),
     ("m011_cached_tokens", _m011_cached_tokens),
     ("m012_batched_requests", _m012_batched_requests),
+    ("m013_lease_day", _m013_lease_day),
+    ("m014_judged_pairs", _m014_judged_pairs),
 ]
