@@ -116,7 +116,8 @@ class PathType(click.Path):
         return super().convert(value, param, ctx)
 
 
-def _check_path(text: str, kind: click.ParamType, param: click.Parameter | None, ctx: click.Context | None) -> None:
+def _check_path(text: str, kind: click.Path | VaultType, param: click.Parameter | None,
+                ctx: click.Context | None) -> None:
     from hylo_memory.pipeline.config import path_problem  # when a path is given: `--help` loads no pydantic
 
     problem = path_problem(text)
