@@ -31,6 +31,7 @@ MAX_LINE_BYTES = 4 * 1024 * 1024
 MAX_LISTED = 500  # batches looked through for one a killed run created but never recorded
 TAG = "hylo_memory"  # the metadata key naming the ledger's record of a batch
 FINISHED = ("completed", "expired", "cancelled", "failed")
+UNREADABLE = "the server's answer is not what the Batch API answers"
 
 
 class BatchRequest(BaseModel):
@@ -51,6 +52,12 @@ class BatchRequest(BaseModel):
                            "body": self.body}, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
 
 
+def under_lease(requests: list[BatchRequest], tag: str) -> list[BatchRequest]:
+    """The requests, each `custom_id` naming the ledger's record of its batch and its number (`L-…-r1`): an answer
+    line of another batch, or of another vault's, is told by its id alone and passed over."""
+    return [r.model_copy(update={"custom_id": f"{tag}-{r.custom_id}"}) for r in requests]
+
+
 def within_ceiling(requests: list[BatchRequest], ceiling: int) -> list[BatchRequest]:
     """The first requests whose prompts and replies fit the run's token ceiling, as the direct path stops at it."""
     kept, planned = [], 0
@@ -69,6 +76,11 @@ class BatchGone(RequestFailed):
 
 class CreationUnknown(RequestFailed):
     """The batch's creation was sent and its answer lost: the batch may exist (the next run looks for its tag)."""
+
+
+class CreationUnreadable(RequestFailed):
+    """The creation was answered, in words that cannot be read: the batch may exist (looked for by its tag, and
+    cancelled, before the run asks directly)."""
 
 
 class NoBatchEndpoint(RequestFailed):
@@ -106,7 +118,8 @@ class BatchEndpoints:
         """Upload the requests as one file and create their batch, tagged with the ledger's record of it.
 
         The creation is sent once: retried after a lost answer, it could make two batches, both billed. A
-        creation whose answer is lost raises CreationUnknown: the batch may exist, and is looked for by its tag."""
+        creation whose answer is lost raises CreationUnknown: the batch may exist, and is looked for by its tag; one
+        answered in words that cannot be read raises CreationUnreadable."""
         data = b"".join(r.line() for r in requests)
         uploaded = self._call("uploading the batch file",
                               lambda: self.client.files.create(file=("requests.jsonl", data), purpose="batch"),
@@ -119,6 +132,8 @@ class BatchEndpoints:
                                                   completion_window=WINDOW, metadata={TAG: tag}))
             except (openai.APIConnectionError, openai.InternalServerError) as exc:  # a timeout is a connection error
                 raise CreationUnknown(self._redact(f"creating the batch: {describe_failure(exc)}")) from None
+            except (ValueError, TypeError, AttributeError, RecursionError):  # as `_call` tells an unreadable answer
+                raise CreationUnreadable(f"creating the batch: {UNREADABLE}") from None
 
         created: BatchState = self._call("creating the batch", create, endpoint=True)
         return created
@@ -136,8 +151,11 @@ class BatchEndpoints:
             raise BatchGone(f"the server's batch {batch_id} is not the one this vault sent")
         return state
 
-    def cancel(self, batch_id: str) -> None:
-        self._call(f"cancelling batch {batch_id}", lambda: self.client.batches.cancel(batch_id))
+    def cancel(self, batch_id: str) -> BatchState:
+        """Cancel the batch; what the server says of it then (`cancelling`, or finished before it could be)."""
+        state: BatchState = self._call(f"cancelling batch {batch_id}",
+                                       lambda: _state(self.client.batches.cancel(batch_id)))
+        return state
 
     def find(self, tag: str) -> BatchState | None:
         """The batch created for the ledger's record `tag`, among the newest MAX_LISTED; None if there is none."""
@@ -178,7 +196,7 @@ class BatchEndpoints:
         except openai.APIError as exc:
             raise RequestFailed(self._redact(f"{what}: {describe_failure(exc)}")) from None
         except (ValueError, TypeError, AttributeError, RecursionError):  # pydantic's ValidationError is a ValueError
-            raise RequestFailed(f"{what}: the server's answer is not what the Batch API answers") from None
+            raise RequestFailed(f"{what}: {UNREADABLE}") from None
 
     def _redact(self, text: str) -> str:
         return (text.replace(self.secret, "[api key]") if self.secret else text)[:300]

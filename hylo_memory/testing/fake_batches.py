@@ -2,8 +2,8 @@
 retrieve, cancel, list), as OpenAI's Batch API answers them.
 
 A batch's requests are answered by the chat endpoint's own logic (``when`` rules, the script, the
-handler; cached tokens for a repeated prefix) when the batch is first asked after once
-``batch_delay`` seconds have passed since it was created. Each answer goes to the output file (a
+handler; cached tokens for a repeated prefix) when the batch is first asked after (by its id, or in the list)
+once ``batch_delay`` seconds have passed since it was created. Each answer goes to the output file (a
 200) or the error file (any other status), one JSON line each, as OpenAI writes them. The fake's
 options, read at each request:
 
@@ -12,7 +12,11 @@ options, read at each request:
 - ``batch_expire=True``: a batch ends ``expired`` with nothing answered (each request in the error file as
   ``batch_expired``);
 - ``cancel_batch(id)`` (or POST /v1/batches/{id}/cancel): ``cancelled``, nothing answered (``batch_cancelled``);
-- ``lose_batch_creation=True``: the batch is created, and the answer to its creation is a 500.
+- ``lose_batch_creation=True``: the batch is created, and the answer to its creation is a 500;
+- ``garble_batch_creation``: the answer to the creation is a 200 no client can read (cut-off JSON), the batch
+  ``"created"`` all the same or ``"not created"``;
+- ``batch_answer_ids``: a function from a request's ``custom_id`` to the one its answer line carries (an output
+  file holding another batch's lines).
 
 ``batch_lines`` holds every request a batch carried, in the order answered.
 """
@@ -25,13 +29,15 @@ import itertools
 import json
 import threading
 import time
-from typing import Any, Protocol
+from collections.abc import Callable
+from typing import Any, Literal, Protocol
 
 from .fake_replies import Body, Delay, Raw, Response, error
 from .fake_requests import RecordedRequest
 
 FILES, BATCHES = "/v1/files", "/v1/batches"
 CHAT = "/v1/chat/completions"
+GARBLED = Raw(b'{"id": "batch_', 200)  # a 200 cut off mid-answer: whether a batch was made cannot be read from it
 
 
 class BatchOptions(Protocol):
@@ -39,6 +45,8 @@ class BatchOptions(Protocol):
     batch_delay: float
     batch_expire: bool
     lose_batch_creation: bool
+    garble_batch_creation: Literal["", "created", "not created"]
+    batch_answer_ids: Callable[[str], str] | None
 
     def _chat_answer(self, record: RecordedRequest) -> tuple[int, dict[str, str], bytes]: ...
 
@@ -71,12 +79,17 @@ class Batches:
             data = self.contents.get(parts[1])
             return Raw(data, content_type="application/octet-stream") if data is not None else _missing("file")
         if route == ("POST", "batches", 1, None):
+            if options.garble_batch_creation == "not created":
+                return GARBLED
             created = self._create(record.body)
+            if options.garble_batch_creation == "created" and isinstance(created, dict):
+                return GARBLED
             return error(500, "The server had an error while processing your request.", type="server_error") \
                 if options.lose_batch_creation and isinstance(created, dict) else created
         if route == ("GET", "batches", 1, None):
             with self._lock:
-                listed = sorted(self.batches.values(), key=lambda b: b["created_at"], reverse=True)
+                ids = [b["id"] for b in sorted(self.batches.values(), key=lambda b: b["created_at"], reverse=True)]
+            listed = [self._retrieve(batch_id, options) for batch_id in ids]  # asked after, as by its id
             return {"object": "list", "data": listed, "first_id": None, "last_id": None, "has_more": False}
         if route[:3] == ("GET", "batches", 2):
             return self._retrieve(parts[1], options)
@@ -149,8 +162,11 @@ class Batches:
     def _finish(self, batch: dict[str, Any], status: str, options: BatchOptions | None) -> None:
         output: list[dict[str, Any]] = []
         errors: list[dict[str, Any]] = []
+        renamed = options.batch_answer_ids if options is not None else None
         for n, raw in enumerate(self.contents[batch["input_file_id"]].splitlines(), start=1):
             line = json.loads(raw)
+            if renamed is not None:
+                line["custom_id"] = renamed(line["custom_id"])
             if status != "completed" or options is None:
                 code = "batch_expired" if status == "expired" else "batch_cancelled"
                 errors.append({"id": f"batch_req_{n}", "custom_id": line["custom_id"], "response": None,

@@ -25,8 +25,8 @@ The parts, each documented where it lives:
 ``latency`` seconds are added to every request.  Every request records when it arrived (``at``).
 
 - ``fake_batches``: the Batch API's /v1/files and /v1/batches (``batches``, ``batch_delay``, ``batch_expire``,
-  ``lose_batch_creation``, ``cancel_batch``, ``batch_lines``), each request of a batch answered by the chat
-  endpoint's logic.
+  ``lose_batch_creation``, ``garble_batch_creation``, ``batch_answer_ids``, ``cancel_batch``, ``batch_status``,
+  ``batch_lines``), each request of a batch answered by the chat endpoint's logic.
 
 A new endpoint is a module like ``fake_embeddings`` -- its own script, its answer, its fallback after a delay --
 joined to ``FakeOpenAI._respond``'s routes, with its programming and inspection methods here.
@@ -38,7 +38,7 @@ import itertools
 import json
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from .fake_batches import Batches, is_batch_path, settled
 from .fake_chat import CHAT_PATHS, ChatCompletions, completion
@@ -88,6 +88,8 @@ class FakeOpenAI(LocalServer):
         batch_delay: float = 0.0,
         batch_expire: bool = False,
         lose_batch_creation: bool = False,
+        garble_batch_creation: Literal["", "created", "not created"] = "",
+        batch_answer_ids: Callable[[str], str] | None = None,
     ) -> None:
         super().__init__()
         self.handler = handler
@@ -108,7 +110,8 @@ class FakeOpenAI(LocalServer):
         self._ids = itertools.count(1)
         # The Batch API (fake_batches): whether it exists, how long a batch takes, whether it expires first.
         self.batches, self.batch_delay, self.batch_expire = batches, batch_delay, batch_expire
-        self.lose_batch_creation = lose_batch_creation
+        self.lose_batch_creation, self.garble_batch_creation = lose_batch_creation, garble_batch_creation
+        self.batch_answer_ids = batch_answer_ids  # an output file's lines under other ids than their requests'
         self._batches = Batches(self._lock)
 
     @property
@@ -182,6 +185,11 @@ class FakeOpenAI(LocalServer):
     def batch_ids(self) -> list[str]:
         with self._lock:
             return list(self._batches.batches)
+
+    def batch_status(self, batch_id: str) -> str:
+        """What the server says of a batch: `in_progress`, `completed`, `cancelled`, `expired`."""
+        with self._lock:
+            return str(self._batches.batches[batch_id]["status"])
 
     def cancel_batch(self, batch_id: str) -> None:
         """Cancel a batch, as its owner may from the provider's dashboard: nothing of it is answered."""

@@ -27,8 +27,10 @@ from hylo_memory.extractors.batch_api import (
     BatchRequest,
     BatchState,
     CreationUnknown,
+    CreationUnreadable,
     answers,
     read_results,
+    under_lease,
     within_ceiling,
 )
 from hylo_memory.extractors.llm import LLMExtractor
@@ -65,11 +67,13 @@ def submit(vault: Path, config: Config, extractor: LLMExtractor, today: dt.date,
         requests = within_ceiling(built, extractor.config.run_token_ceiling)
         if not requests:
             return None
+        token = new_token()
+        requests = under_lease(requests, token)
         # Past the token ceiling: those requests' sources are not held; they wait for the next run.
         cut = {p for r in built[len(requests):] for p in r.paths()}
         held = [s for s in sources if s.path not in cut]
         leases, now = Leases(ledger), time.time()
-        lease = Lease(token=new_token(), kind="batch", client="batch", created_at=now, expires_at=now + GIVE_UP,
+        lease = Lease(token=token, kind="batch", client="batch", created_at=now, expires_at=now + GIVE_UP,
                       window_start=planned.window.start, sources={s.path: s.content_hash for s in held},
                       request={"extractor": extractor.name, "requests": [r.model_dump(mode="json")
                                                                          for r in requests]})
@@ -80,6 +84,8 @@ def submit(vault: Path, config: Config, extractor: LLMExtractor, today: dt.date,
         except CreationUnknown as exc:  # the batch may exist: the lease holds its notes until the next run knows
             LOG.warning("%s: the next run looks for the batch", exc.reason)
             state = BatchState(id="", status="creation not confirmed", created_at=now)
+        except CreationUnreadable as exc:
+            state = _orphaned(endpoints, leases, lease, exc)  # raises (asked directly) once no batch is left
         except LLMError:
             leases.drop(lease.token)
             raise
@@ -94,6 +100,33 @@ def submit(vault: Path, config: Config, extractor: LLMExtractor, today: dt.date,
         batches=[_report(lease, state.id, "submitted", state.status)])
     keep_summary(store, run_id, summary)
     return summary
+
+
+def _orphaned(endpoints: BatchEndpoints, leases: Leases, lease: Lease, exc: CreationUnreadable) -> BatchState:
+    """A creation answered in words no one can read: a batch may have been made all the same. It is looked for by
+    its tag and cancelled, and the lease dropped, so the run asks directly without paying twice (as it does when
+    none is found): raises the LLMError that says so. A batch that cannot be looked for, or cancelled, or that
+    finished first, is kept: the lease holds its notes, and a later run adopts or collects it as any other."""
+    try:
+        found = endpoints.find(lease.token)
+    except LLMError as failed:
+        LOG.warning("%s, and %s: the next run looks for the batch", exc.reason, failed.reason)
+        return BatchState(id="", status="creation not confirmed", created_at=lease.created_at)
+    if found is None:
+        leases.drop(lease.token)
+        raise exc
+    try:
+        state = endpoints.cancel(found.id)
+    except LLMError as failed:
+        LOG.warning("%s, and %s: batch %s is kept", exc.reason, failed.reason, found.id)
+        state = found
+    if state is found or state.status == "completed":  # not cancelled, or answered already (and paid for)
+        if state is not found:
+            LOG.warning("%s; batch %s, made all the same, had finished: the next run applies it", exc.reason, found.id)
+        leases.set_request(lease.token, {**lease.request, "batch_id": found.id})
+        return state
+    leases.drop(lease.token)
+    raise CreationUnreadable(f"{exc.reason}; batch {found.id}, made all the same, was cancelled")
 
 
 def collect(vault: Path, config: Config, today: dt.date, endpoints: BatchEndpoints) -> list[BatchReport]:
@@ -118,6 +151,8 @@ def _collect_one(vault: Path, config: Config, today: dt.date, endpoints: BatchEn
             if time.time() >= lease.expires_at:
                 return _give_up(vault, config, today, endpoints, lease, batch_id)
             return _report(lease, batch_id, "in progress", state.status)
+        # Only the ids the batch's own request map holds: `L-…-r1` since they carry the lease, and a bare `r1` only
+        # for a batch an earlier version sent, whose map holds it. Any other line is passed over, never applied.
         found = answers(endpoints.content(state.output_file_id), endpoints.content(state.error_file_id),
                         {r["custom_id"] for r in lease.request["requests"]})
     except BatchGone as exc:
@@ -135,6 +170,9 @@ def _collect_one(vault: Path, config: Config, today: dt.date, endpoints: BatchEn
 def _apply(vault: Path, config: Config, today: dt.date, endpoints: BatchEndpoints, lease: Lease, batch_id: str,
            state: BatchState, found: Answers) -> BatchReport:
     requests = [BatchRequest.model_validate(r) for r in lease.request["requests"]]
+    if found.unreadable:
+        LOG.warning("batch %s: %d line(s) of its output answer none of its requests: passed over", batch_id,
+                    found.unreadable)
     extraction = read_results(requests, found, state.status, endpoints.settings.max_evidence_per_source,
                               endpoints.secret)
     clusters = {n: c for r in requests for n, c in r.clusters.items()}
