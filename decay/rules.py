@@ -40,6 +40,15 @@ class Conflict(BaseModel):
     source: str
 
 
+class Expiry(BaseModel):
+    """Evidence not applied: seen before `kept_from`, today less twice its file's window (docs/spec.md §3)."""
+
+    text: str
+    source: str
+    date: dt.date  # the date it was seen
+    kept_from: dt.date  # the oldest date evidence for this file is kept from
+
+
 class Applied(BaseModel):
     """One piece of evidence the rules applied: the item it landed on (as it reads after the run)."""
 
@@ -66,6 +75,7 @@ class FileChanges(BaseModel):
     forgotten: list[str] = []  # evidence a tombstone kept out
     applied: list[Applied] = []  # provenance: every piece of evidence applied, in order
     expired: int = 0
+    expired_entries: list[Expiry] = []  # each piece of evidence counted in `expired`, in order
 
 
 @dataclass(eq=False, slots=True)
@@ -274,6 +284,8 @@ def _apply_evidence(
         seen_on = min(ev.date or today, today)
         if (today - seen_on).days > 2 * window:
             changes.expired += 1
+            changes.expired_entries.append(Expiry(text=ev.text, source=ev.source, date=seen_on,
+                                                  kept_from=today - dt.timedelta(days=2 * window)))
             continue
         target = pool.find(ev.matches) if ev.matches else None
         if target is not None and opposed(ev.text, pool.slots[target].text):

@@ -308,6 +308,15 @@ def test_evidence_older_than_two_windows_is_not_applied_and_is_counted_expired(t
     assert changes.added == changes.refreshed == []
 
 
+def test_each_expired_piece_of_evidence_is_named_with_its_date_and_the_date_evidence_is_kept_from(
+        today: dt.date) -> None:
+    _, changes = run(MemoryFile.new(Dimension.preferences),
+                     [ev("Vegetarian", source="_shorts/old.md", date=ago(today, 181))], today)
+    assert [e.model_dump() for e in changes.expired_entries] == [
+        {"text": "Vegetarian", "source": "_shorts/old.md", "date": ago(today, 181), "kept_from": ago(today, 180)},
+    ]
+
+
 def test_evidence_exactly_two_windows_old_is_applied(today: dt.date) -> None:
     after, changes = run(MemoryFile.new(Dimension.preferences), [ev("Vegetarian", date=ago(today, 180))], today)
     assert section_of(after, "Vegetarian") == (FADING, Item(text="Vegetarian", last=ago(today, 180), seen=1))

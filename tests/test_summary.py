@@ -9,7 +9,9 @@ import pytest
 from cli_helpers import hylo
 from vault_helpers import MEMORY, day, identity, memory_file, run, short, unit, write_file
 
-from hylo_memory.decay import Dimension
+from hylo_memory.decay import Dimension, Evidence
+from hylo_memory.extractors.base import Extraction
+from hylo_memory.extractors.offline import OfflineExtractor
 
 TODAY = day("2026-11-30")
 SPEC_KEYS = {"mode", "window_days", "today", "sources", "changed_files", "counts", "deleted", "skipped", "status"}
@@ -24,6 +26,18 @@ def busy_vault(vault: Path) -> None:
     unit(vault, "take", "I believe small teams ship faster.", "2026-11-29", title="My take", perspective="own")
     write_file(vault, "journal/2026-11-30-evening.md", "My sister Ines called.\n")
     write_file(vault, "_shorts/2026-11-30-broken.md", "---\ncreated: [2026-11-30\n---\n")
+
+
+class Goals(OfflineExtractor):
+    """Reads the first note as `count` goals, dated by the note."""
+
+    def __init__(self, count: int):
+        super().__init__()
+        self.count = count
+
+    def extract(self, sources, profile, existing, progress=None):  # type: ignore[override]
+        return Extraction(evidence=[Evidence(dimension=Dimension.goals, text=f"Goal {n}", source=sources[0].path)
+                                    for n in range(1, self.count + 1)])
 
 
 def refresh_out(vault: Path, *args: str) -> str:
@@ -72,6 +86,19 @@ def test_text_counts_added_refreshed_faded_and_deleted(text: str) -> None:
 def test_text_counts_expired_evidence_when_there_is_some(tmp_path: Path) -> None:
     short(tmp_path, "2026-11-10", "I feel exhausted.")  # a mood 20 days old: past 2 x 7 days
     assert "added 0, refreshed 0, faded 0, deleted 0, expired 1\n" in run(tmp_path, TODAY).to_text()
+
+
+def test_text_names_each_expired_entry_with_its_dimension_its_date_and_the_date_kept_from(tmp_path: Path) -> None:
+    short(tmp_path, "2026-11-10", "I feel exhausted.")  # a mood 20 days old: the state file keeps 14 days
+    assert ('Expired, not applied (older than twice their file\'s decay window):\n'
+            '  state "Feeling exhausted" (2026-11-10; kept from 2026-11-16)\n') in run(tmp_path, TODAY).to_text()
+
+
+def test_text_lists_the_first_twenty_expired_entries_then_how_many_more(tmp_path: Path) -> None:
+    short(tmp_path, "2026-09-15", "A note 76 days old: past the goals file's 60 days.")
+    text = run(tmp_path, TODAY, extractor=Goals(22), max_evidence_per_source=22).to_text()
+    assert 'goals "Goal 20" (2026-09-15; kept from 2026-10-01)\n  and 2 more\n' in text
+    assert '"Goal 21"' not in text
 
 
 def test_text_names_each_change_under_its_file(text: str) -> None:
@@ -140,6 +167,21 @@ def test_json_counts_are_integers(as_json: dict) -> None:
 def test_json_counts_expired_evidence(tmp_path: Path) -> None:
     short(tmp_path, "2026-11-10", "I feel exhausted.")  # a mood 20 days old: past 2 x 7 days
     assert json.loads(run(tmp_path, TODAY).to_json())["counts"]["expired"] == 1
+
+
+def test_json_names_each_expired_entry_with_its_file_dimension_source_date_and_the_date_kept_from(
+        tmp_path: Path) -> None:
+    short(tmp_path, "2026-11-10", "I feel exhausted.")
+    assert json.loads(run(tmp_path, TODAY).to_json())["expired"] == [
+        {"file": "_state.md", "dimension": "state", "text": "Feeling exhausted", "source": "_shorts/2026-11-10-note.md",
+         "date": "2026-11-10", "kept_from": "2026-11-16"},
+    ]
+
+
+def test_json_lists_the_first_twenty_expired_entries_and_counts_them_all(tmp_path: Path) -> None:
+    short(tmp_path, "2026-09-15", "A note 76 days old: past the goals file's 60 days.")
+    out = json.loads(run(tmp_path, TODAY, extractor=Goals(22), max_evidence_per_source=22).to_json())
+    assert ([e["text"] for e in out["expired"]], out["counts"]["expired"]) == ([f"Goal {n}" for n in range(1, 21)], 22)
 
 
 def test_json_deleted_names_file_and_text(as_json: dict) -> None:

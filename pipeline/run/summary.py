@@ -8,8 +8,8 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from hylo_memory.decay import FileChanges, FileUpdate
-from hylo_memory.decay.rules import Conflict, Supersession
+from hylo_memory.decay import Dimension, FileChanges, FileUpdate
+from hylo_memory.decay.rules import Conflict, Expiry, Supersession
 from hylo_memory.extractors.base import Dropped, Source, SourceKind, Usage
 from hylo_memory.extractors.costs import Cost
 from hylo_memory.pipeline.notes.whose import Reason
@@ -71,6 +71,16 @@ class Conflicted(Conflict):
     """Rule H on a pinned item, with the file it is in."""
 
     file: str
+
+
+class Expired(Expiry):
+    """Evidence not applied because it is older than twice its file's window, with the file and its dimension."""
+
+    file: str
+    dimension: Dimension
+
+
+MAX_EXPIRED = 20  # listed in a summary, text and JSON; `counts.expired` counts them all
 
 
 class Merged(BaseModel):
@@ -145,6 +155,7 @@ class RunSummary(BaseModel):
     superseded: list[Superseded] = []
     conflicts: list[Conflicted] = []
     forgotten: list[Deleted] = []  # evidence a forgotten item's tombstone kept out
+    expired: list[Expired] = []  # the first MAX_EXPIRED pieces of evidence too old to apply (docs/spec.md §3)
     skipped: list[Skipped] = []
     # Sources whose frontmatter date could not be read, or that had none but their mtime: dated
     # by file name or mtime, so a copied old note may read as current. At most MAX_UNDATED.
@@ -189,13 +200,16 @@ def total_counts(reports: list[FileReport]) -> Counts:
 
 
 def trust_lists(reports: list[FileReport]) -> dict[str, list[object]]:
-    """The merges', rule H's and the tombstones' lists of a summary (docs/spec.md §4.8), file by file."""
+    """The merges', rule H's, the tombstones' and the expired evidence's lists of a summary (docs/spec.md §4.8), file
+    by file."""
     return {
         "merged": [Merged(file=r.file, kept=m.kept, dropped=m.dropped)
                    for r in reports for m in r.changes.merged + r.changes.joined],
         "superseded": [Superseded(file=r.file, text=s.text, by=s.by) for r in reports for s in r.changes.superseded],
         "conflicts": [Conflicted(file=r.file, **c.model_dump()) for r in reports for c in r.changes.conflicts],
         "forgotten": [Deleted(file=r.file, text=t) for r in reports for t in r.changes.forgotten],
+        "expired": [Expired(file=r.file, dimension=r.changes.dimension, **e.model_dump())
+                    for r in reports for e in r.changes.expired_entries][:MAX_EXPIRED],
     }
 
 
