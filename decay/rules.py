@@ -76,6 +76,9 @@ class FileChanges(BaseModel):
     applied: list[Applied] = []  # provenance: every piece of evidence applied, in order
     expired: int = 0
     expired_entries: list[Expiry] = []  # each piece of evidence counted in `expired`, in order
+    # Items evidence touched that end in Fading without having faded: added (C), or brought back (B), from a
+    # source already older than the window — they land where their age puts them, and are not in `faded`.
+    into_fading: list[str] = []
 
 
 @dataclass(eq=False, slots=True)
@@ -401,7 +404,10 @@ def _decay(slot: _Slot, today: dt.date, window: int, changes: FileChanges) -> No
     age = (today - slot.last).days
     if slot.section == ACTIVE and age > window:
         slot.section = FADING
-        changes.faded.append(slot.text)
+        if slot.original is None or slot.was_fading:  # new in this run, or Fading when it began: it never faded
+            changes.into_fading.append(slot.text)
+        else:
+            changes.faded.append(slot.text)
     elif slot.section == FADING and slot.was_fading and age > 2 * window:
         slot.deleted = True
         changes.deleted.append(slot.text)

@@ -237,8 +237,8 @@ def test_a_second_run_the_same_day_changes_nothing_but_overdue_items_the_first_f
     overdue = {i.text for i in first.fading if not i.pinned and (today - i.last).days > 2 * spec.window}
     assert sorted(changes.deleted) == sorted(overdue)
     assert overdue <= set(first_changes.faded) | {s.text for s in first_changes.superseded}
-    assert (changes.added, changes.refreshed, changes.faded, changes.merged, changes.adopted, changes.expired) == (
-        [], [], [], [], [], 0)
+    assert (changes.added, changes.refreshed, changes.faded, changes.into_fading, changes.merged, changes.adopted,
+            changes.expired) == ([], [], [], [], [], [], 0)
     assert (changes.superseded, changes.conflicts, changes.forgotten, changes.applied) == ([], [], [], [])
     expected = parse(render(first), Dimension.preferences)
     fading = expected.section(FADING)
@@ -275,6 +275,14 @@ def test_an_item_disappears_only_by_rule_e_or_by_a_merge(spec: Spec) -> None:
     assert remaining.isdisjoint(changes.deleted)
     assert set(changes.deleted) <= {i.text for i in before.fading}  # E only takes what was already Fading
     assert {s.text for s in changes.superseded} <= {i.text for i in after.fading}  # H fades, never deletes
+
+
+@SETTINGS
+@given(specs())
+def test_no_item_is_both_added_and_faded_in_one_run(spec: Spec) -> None:
+    after, changes = rules(spec, dt.date.today())
+    assert set(changes.added).isdisjoint(changes.faded)
+    assert set(changes.into_fading) <= {i.text for i in after.fading}
 
 
 @SETTINGS

@@ -143,11 +143,17 @@ def test_evidence_from_an_old_source_does_not_make_an_item_current(today: dt.dat
     assert changes.faded == [TERSE]
 
 
-def test_a_new_fact_from_a_source_older_than_the_window_lands_in_fading(today: dt.date) -> None:
+def test_a_new_fact_from_a_source_older_than_the_window_is_added_into_fading_and_not_faded(today: dt.date) -> None:
     after, changes = run(MemoryFile.new(Dimension.preferences), [ev("Vegetarian", date=ago(today, 100))], today)
     assert section_of(after, "Vegetarian") == (FADING, Item(text="Vegetarian", last=ago(today, 100), seen=1))
-    assert changes.added == ["Vegetarian"]
-    assert changes.faded == ["Vegetarian"]
+    assert (changes.added, changes.into_fading, changes.faded) == (["Vegetarian"], ["Vegetarian"], [])
+
+
+def test_a_fading_item_seen_in_a_source_older_than_the_window_stays_in_fading_and_is_not_faded(today: dt.date) -> None:
+    text = memory_text(fading=[item_line(TERSE, ago(today, 150), seen=2)])
+    after, changes = run(text, [ev(TERSE, date=ago(today, 100))], today)
+    assert section_of(after, TERSE) == (FADING, Item(text=TERSE, last=ago(today, 100), seen=3))
+    assert (changes.refreshed, changes.into_fading, changes.faded) == ([TERSE], [TERSE], [])
 
 
 # E — a Fading item older than two windows is deleted

@@ -101,6 +101,13 @@ def test_text_lists_the_first_twenty_expired_entries_then_how_many_more(tmp_path
     assert '"Goal 21"' not in text
 
 
+def test_an_item_added_from_a_source_older_than_its_window_is_shown_once_as_added_into_fading(tmp_path: Path) -> None:
+    short(tmp_path, "2026-11-20", "I feel anxious about the move.")  # 10 days old: past the state file's 7
+    text = run(tmp_path, TODAY).to_text()
+    assert "_state.md (new)\n  + Feeling anxious about the move (into Fading: its source is older than the file's " \
+           "window)\nadded 1, refreshed 0, faded 0, deleted 0\n" in text
+
+
 def test_text_names_each_change_under_its_file(text: str) -> None:
     assert "_identity.md\n  ~ Lives in Lisbon\n_preferences.md (new)\n  + Loves long walks\n" in text
 
