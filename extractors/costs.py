@@ -8,6 +8,8 @@ nothing cached, so the saving is a number.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from pydantic import BaseModel
 
 from .base import Usage
@@ -29,6 +31,15 @@ class Cost(BaseModel):
     def line(self) -> str:
         saved = f" (direct and uncached: ${self.uncached:.4f})" if self.uncached > self.estimated else ""
         return f"estimated cost ${self.estimated:.4f}{saved}"
+
+
+def total(costs: Iterable[Cost | None]) -> Cost | None:
+    """The costs added up (those priced apart: direct and batched runs); None when none is priced."""
+    priced = [c for c in costs if c is not None]
+    if not priced:
+        return None
+    return Cost(estimated=round(sum(c.estimated for c in priced), 6),
+                uncached=round(sum(c.uncached for c in priced), 6))
 
 
 def cost_of(usage: Usage, prices: Prices | None) -> Cost | None:

@@ -60,7 +60,7 @@ def refresh_memory(vault: Path, config: Config, day: dt.date, dry_run: bool = Fa
     else:
         summary, updates = refresh(vault, config, extractor, day, dry_run, intro, progress,
                                    reextract=reextract, since=since, retry_stuck=retry_stuck)
-    summary.batches = found + summary.batches
+    summary.add_batches(found)
     if dry_run:
         return Refreshed(summary, diff(updates, open_store(vault, config)))
     if readers:

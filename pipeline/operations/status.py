@@ -16,7 +16,7 @@ from hylo_memory.decay.store import MemoryStore
 from hylo_memory.errors import HyloMemoryError, LedgerError
 from hylo_memory.extractors.base import Usage
 from hylo_memory.extractors.choice import extractor_name
-from hylo_memory.extractors.costs import Cost, cost_of
+from hylo_memory.extractors.costs import Cost, cost_of, total
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.schedule import next_fire_time, parse_cron, previous_fire_time, should_catch_up
@@ -166,9 +166,7 @@ def _costs(ledger: Ledger, today: dt.date, config: Config) -> Costs:
     usage = Usage()
     for _, part in parts:
         usage.add(part)
-    priced = [c for _, part in parts if (c := cost_of(part, config.prices())) is not None]
-    cost = Cost(estimated=round(sum(c.estimated for c in priced), 6),
-                uncached=round(sum(c.uncached for c in priced), 6)) if priced else None
+    cost = total(cost_of(part, config.prices()) for _, part in parts)
     return Costs(days=COST_DAYS, runs=sum(runs for runs, _ in parts), usage=usage, cost=cost,
                  priced=config.prices() is not None)
 

@@ -185,6 +185,7 @@ def _apply(vault: Path, config: Config, today: dt.date, endpoints: BatchEndpoint
     report.read = summary.sources.shorts + summary.sources.knowledge + summary.sources.extra
     report.failed = len(set(extraction.failed))
     report.counts, report.changed_files = summary.counts, summary.changed_files
+    report.usage, report.cost = summary.usage, summary.cost  # priced at the batch's discount: its requests are batched
     return report
 
 

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from hylo_memory.decay import Dimension, FileChanges, FileUpdate
 from hylo_memory.decay.rules import Conflict, Expiry, Supersession
 from hylo_memory.extractors.base import Dropped, Source, SourceKind, Usage
-from hylo_memory.extractors.costs import Cost
+from hylo_memory.extractors.costs import Cost, total
 from hylo_memory.pipeline.notes.whose import Reason
 from hylo_memory.pipeline.run.collect import Future
 from hylo_memory.pipeline.run.window import Mode
@@ -108,6 +108,8 @@ class BatchReport(BaseModel):
     failed: int = 0  # collected: sources back to waiting (error file, expired, cancelled)
     counts: Counts | None = None  # collected: what its answers changed
     changed_files: list[str] = []  # collected: the files its run wrote
+    usage: Usage = Usage()  # collected: the tokens its answers took
+    cost: Cost | None = None  # collected, with prices set: as billed (at the batch's discount), and asked directly
 
     @classmethod
     def of(cls, lease: Lease, batch_id: str, state: BatchStateName, said: str) -> BatchReport:
@@ -136,7 +138,16 @@ class BatchReport(BaseModel):
         changed = f"; changed {', '.join(self.changed_files)}" if self.changed_files else "; no file changed"
         return (f"{what}; {self.read} read{waits}; added {c.added}, refreshed {c.refreshed}, faded {c.faded}, "
                 f"deleted {c.deleted}, expired {c.expired}, merged {c.merged}, superseded {c.superseded}{changed}"
-                + (f" ({self.said})" if self.said not in FINISHED_OK else ""))
+                + self._spent() + (f" ({self.said})" if self.said not in FINISHED_OK else ""))
+
+    def _spent(self) -> str:
+        """`; 1200 prompt (256 cached) + 90 completion tokens, estimated cost $0.0003`: what its answers took."""
+        u = self.usage
+        if not u.requests:
+            return ""
+        cached = f" ({u.cached_tokens} cached)" if u.cached_tokens else ""
+        cost = f", {self.cost.line()}" if self.cost else ""
+        return f"; {u.prompt_tokens} prompt{cached} + {u.completion_tokens} completion tokens{cost}"
 
 
 class RunSummary(BaseModel):
@@ -180,6 +191,15 @@ class RunSummary(BaseModel):
     hints: list[str] = []  # e.g. none of the configured folders is in the vault: run `hylo-memory init`
     files: list[FileReport] = []
     batches: list[BatchReport] = []  # the provider's batches this run submitted, collected, or found in flight
+
+    def add_batches(self, found: list[BatchReport]) -> None:
+        """The batches collected (or found in flight) before this run's own: listed first, and what their answers
+        took counted in its `usage` and `cost`, as they were read by it (docs/spec.md §4.8)."""
+        self.batches = found + self.batches
+        usage = Usage()
+        for part in [self.usage, *(b.usage for b in found)]:
+            usage.add(part)
+        self.usage, self.cost = usage, total([self.cost, *(b.cost for b in found)])
 
     def to_json(self) -> str:
         return self.model_dump_json(exclude={"files"})
