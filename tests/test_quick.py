@@ -21,8 +21,9 @@ from vault_helpers import memory_body, memory_file
 from hylo_memory.decay import Dimension
 from hylo_memory.pipeline.cli.quick import answer
 from hylo_memory.pipeline.config import load_config
-from hylo_memory.pipeline.operations.recall import keep_for_readers
+from hylo_memory.pipeline.operations.after_write import after_write
 from hylo_memory.pipeline.state.read_memo import memo_path
+from hylo_memory.pipeline.state.writing import open_store
 
 TODAY = "2026-11-30"
 
@@ -122,7 +123,8 @@ def test_a_writer_leaves_another_commands_unfinished_change_to_it_and_keeps_no_m
     journal = vault / "_memory" / ".state" / "journal.json"
     journal.parent.mkdir(exist_ok=True)
     journal.write_text("{}", encoding="utf-8")  # another command's change, being written
-    keep_for_readers(vault, load_config(vault=str(vault)))
+    config = load_config(vault=str(vault))
+    after_write(open_store(vault, config), config)
     assert journal.exists() and not memo_path(vault / "_memory").exists()
 
 

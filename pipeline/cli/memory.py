@@ -29,7 +29,6 @@ from hylo_memory.pipeline.operations.apply import apply_evidence, summary_of
 from hylo_memory.pipeline.operations.evidence_file import read_answer, read_evidence
 from hylo_memory.pipeline.operations.init import file_diff, propose_file, write_file
 from hylo_memory.pipeline.operations.outcome import not_ok_line
-from hylo_memory.pipeline.operations.recall import keep_for_readers
 from hylo_memory.pipeline.operations.refresh import collect_batches, refresh_memory
 from hylo_memory.pipeline.operations.remember import remember_text
 from hylo_memory.pipeline.operations.schedule import parse_cron, run_schedule
@@ -104,7 +103,6 @@ def _collect(vault: Path, config: Config, day: dt.date, as_json: bool) -> int:
     else:
         now = dt.datetime.now(dt.UTC)
         click.echo("".join(f"{r.line(now)}\n" for r in reports) or "No batch collected.\n", nl=False)
-    keep_for_readers(vault, config)
     return 0
 
 
@@ -123,18 +121,15 @@ def apply_command(ctx: click.Context, vault: Path | None, config_file: Path | No
     if lease is not None and dry_run:
         raise click.UsageError("--dry-run does not go with --lease: an answer is kept, or not given", ctx)
     config, vault = setup(ctx, config_file, vault)
-    day = today or clock.today(config.timezone)
-    if lease is not None:
+    if lease is not None:  # applied on the lease's own day
         from hylo_memory.pipeline.operations.lease import propose
 
-        proposed = propose(vault, config, lease, read_answer(evidence), day)
-        keep_for_readers(vault, config)
+        proposed = propose(vault, config, lease, read_answer(evidence), today)
         click.echo(proposed.to_json() if as_json else proposed.to_text(next_with=f"`{PROG} pending`"), nl=as_json)
         return 0
+    day = today or clock.today(config.timezone)
     found = read_evidence(evidence)
     applied = apply_evidence(open_store(vault, config), found, day, config, dry_run=dry_run, detail=str(evidence))
-    if not dry_run:
-        keep_for_readers(vault, config)
     if as_json:
         click.echo(summary_of(applied, day, dry_run).to_json())
     else:
@@ -149,20 +144,25 @@ def apply_command(ctx: click.Context, vault: Path | None, config_file: Path | No
 @click.command("pending", help="hand out the next batch of unread notes for an assistant to read (a lease)")
 @options()
 @click.option("--client", default="command line", show_default=True, help="who reads the notes (named in `why`)")
-@click.option("--json", "as_json", is_flag=True, help="print the batch as one JSON object, its sources' text included")
-@click.option("--brief", is_flag=True, help="without --json: the request alone, for a reader that has the "
-                                            "instructions and the schema from an earlier batch")
+@click.option("--json", "as_json", is_flag=True, help="print the batch as one JSON object (each note's text once, "
+                                                        "in its request)")
+@click.option("--brief", is_flag=True, help="leave out the instructions and the schema, for a reader that has them "
+                                            "from an earlier batch")
+@click.option("--max-chars", type=click.IntRange(1_000, 1_000_000), metavar="CHARS",
+              help="the note characters one batch holds (default: the `assistant_batch_chars` setting)")
 @click.pass_context
 @json_failures
 def pending_command(ctx: click.Context, vault: Path | None, config_file: Path | None, today: dt.date | None,
-                    client: str, as_json: bool, brief: bool) -> int:
+                    client: str, as_json: bool, brief: bool, max_chars: int | None) -> int:
     from hylo_memory.pipeline.operations.lease import notes_to_read
     from hylo_memory.pipeline.state.leases import reader_name
 
     config, vault = setup(ctx, config_file, vault)
-    handed = notes_to_read(vault, config, reader_name(client, "command line"), today or clock.today(config.timezone))
-    answer_with = f"`{PROG} apply --lease`"
-    text = handed.to_json() if as_json else handed.to_text(answer_with=answer_with, instructions=not brief)
+    handed = notes_to_read(vault, config, reader_name(client, "command line"), today or clock.today(config.timezone),
+                           max_chars)
+    answer_with = f"`{PROG} apply --lease` (its day is the lease's: no --today needed)"
+    text = (handed.to_json(instructions=not brief) if as_json
+            else handed.to_text(answer_with=answer_with, instructions=not brief))
     click.echo(text, nl=as_json)
     return 0
 

@@ -9,6 +9,7 @@ from hylo_memory.decay import Dimension, Evidence, FileUpdate, plan_updates, ren
 from hylo_memory.decay.store import MemoryStore
 from hylo_memory.errors import MemoryFileError
 from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.operations.after_write import after_write
 from hylo_memory.pipeline.run.summary import Deleted, RunSummary, file_reports, total_counts, trust_lists
 from hylo_memory.pipeline.state.changes import change_of
 from hylo_memory.pipeline.state.journal import Journal, commit_planned
@@ -33,7 +34,8 @@ def apply_evidence(
     dry_run: bool = False,
     detail: str = "",
 ) -> Applied:
-    """Rules A–H on every memory file with this evidence; write the changed files (`detail`: the evidence file)."""
+    """Rules A–H on every memory file with this evidence; write the changed files (`detail`: the evidence file),
+    then the after-write step."""
     if dry_run:
         with Ledger.for_memory_dir(store.folder, readonly=True) as ledger:
             return _plan(store, evidence, today, config, ledger)
@@ -46,7 +48,9 @@ def apply_evidence(
             # Several files change together or not at all, even if the process dies midway.
             return Journal(files=changed, change=change_of("apply", applied.updates, today, detail)), applied
 
-        return commit_planned(store, ledger, plan)
+        done = commit_planned(store, ledger, plan)
+    after_write(store, config)
+    return done
 
 
 def summary_of(applied: Applied, today: dt.date, dry_run: bool = False) -> RunSummary:

@@ -12,8 +12,8 @@ from hylo_memory.decay.model import MAX_ITEM_TEXT
 from hylo_memory.errors import FileChanged, InputError
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.operations.after_write import after_write
 from hylo_memory.pipeline.operations.items import Report, the_item
-from hylo_memory.pipeline.operations.recall import keep_for_readers
 from hylo_memory.pipeline.state.changes import ChangeRecord, Provenance
 from hylo_memory.pipeline.state.journal import Journal, commit, commit_planned
 from hylo_memory.pipeline.state.ledger import Ledger
@@ -71,7 +71,7 @@ def forget(vault: Path, config: Config, text: str, dimension: Dimension | None =
             return Journal(files={found.dimension: render(after)}, change=change), found
 
         found = commit_planned(store, ledger, plan)
-    keep_for_readers(vault, config)
+    after_write(store, config)
     return ForgetReport(command="forget", file=found.dimension.filename, dimension=found.dimension,
                         text=found.item.text, section=found.section)
 

@@ -11,8 +11,8 @@ from hylo_memory.decay.store import MemoryStore
 from hylo_memory.errors import InputError
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.operations.after_write import after_write
 from hylo_memory.pipeline.operations.items import Report
-from hylo_memory.pipeline.operations.recall import keep_for_readers
 from hylo_memory.pipeline.state.changes import ChangeRecord
 from hylo_memory.pipeline.state.journal import Journal, commit_planned
 from hylo_memory.pipeline.state.ledger import Ledger
@@ -91,7 +91,7 @@ def undo(vault: Path, config: Config, number: int | None = None, dry_run: bool =
 
         target, files = commit_planned(store, ledger, plan)
         report = UndoReport(undone=target, dry_run=False, diff=_diff(store, files))
-    keep_for_readers(vault, config)
+    after_write(store, config)
     return report
 
 

@@ -8,7 +8,6 @@ seconds, and the ranking then says it is BM25's alone, and why.
 from __future__ import annotations
 
 import datetime as dt
-import logging
 from pathlib import Path
 from typing import Literal, NamedTuple
 
@@ -18,19 +17,16 @@ from hylo_memory.decay import Dimension, MemoryFile
 from hylo_memory.decay.model import clean_text
 from hylo_memory.decay.recall import BM25, Entry, rank
 from hylo_memory.decay.store import MemoryStore
-from hylo_memory.errors import HyloMemoryError, InputError, MemoryFileError
+from hylo_memory.errors import InputError, MemoryFileError
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.answers import MAX_LIMIT as MAX_LIMIT
 from hylo_memory.pipeline.operations.answers import MAX_QUERY_CHARS as MAX_QUERY_CHARS
 from hylo_memory.pipeline.operations.answers import check_query as check_query
 from hylo_memory.pipeline.operations.answers import recall_text
-from hylo_memory.pipeline.operations.meaning import cosines, item_texts, warm
+from hylo_memory.pipeline.operations.meaning import cosines
 from hylo_memory.pipeline.state import read_memo
-from hylo_memory.pipeline.state.names import journal_path
 from hylo_memory.pipeline.state.writing import open_store, settle
-
-log = logging.getLogger(__name__)
 
 
 class Found(BaseModel):
@@ -107,9 +103,13 @@ class Read(NamedTuple):
 def read_memory(vault: Path, config: Config) -> Read:
     """Every memory file that can be read, after any interrupted change is finished; kept in the read memo when
     none was refused, so the next `recall` or `context` can answer without parsing (quick.py)."""
+    return read_store(open_store(vault, config), config)
+
+
+def read_store(store: MemoryStore, config: Config) -> Read:
+    """`read_memory` of a store already opened."""
     from hylo_memory.pipeline.run.profile import build_profile, intro_from, kept_intro_bytes
 
-    store = open_store(vault, config)
     settle(store, config.lock_timeout)
     files, refused = store.read_each()
     intro = kept_intro_bytes(store)
@@ -117,19 +117,6 @@ def read_memory(vault: Path, config: Config) -> Read:
     if not refused:
         read_memo.keep(store.folder, {d: store.planned_from(d) for d in Dimension}, files, intro, name)
     return Read(store, files, refused, name)
-
-
-def keep_for_readers(vault: Path, config: Config) -> None:
-    """After a command has written the memory: read it as a reader would (~12 ms for 1,000 items), and embed its
-    new items with the bundled model, so the next shell `recall` or `context`, a hook that runs before every
-    prompt, answers from the read memo and the kept vectors at once."""
-    try:
-        if journal_path(open_store(vault, config)).exists():
-            return  # another command is writing: no waiting for it here, after this one's change is made
-        read = read_memory(vault, config)
-        warm(read.store.folder, config, item_texts(read.files))
-    except (HyloMemoryError, OSError):  # the next reader meets it and says what is wrong; the change stands
-        log.debug("the read memo was not kept after a change", exc_info=True)
 
 
 _last_index: tuple[tuple[str, ...], BM25] | None = None

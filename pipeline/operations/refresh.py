@@ -16,7 +16,7 @@ from hylo_memory.extractors.base import Extractor
 from hylo_memory.extractors.choice import make_extractor
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.operations.recall import keep_for_readers
+from hylo_memory.pipeline.operations.after_write import after_write
 from hylo_memory.pipeline.run.profile import intro_for_run
 from hylo_memory.pipeline.run.progress import RunProgress
 from hylo_memory.pipeline.run.refresh import diff, refresh
@@ -47,7 +47,7 @@ def refresh_memory(vault: Path, config: Config, day: dt.date, dry_run: bool = Fa
     dated before today (those ask directly). `readers`: keep the read memo and vectors for readers after it."""
     intro = intro_for_run(open_store(vault, config), intro, dry_run)
     extractor = fallback if fallback is not None and not config.uses_llm else make_extractor(config.llm())
-    found = [] if dry_run else collect_batches(vault, config, day)
+    found = [] if dry_run else collect_batches(vault, config, day, readers=False)
     submitted = None
     if batch and config.uses_llm and not (dry_run or reextract or retry_stuck) and day >= clock.today(config.timezone):
         from hylo_memory.extractors.llm import LLMExtractor
@@ -64,14 +64,16 @@ def refresh_memory(vault: Path, config: Config, day: dt.date, dry_run: bool = Fa
     if dry_run:
         return Refreshed(summary, diff(updates, open_store(vault, config)))
     if readers:
-        keep_for_readers(vault, config)  # the person's shell hooks and assistants read the memory next
+        after_write(open_store(vault, config), config)  # the person's shell hooks and assistants read it next
     return Refreshed(summary, None)
 
 
-def collect_batches(vault: Path, config: Config, day: dt.date) -> list[BatchReport]:
-    """Apply the provider's finished batches (`refresh --collect`, and first in every run); name the others."""
+def collect_batches(vault: Path, config: Config, day: dt.date, readers: bool = True) -> list[BatchReport]:
+    """Apply the provider's finished batches (`refresh --collect`, and first in every run); name the others.
+    `readers`: the after-write step when one was applied (a run that collects first takes it once, at its end)."""
     settings = config.llm()
-    with Ledger.for_memory_dir(open_store(vault, config).folder) as ledger:
+    store = open_store(vault, config)
+    with Ledger.for_memory_dir(store.folder) as ledger:
         pending = Leases(ledger).batches()
     if not pending:
         return []
@@ -84,9 +86,12 @@ def collect_batches(vault: Path, config: Config, day: dt.date) -> list[BatchRepo
 
     endpoints = BatchEndpoints(settings)
     try:
-        return batches.collect(vault, config, day, endpoints)
+        reports = batches.collect(vault, config, day, endpoints)
     finally:
         endpoints.close()
+    if readers and any(r.state == "collected" for r in reports):
+        after_write(store, config)
+    return reports
 
 
 def _submit(vault: Path, config: Config, extractor: LLMExtractor, day: dt.date, intro: str | None) -> RunSummary | None:

@@ -17,7 +17,7 @@ from hylo_memory.extractors.choice import make_extractor
 from hylo_memory.extractors.offline import OfflineExtractor
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.operations.recall import keep_for_readers
+from hylo_memory.pipeline.operations.after_write import after_write
 from hylo_memory.pipeline.state.changes import change_of
 from hylo_memory.pipeline.state.journal import Journal, commit_planned
 from hylo_memory.pipeline.state.ledger import Ledger
@@ -117,5 +117,5 @@ def remember_text(vault: Path, config: Config, text: str, dimension: Dimension |
     decision = decide(text, dimension, pin, config, memory=store.read_each()[0])
     _, line = remember(store, decision, today or clock.today(config.timezone),
                        config.similarity_threshold, config.lock_timeout, stated=the_fact(clean_text(text)))
-    keep_for_readers(vault, config)
+    after_write(store, config)
     return line

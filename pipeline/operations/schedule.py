@@ -27,7 +27,7 @@ from hylo_memory.decay.store import atomic_write, writable
 from hylo_memory.errors import ConfigError, HyloMemoryError
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.operations.recall import keep_for_readers
+from hylo_memory.pipeline.operations.after_write import after_write
 from hylo_memory.pipeline.operations.schedule_found import SCHEDULE_FILE, SCHEDULE_LOCK
 from hylo_memory.pipeline.run.summary import RunSummary
 from hylo_memory.pipeline.state.ledger import STATE_DIR, Ledger
@@ -222,7 +222,7 @@ class _Runner:
         self.running.set()
         try:
             if self._refresh():
-                self._keep_for_readers()
+                self._after_write()
         finally:
             self.running.clear()
 
@@ -242,9 +242,9 @@ class _Runner:
             LOG.error("refresh failed: unexpected %s: %s", type(exc).__name__, exc)
         return False
 
-    def _keep_for_readers(self) -> None:
+    def _after_write(self) -> None:
         try:
-            keep_for_readers(self.vault, self.config)  # the morning's first `context` answers at once
+            after_write(open_store(self.vault, self.config), self.config)  # the morning's first `context` is quick
         except Exception as exc:  # noqa: BLE001 - a cache: the run it follows stands
             LOG.warning("the read memo was not kept: unexpected %s: %s", type(exc).__name__, exc)
 
