@@ -191,6 +191,7 @@ class RunSummary(BaseModel):
     hints: list[str] = []  # e.g. none of the configured folders is in the vault: run `hylo-memory init`
     files: list[FileReport] = []
     batches: list[BatchReport] = []  # the provider's batches this run submitted, collected, or found in flight
+    review: str | None = None  # the model's review of the memory after the run, in a line (docs/spec.md §3.1)
 
     def add_batches(self, found: list[BatchReport]) -> None:
         """The batches collected (or found in flight) before this run's own: listed first, and what their answers
