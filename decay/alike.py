@@ -2,20 +2,21 @@
 
 Rule F merges only what differs by typos; a rewording ("Student at the University of Chicago" /
 "Rising senior at the University of Chicago") is one item only when a reader says so. This finds what
-to ask about: two items alike by their words (the weight of the words they share over the lighter
-one's, each word weighed by its rarity in the file) or by meaning (the cosine of their embeddings, when
-a model gave them). It decides nothing. Pure: the cosines are given.
+to ask about: two items alike by their words (at least half the shorter one's words, two at least,
+in the other; a word most items hold left out) or by meaning (the cosine of their embeddings, when a
+model gave them). It decides nothing. Pure: the cosines are given.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from .recall import STOP_WORDS, analyse
 
-WORDS_FLOOR = 0.5  # the share of the lighter item's word weight the two share, for the pair to be asked about
+WORDS_FLOOR = 0.5  # the share of the shorter item's words the other holds, for the pair to be asked about
+COMMON_SHARE, COMMON_MIN = 1 / 3, 8  # a word held by more items than this share of the file (and this many) is
+# common: it says nothing of which two are alike ("likes" in a file of likings)
 COSINE_FLOOR = 0.88  # the bundled model's cosine for two items to be alike: its cosines crowd into 0.8-0.95, and
 # rewordings measured 0.89-0.96 ("Uses Obsidian for notes" / "Writes notes in Obsidian": 0.96), opposites too
 # ("Loves cold brew" / "Hates cold brew": 0.92), while unrelated items stayed below 0.88 but for a few
@@ -41,20 +42,25 @@ def alike_pairs(texts: Sequence[str], close: Mapping[tuple[int, int], float] | N
 
 
 def _word_shares(texts: Sequence[str]) -> dict[tuple[int, int], float]:
-    """For each pair sharing a word: the weight of the words they share over the lighter text's, each distinct
-    word weighed by its rarity in the file: "likes", in every other item, weighs little."""
+    """For each pair sharing words enough to be asked about: the share of the shorter text's words the other holds
+    (stemmed, stop words left out). Two words at least, unless the shorter has one; and a word held by many of the
+    file's items ("likes" in a file of likings) does not count."""
     terms = [set(analyse(text, STOP_WORDS).terms) for text in texts]
     holders: dict[str, list[int]] = {}
     for i, found in enumerate(terms):
         for term in found:
             holders.setdefault(term, []).append(i)
-    size = len(texts)
-    # Smoothed, so that in a small file the words a few rewordings share still weigh: log(1 + N/df).
-    idf = {t: math.log(1 + size / len(h)) for t, h in holders.items()}
-    weight = [sum(idf[t] for t in found) for found in terms]
-    shared: dict[tuple[int, int], float] = {}
-    for term, holding in holders.items():
-        for a, i in enumerate(holding):
-            for j in holding[a + 1:]:
-                shared[(i, j)] = shared.get((i, j), 0.0) + idf[term]
-    return {(i, j): w / min(weight[i], weight[j]) for (i, j), w in shared.items()}
+    common = max(COMMON_MIN, COMMON_SHARE * len(texts))
+    counted = [{t for t in found if len(holders[t]) <= common} for found in terms]
+    shared: dict[tuple[int, int], int] = {}
+    for holding in holders.values():
+        if len(holding) <= common:
+            for a, i in enumerate(holding):
+                for j in holding[a + 1:]:
+                    shared[(i, j)] = shared.get((i, j), 0) + 1
+    shares: dict[tuple[int, int], float] = {}
+    for (i, j), n in shared.items():
+        shorter = min(len(counted[i]), len(counted[j]))
+        if n >= min(2, shorter):
+            shares[(i, j)] = n / shorter
+    return shares

@@ -116,6 +116,17 @@ def cosines(query: np.ndarray, rows: Sequence[bytes]) -> list[float]:
     return [float(x) for x in matrix @ query.astype(np.float32)]
 
 
+def close_pairs(rows: Sequence[bytes], floor: float) -> dict[tuple[int, int], float]:
+    """The pairs (i < j) of kept vectors whose cosine is at least `floor`, with it (an item against every other)."""
+    import numpy as np
+
+    if len(rows) < 2:
+        return {}
+    matrix = np.frombuffer(b"".join(rows), dtype=np.float32).reshape(len(rows), -1)
+    found = np.triu(matrix @ matrix.T, k=1)
+    return {(int(i), int(j)): float(found[i, j]) for i, j in zip(*np.nonzero(found >= floor), strict=True)}
+
+
 def _clipped(text: str) -> str:
     # The engine reads C strings: a NUL would end the text there, and no item holds one (clean_text).
     return text[:MAX_INPUT_CHARS].replace("\x00", " ")

@@ -31,6 +31,7 @@ from .replies import (
     parse_object,
     strict_schema,
 )
+from .review import Judgement, ReviewHandout, read_review, review_messages
 from .settings import LLMSettings
 from .standalone import why_not_alone
 
@@ -214,6 +215,20 @@ class LLMExtractor:
         return await or_failed(self._ask(client, messages, "synthesis", strict_schema(SynthesisReply), read),
                                 sorted({p for c in clusters for p in c.sources}),
                                 f"external preferences of {len(clusters)} cluster(s)")
+
+    # The review of the memory (docs/spec.md §3.1)
+
+    def review(self, handout: ReviewHandout) -> Judgement:
+        """The model's judgement of a review batch, read pair by pair; an LLMError when it gave none (the run's
+        token ceiling reached, the server failing, a reply that is not the JSON asked for, even repaired)."""
+        self._context()
+
+        async def ask(client: ChatClient) -> Judgement:
+            self._fit(client)
+            return await self._ask(client, review_messages(handout), "review", handout.answer_schema,
+                                   lambda raw: read_review(handout, raw))
+
+        return self._run(ask)
 
     # The provider's batch endpoint (batch_api.py)
 

@@ -50,9 +50,16 @@ def test_unrelated_items_are_not_asked_about() -> None:
     assert pairs_of(["Plays the piano", "Owns a dog", "Lives in Lisbon", "Works as a nurse"]) == set()
 
 
-def test_a_word_every_item_holds_weighs_too_little_to_make_a_pair() -> None:
-    texts = ["Likes jazz", "Likes tea", "Likes hiking", "Likes short direct replies"]
-    assert pairs_of(texts) == set()
+def test_one_word_shared_of_two_or_more_makes_no_pair() -> None:
+    assert pairs_of(["Likes jazz", "Likes tea", "Likes hiking", "Lives in Lisbon", "Lives in Porto"]) == set()
+
+
+def test_a_word_most_items_hold_does_not_count() -> None:
+    likings = [f"Likes {thing} music" for thing in ("jazz", "rock")] + [f"Likes {thing}" for thing in
+                                                                        ("tea", "chess", "hiking", "baking", "kayaking",
+                                                                         "sushi", "opera", "cycling")]
+    assert pairs_of(likings) == set()
+    assert pairs_of(likings[:2] + ["Owns a dog"]) == {frozenset(likings[:2])}
 
 
 def test_a_pair_alike_by_meaning_alone_is_asked_about_when_the_model_says_so() -> None:

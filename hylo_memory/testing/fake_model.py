@@ -36,6 +36,8 @@ def answer(body: Body) -> str:
             {"cluster": int(m["n"]), "text": "Drawn to " + " and ".join(t.strip() for t in m["tags"].split(",")[:2])}
             for m in _CLUSTER.finditer(user)
         ]})
+    if user.startswith("Items:"):  # a review of the memory: a careful model merges nothing it is not told to
+        return json.dumps({"same": [], "contradicts": []})
     numbered = [(int(m["n"]), m["dim"], m["text"]) for m in _ITEM.finditer(user)]
     if user.startswith("Statement:"):
         statement = user.split("Statement:", 1)[1].strip().splitlines()[0]

@@ -92,6 +92,21 @@ def warm(memory_dir: Path, config: Config, texts: Sequence[str], seconds: float 
         log.debug("the item vectors were not kept: %s", exc)
 
 
+def close_items(memory_dir: Path, config: Config, texts: Sequence[str], floor: float,
+                seconds: float = WARM_SECONDS) -> dict[tuple[int, int], float] | None:
+    """The pairs of `texts` (i < j) whose cosine by the bundled model is at least `floor`: what a review asks about
+    by meaning (docs/spec.md §3.1). None when the model does not rank here, or did not embed them all in time."""
+    if not config.ranks_by_bundled_model() or len(texts) < 2:
+        return None
+    wanted = [clean_text(t) for t in texts]
+    try:
+        rows, left = _embed_missing(EmbeddingCache.for_memory_dir(memory_dir), bundled.cache_key(), wanted, seconds)
+    except bundled.LoadFailed as exc:
+        log.debug("the review finds pairs by their words alone: %s", exc)
+        return None
+    return None if left else bundled.close_pairs([rows[t] for t in wanted], floor)
+
+
 def item_texts(files: Mapping[Dimension, Items | None]) -> list[str]:
     """Every item's text as ranked, Active then Fading, file by file: the texts recall and context embed."""
     return [clean_text(item.text) for memory in files.values() if memory is not None

@@ -63,6 +63,12 @@ def refresh_memory(vault: Path, config: Config, day: dt.date, dry_run: bool = Fa
     summary.add_batches(found)
     if dry_run:
         return Refreshed(summary, diff(updates, open_store(vault, config)))
+    if submitted is None and config.uses_llm:  # the model reviews the memory, within the run's ceiling (§3.1)
+        from hylo_memory.pipeline.operations.review import fold, review_by_model
+
+        reviewed = review_by_model(vault, config, extractor, day)
+        if reviewed is not None:
+            fold(summary, reviewed, config.prices())
     if readers:
         after_write(open_store(vault, config), config)  # the person's shell hooks and assistants read it next
     return Refreshed(summary, None)

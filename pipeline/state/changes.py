@@ -17,7 +17,7 @@ from hylo_memory.decay import Dimension, FileUpdate, Tombstone
 from hylo_memory.decay.match import normalise
 from hylo_memory.pipeline.state.ledger import Counts
 
-Command = Literal["refresh", "remember", "apply", "forget", "unforget", "undo"]
+Command = Literal["refresh", "remember", "apply", "review", "forget", "unforget", "undo"]
 ProvenanceKind = Literal["added", "refreshed", "adopted", "superseded", "forgotten"]
 
 
