@@ -27,6 +27,7 @@ from hylo_memory.pipeline.notes.fields import MAX_WORD, Unreadable, parse_note, 
 from hylo_memory.pipeline.notes.layouts import LOGSEQ, is_logseq_folder, templates_folders, tool_folder
 from hylo_memory.pipeline.notes.logseq import read_outline
 from hylo_memory.pipeline.notes.reading import NoteReader, Pending
+from hylo_memory.pipeline.notes.secrets import redact
 from hylo_memory.pipeline.notes.text import link_target
 from hylo_memory.pipeline.notes.whose import Reason, judge, own_stance, pool_fields, without_quotes
 
@@ -318,7 +319,21 @@ def _finished(batch: list[Skipped | _Draft], reading: Pending) -> Iterator[Sourc
         note = next(texts)
         text, quoted = without_quotes(note.text)
         others = found.reason or (Reason.quotes if quoted else None)
-        yield Source(text=text, others_words=others.value if others else None, plain_text=note.plain, **found.fields)
+        # Every reader — a model, an assistant's batch, the ledger's leases and batches — gets the text from here,
+        # its secrets replaced (docs/spec.md §1 "Secrets"). The hash stays the note's own: it never leaves the
+        # machine, and one of the redacted text would have every note read before this rule read again.
+        yield Source(text=redact(text), others_words=others.value if others else None, plain_text=note.plain,
+                     **_without_secrets(found.fields))
+
+
+def _without_secrets(fields: dict[str, Any]) -> dict[str, Any]:
+    """A unit's title and tags, which join the external pool and the requests: its title's secrets replaced, a tag
+    holding one left out (a tag `[secret]` would join units with nothing else in common)."""
+    if isinstance(fields.get("title"), str):
+        fields = fields | {"title": redact(fields["title"])}
+    if "tags" in fields:
+        fields = fields | {"tags": [tag for tag in fields["tags"] if redact(tag) == tag]}
+    return fields
 
 
 BATCH_CHARS = 512_000  # note text read together: a batch is read while the next one's files are opened
