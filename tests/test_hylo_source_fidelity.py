@@ -83,16 +83,68 @@ def test_a_note_dated_a_week_ahead_is_not_read_by_url(fake_hylo: FakeHylo) -> No
     assert refreshed(fake_hylo)["sources"]["shorts"] == 3
 
 
-def test_units_in_a_domain_folder_are_read(fake_hylo: FakeHylo) -> None:
-    """Hylo lists a folder's own notes only: units below `_knowledge/` come from the whole vault's listing."""
-    two_days(fake_hylo.root)
-    unit = fake_hylo.root / "_knowledge" / "tea" / "oolong.md"
-    unit.parent.mkdir(parents=True)
+def oolong_unit(root: Path) -> Path:
+    """A unit in a domain folder, `_knowledge/tea/oolong.md`, compiled on the 29th."""
+    unit = root / "_knowledge" / "tea" / "oolong.md"
+    unit.parent.mkdir(parents=True, exist_ok=True)
     unit.write_text("---\nkind: knowledge\ntitle: Oolong\nsource_notes:\n  - /_shorts/2026-11-29.md\n"
                     "last_compiled_at: 2026-11-29\n---\nI love oolong tea.\n")
     compiled = dt.datetime(2026, 11, 29, 12, tzinfo=dt.UTC).timestamp()
     os.utime(unit, (compiled, compiled))  # Hylo lists by the time it was last written
+    return unit
+
+
+def test_units_in_a_domain_folder_are_read(fake_hylo: FakeHylo) -> None:
+    """Hylo lists a folder's own notes only: units below `_knowledge/` come from the whole vault's listing."""
+    two_days(fake_hylo.root)
+    oolong_unit(fake_hylo.root)
     assert refreshed(fake_hylo)["sources"]["knowledge"] == 1
+
+
+def no_longer_a_unit_when_read(fake: FakeHylo, unit: Path) -> None:
+    """Between `knowledge_list` and `knowledge_read`, the note stops being a unit (Hylo reads its kind again)."""
+    def edit(tool: str, arguments: dict) -> None:
+        if tool == "knowledge_read" and unit.exists():
+            unit.write_text(unit.read_text().replace("kind: knowledge", "kind: raw"))
+    fake.on_call = edit
+
+
+def test_a_unit_hylo_will_not_read_is_named_among_the_skipped_with_hylos_words(fake_hylo: FakeHylo) -> None:
+    two_days(fake_hylo.root)
+    no_longer_a_unit_when_read(fake_hylo, oolong_unit(fake_hylo.root))
+    summary = refreshed(fake_hylo)
+    assert summary["sources"]["knowledge"] == 0
+    assert summary["skipped"] == [{"path": "_knowledge/tea/oolong.md", "reason": "Hylo's knowledge_read refused it: "
+                                   '"/_knowledge/tea/oolong.md" is not a knowledge note'}]
+
+
+def test_a_unit_hylo_will_not_read_is_skipped_in_one_line_of_the_summary(fake_hylo: FakeHylo) -> None:
+    two_days(fake_hylo.root)
+    no_longer_a_unit_when_read(fake_hylo, oolong_unit(fake_hylo.root))
+    result = run(fake_hylo, "refresh")
+    assert result.exit_code == 0, result.stderr
+    assert ('Skipped _knowledge/tea/oolong.md: Hylo\'s knowledge_read refused it: "/_knowledge/tea/oolong.md" is not '
+            "a knowledge note\n") in result.stdout
+
+
+def test_hylos_words_for_a_refused_unit_are_one_bounded_line(fake_hylo: FakeHylo) -> None:
+    two_days(fake_hylo.root)
+    oolong_unit(fake_hylo.root)
+    fake_hylo.errors["knowledge_read"] = '"/_knowledge/tea/oolong.md" is not a knowledge note:\n' + "why " * 300
+    [skipped] = refreshed(fake_hylo)["skipped"]
+    reason = skipped["reason"]
+    assert "\n" not in reason and len(reason) < 300 and reason.endswith("…")
+    assert '"/_knowledge/tea/oolong.md" is not a knowledge note: why why' in reason
+
+
+def test_a_unit_read_before_and_refused_now_leaves_no_copy_in_the_mirror(fake_hylo: FakeHylo, tmp_path: Path) -> None:
+    two_days(fake_hylo.root)
+    unit = oolong_unit(fake_hylo.root)
+    copy = tmp_path / "state" / "_knowledge" / "tea" / "oolong.md"
+    assert refreshed(fake_hylo)["sources"]["knowledge"] == 1 and copy.exists()
+    no_longer_a_unit_when_read(fake_hylo, unit)
+    assert [s["path"] for s in refreshed(fake_hylo)["skipped"]] == ["_knowledge/tea/oolong.md"]
+    assert not copy.exists()  # else a later reading of the mirror would take it for a unit still
 
 
 def test_a_memory_file_hylo_cannot_write_is_one_line_and_nothing_is_written(fake_hylo: FakeHylo) -> None:

@@ -40,6 +40,8 @@ from .protocol import MARKER, Skipped, Span, Vault
 LOG = logging.getLogger(__name__)
 KNOWN = "hylo-remote.json"  # in the memory folder's .state: each memory file's hash as Hylo last had it
 LOOKAHEAD = dt.timedelta(days=3)  # past the run's day: clock skew, and notes dated later that day
+NOT_A_UNIT = "is not a knowledge note"  # `knowledge_read` of a note whose kind is not `knowledge` (notes.ResolvePath)
+SAID_CHARS = 200
 T = TypeVar("T")
 
 
@@ -89,6 +91,7 @@ class Mirror:
         self.root, self.settings = root, settings
         self.memory = root / settings.memory_dir
         self.calls = 0  # Hylo tool calls this process made through this mirror
+        self.refused: list[Skipped] = []  # listed units the last pull's `knowledge_read` would not read
 
     def _session(self) -> Hylo:
         return Hylo(self.settings.url, self.settings.timeout)
@@ -226,6 +229,7 @@ class Mirror:
         # Hylo's `start`/`end` are UTC midnights, its times the server's own zone: a day more on the
         # left; on the right, a few days, for clock skew and notes dated later today (docs/spec.md §10).
         start, end = window.start - dt.timedelta(days=1), window.today + LOOKAHEAD
+        self.refused = []
         with self._session() as hylo:
             page = self.settings.page
             for folder in self.settings.shorts_paths:
@@ -261,7 +265,7 @@ class Mirror:
                 if (note.kind or "").lower() == "index" or not _under(note.path, roots) or self._is_memory(note.path):
                     continue  # a domain's index is no unit (docs/spec.md §10); the memory is synced apart
                 path = self._inside(note.path, "list", "path")
-                data = _text_of(read, note.path)
+                data = self._text_of(read, note.path, path)
                 if data is None:
                     continue
                 if read_regular(path) != data:
@@ -269,6 +273,22 @@ class Mirror:
                     when = _shown_time(note.updated_at)
                     if when is not None:  # dated as Hylo shows it, for a note whose date is its file's
                         os.utime(path, (when, when))
+
+    def _text_of(self, read: Callable[[str], Note], vault_path: str, path: Path) -> bytes | None:
+        """A listed note's text; None when it went between the listing and the read, or when Hylo will not read it
+        as a unit: that one is named in the run's summary with Hylo's words, and no copy of it is kept here."""
+        try:
+            return read(vault_path).content.encode("utf-8")
+        except HyloError as exc:
+            said = exc.said or ""
+            if is_missing(exc):
+                return None
+            if NOT_A_UNIT not in said:
+                raise
+        self.refused.append(Skipped(path=vault_path.strip().lstrip("/"),
+                                    reason=f"Hylo's knowledge_read refused it: {_one_line(said)}"))
+        path.unlink(missing_ok=True)  # a copy from when it was one would be read as a unit
+        return None
 
     def _is_memory(self, vault_path: str) -> bool:
         return _under(vault_path, [self.settings.memory_dir])
@@ -293,7 +313,8 @@ class HyloVault:
         self.mirror.pull_sources(window)
 
     def sources(self, window: Span) -> Iterator[Source | Skipped]:
-        return self.folder.sources(window)
+        yield from self.mirror.refused
+        yield from self.folder.sources(window)
 
 
 def _paged(fetch: Callable[[str, str, int], list[T]], start: dt.date, end: dt.date, page: int) -> Iterator[list[T]]:
@@ -333,14 +354,10 @@ def _under(vault_path: str, roots: list[str]) -> bool:
     return any(f in ("", ".") or rel == f or rel.startswith(f"{f}/") for f in folders)
 
 
-def _text_of(read: Callable[[str], Note], vault_path: str) -> bytes | None:
-    """A listed note's text; None when it went between the listing and the read, or is no unit after all."""
-    try:
-        return read(vault_path).content.encode("utf-8")
-    except HyloError as exc:
-        if is_missing(exc) or "is not a knowledge note" in (exc.said or ""):
-            return None
-        raise
+def _one_line(said: str) -> str:
+    """Hylo's error text on one line, at most SAID_CHARS characters."""
+    line = " ".join(said.split())
+    return line if len(line) <= SAID_CHARS else line[:SAID_CHARS - 1] + "…"
 
 
 def _stamp(text: str | None) -> dt.datetime:
