@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 
 import pytest
+from batch_helpers import handler, vault_with
 from batch_helpers import refresh as batch_refresh
-from batch_helpers import vault_with
 from cli_helpers import hylo
 from vault_helpers import short, unit, write_file
 
@@ -146,6 +146,12 @@ def test_a_short_notes_source_text_is_redacted_and_its_hash_is_the_files(tmp_pat
     assert source.content_hash == hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def test_a_private_key_in_a_notes_markdown_is_one_secret_in_its_source(tmp_path: Path) -> None:
+    short(tmp_path, "2026-11-20", f"Deploy key:\n\n{PEM}\n\n- keep it *safe*", slug="key")
+    [source] = read(tmp_path)
+    assert source.text == "Deploy key:\n\n[secret]\n\n- keep it safe"
+
+
 def test_a_hylo_daily_entry_is_redacted(tmp_path: Path) -> None:
     write_file(tmp_path, "_shorts/2026-11-28.md", render_daily(
         dt.date(2026, 11, 28),
@@ -210,7 +216,6 @@ def test_a_run_sends_the_model_no_secret_and_the_ledger_keeps_none(llm: FakeOpen
 
 
 def test_a_provider_batch_uploads_no_secret(tmp_path: Path, fake_openai: FakeOpenAI) -> None:
-    from batch_helpers import handler
     fake_openai.handler = handler
     vault = vault_with(tmp_path, {"wifi": f"Home wifi password = {PASSWORD}", "bot": f"My bot key is {OPENAI}."})
     assert batch_refresh(vault, fake_openai, "--batch")["status"] == "submitted"
