@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
+from itertools import islice
 from typing import Literal
 
 from pydantic import BaseModel
@@ -230,7 +231,7 @@ def trust_lists(reports: list[FileReport]) -> dict[str, list[object]]:
         "conflicts": [Conflicted(file=r.file, **c.model_dump()) for r in reports for c in r.changes.conflicts],
         "forgotten": [Deleted(file=r.file, text=t) for r in reports for t in r.changes.forgotten],
         "expired": [Expired(file=r.file, dimension=r.changes.dimension, **e.model_dump())
-                    for r in reports for e in r.changes.expired_entries][:MAX_EXPIRED],
+                    for r, e in islice(((r, e) for r in reports for e in r.changes.expired_entries), MAX_EXPIRED)],
     }
 
 
