@@ -41,7 +41,6 @@ from hylo_memory.pipeline.state.leases import NEXT, Lease, Leases, new_token
 from hylo_memory.pipeline.state.ledger import ASSISTANT, Ledger
 from hylo_memory.pipeline.state.writing import open_store, running
 
-
 EMPTY = "empty: nothing in it to read (marked read with the batch)"
 ITEMS_SHARE = 10  # the items shown with a batch take at most a tenth of its notes' characters
 MIN_ITEMS_TOKENS = 300
@@ -92,7 +91,8 @@ def _hand_out(desk: _Desk, ledger: Ledger) -> tuple[Handed, Lease | None]:
     personal = [s for s in free if s.perspective is not Perspective.external and s.text.strip()]
     external = [s for s in free if s.perspective is Perspective.external and s.text.strip()]
     passed = [PassedOver(path=s.path, reason=s.reason) for s in planned.collected.skipped]
-    passed += [PassedOver(path=s.path, reason=EMPTY) for s in empty]
+    passed += [PassedOver(path=s.path, reason=f"{s.others_words}: nothing of the person's own" if s.others_words
+                          else EMPTY) for s in empty]
     lease = Lease(token=new_token(), kind="extract", client=desk.client, created_at=now,
                   expires_at=now + desk.config.lease_minutes * 60, window_start=planned.window.start, sources={},
                   request={}, today=desk.today, vault=str(desk.vault))
