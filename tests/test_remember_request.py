@@ -18,6 +18,8 @@ from hylo_memory.pipeline.operations.remember import the_fact
     ("记住我是素食者", "我是素食者"),
     ("请记住：我是素食者", "我是素食者"),
     ("记得我住在北京", "我住在北京"),
+    ("帮我记一下，我的目标是跑完马拉松", "我的目标是跑完马拉松"),
+    ("请帮我记住我不喝酒", "我不喝酒"),
 ])
 def test_the_request_is_stripped_from_the_fact(said: str, fact: str) -> None:
     assert the_fact(said) == fact

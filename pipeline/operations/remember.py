@@ -32,7 +32,7 @@ _REQUEST = re.compile(
     r"^\s*(?:(?:please|pls|hey|ok|okay)[\s,]+)?(?:can you |could you |would you )?"
     # a colon needs no space after it ("remember:I'm vegetarian"); a comma or dash does ("note-taking" is a fact)
     r"(?:remember|note|keep in mind|don't forget|do not forget)(?: (?:that|this))?(?:\s*[:：]\s*|\s*[,-]?\s+)"
-    r"|^\s*(?:请你?|麻烦)?(?:记住|记得|记一下|请记住)(?:一下)?[:：,，]?\s*",
+    r"|^\s*(?:请你?|麻烦你?)?(?:帮我)?(?:记住|记得|记一下|请记住)(?:一下)?[:：,，]?\s*",
     re.IGNORECASE,
 )
 
