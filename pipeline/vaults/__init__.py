@@ -17,9 +17,13 @@ from hylo_memory.errors import VaultError
 from .protocol import MARKER, MemoryHome, OwnHome, Skipped, Span, Vault
 
 if TYPE_CHECKING:
+    import datetime as dt
+
     from hylo_memory.pipeline.config import Config
 
-__all__ = ["MemoryHome", "Skipped", "Span", "Vault", "home_of", "is_url", "local_root", "notes_of"]
+    from .folder import FolderVault
+
+__all__ = ["MemoryHome", "Skipped", "Span", "Vault", "home_of", "is_url", "local_root", "newest_note", "notes_of"]
 
 
 def is_url(vault: str | os.PathLike[str] | None) -> bool:
@@ -62,15 +66,27 @@ def home_of(root: Path) -> MemoryHome:
 def notes_of(root: Path, config: Config, author: Sequence[str] = (), future: Collection[str] = ()) -> Vault:
     """The notes of the vault at `root` as its configuration reads them (`author`: the person's names, whose
     clippings are theirs; `future`: notes found dated after an earlier run's day)."""
-    from hylo_memory.pipeline import clock
-
-    from .folder import FolderVault
-
-    folder = FolderVault(root, config.extra_scan_paths, config.memory_dir, config.max_note_bytes, config.shorts_paths,
-                         config.knowledge_paths, author=author, zone=clock.zone(config.timezone), future=future)
+    folder = _folder(root, config, author, future)
     if not (root / MARKER).exists():
         return folder
     from .hylo_mirror import HyloVault, mirror_of
 
     mirror = mirror_of(root)
     return folder if mirror is None else HyloVault(mirror, folder)
+
+
+def newest_note(root: Path, config: Config, before: dt.date) -> dt.date | None:
+    """The date of the newest note of the vault at `root` dated on or before `before`, found without reading the
+    vault (`newest.py`); for a Hylo vault, of the notes its mirror holds. None: no note."""
+    from .newest import newest_note as newest
+
+    return newest(_folder(root, config), before)
+
+
+def _folder(root: Path, config: Config, author: Sequence[str] = (), future: Collection[str] = ()) -> FolderVault:
+    from hylo_memory.pipeline import clock
+
+    from .folder import FolderVault
+
+    return FolderVault(root, config.extra_scan_paths, config.memory_dir, config.max_note_bytes, config.shorts_paths,
+                       config.knowledge_paths, author=author, zone=clock.zone(config.timezone), future=future)

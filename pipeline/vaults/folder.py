@@ -107,8 +107,22 @@ class FolderVault:
                 yield from _finished(*reading.popleft())
 
     def _drafts(self, window: Span) -> Iterator[_Draft | Skipped]:
-        # A note reached twice (two scan paths, a symlink, a hard link) is one source, read by the first path
-        # (docs/spec.md §1).
+        for found in self.listed(window):
+            if isinstance(found, Skipped):
+                yield found
+                continue
+            rel, path, kind = found
+            try:
+                read = self._read(Path(path), rel, kind)
+            except Unreadable as exc:
+                yield Skipped(path=rel, reason=str(exc))
+                continue
+            yield from (d for d in read if window.start <= d.fields["date"])
+
+    def listed(self, window: Span) -> Iterator[Listed | Skipped]:
+        """Each note that may be dated in the window or after it, by its name or mtime, not opened; unusable scan
+        paths named. A note reached twice (two scan paths, a symlink, a hard link) is one source, listed by the
+        first path (docs/spec.md §1)."""
         seen: set[Identity] = set()
         scans = self.scans()
         templates = templates_folders(self.root)  # never read, wherever they sit (docs/spec.md §1)
@@ -121,12 +135,14 @@ class FolderVault:
             left_out = self._left_out(folder, kind, scans, templates)
             prefilter = _Prefilter(kind, window, self.zone, self.future)
             for rel, path in self._candidates(folder, prefilter, seen, left_out):
-                try:
-                    read = self._read(Path(path), rel, kind)
-                except Unreadable as exc:
-                    yield Skipped(path=rel, reason=str(exc))
-                    continue
-                yield from (d for d in read if window.start <= d.fields["date"])
+                yield Listed(rel, path, kind)
+
+    def dates(self, note: Listed) -> list[dt.date]:
+        """The dates a run gives a listed note (a daily file's entries have one each); none when it cannot be read."""
+        try:
+            return [d.fields["date"] for d in self._read(Path(note.path), note.rel, note.kind)]
+        except Unreadable:
+            return []
 
     def resolve(self, link: str, where: str = "") -> str:
         """The vault path a `source_notes` entry names, resolved as Obsidian resolves links (docs/spec.md §1).
@@ -293,6 +309,14 @@ class FolderVault:
                 "path": ident, "kind": SourceKind.short, "date": entry.day,
                 "content_hash": hashlib.sha256(entry.text.encode("utf-8")).hexdigest(), **fields}))
         return found
+
+
+class Listed(NamedTuple):
+    """A note found by the walk, not opened: its vault path, its path on disk, and the kind of source it is."""
+
+    rel: str
+    path: str
+    kind: SourceKind
 
 
 class _Draft(NamedTuple):
