@@ -16,6 +16,7 @@ from .synthesis import cluster_evidence
 _FAMILY = r"husband|wife|spouse|partner|fianc[ée]e?|kids?|children|child|sons?|daughters?|twins|baby"
 _PETS = (r"dogs?|pupp(?:y|ies)|pups?|cats?|kittens?|pets?|horses?|hamsters?|parrots?|rabbits?|bunn(?:y|ies)|turtles?|"
          r"snakes?|guinea pigs?|fish")
+_ZH_PETS = r"猫咪?|小猫|狗狗?|小狗|宠物|兔子|鹦鹉|仓鼠"
 _ROLE = (r"(?:[a-z-]+ ){0,2}(?:[a-z-]+(?:er|or|ist|ian|ant|ent|eon|ef|ach|urse|grapher|smith)|artist|chef|nurse|"
          r"coach|doctor|lawyer|student|teacher|mother|mom|mum|father|dad|parent|veteran|woman|man|person)")
 _CUES: list[tuple[Dimension, re.Pattern[str]]] = [
@@ -29,11 +30,11 @@ _CUES: list[tuple[Dimension, re.Pattern[str]]] = [
                                   rf"(?! and \w+ (?:is|are)\b)", re.I)),
     (Dimension.people, re.compile(rf"\b(?:has|have|had|adopted|got) (?:a|an|two|three|\d+) (?:[a-z]+ )?(?:{_PETS})\b",
                                   re.I)),
-    (Dimension.people, re.compile(rf"(?<!自)我(?!们)的?(?:{'|'.join(map(re.escape, ZH_RELATIONS))})")),
+    (Dimension.people, re.compile(rf"(?<!自)我(?!们)的?(?:{'|'.join(map(re.escape, ZH_RELATIONS))}|{_ZH_PETS})")),
     (Dimension.goals, re.compile(r"\b(want to|wants to|going to|plan to|plans to|planning|goal|working on|aim to|"
                                  r"aims to|hope to|hopes to|trying to|learn|learning|finish|launch|build|building|"
-                                 r"training for|studying|preparing)\b", re.I)),
-    (Dimension.goals, re.compile(r"想要|打算|计划|目标|希望|准备|正在|学会|在学|努力|争取|梦想")),
+                                 r"training for|studying|preparing|looking for)\b", re.I)),
+    (Dimension.goals, re.compile(r"想要|打算|计划|目标|希望|准备|正在|学会|在学|努力|争取|梦想|在找|找工作|求职")),
     (Dimension.beliefs, re.compile(r"\b(believe|believes|think that|thinks that|convinced|should|value|values|"
                                    r"matters?|principle)\b", re.I)),
     (Dimension.beliefs, re.compile(r"觉得|相信|认为|坚信|应该|价值观|原则")),
@@ -42,8 +43,13 @@ _CUES: list[tuple[Dimension, re.Pattern[str]]] = [
                                     r"(?:is|was|are|were) from|grew up|born|moved (?:to|from|back)|speak|speaks|"
                                     r"years old|my job|married|divorced|widowed|native|work in|works in|"
                                     r"job|career|profession|owns|runs (?:a|an|his|her|their) |retired|"
+                                    # the body's standing facts: an allergy is no taste
+                                    r"allergic|allergy|intolerant|diabetic|coeliac|celiac|"
+                                    r"i(?:'m|’m| am) \d{1,3}(?: years old)?\s*[.!]?$|"
+                                    rf"(?:'ve|’ve|have|has) been an? {_ROLE}\b|"
                                     rf"(?:has|have|had) (?:a|an|one|two|three|four|five|\d+) (?:{_FAMILY})\b)", re.I)),
-    (Dimension.identity, re.compile(r"我叫|名字|住在|来自|工作|上班|职业|出生|岁|结婚|母语|(?<!自)我(?!们)是")),
+    (Dimension.identity, re.compile(r"我叫|名字|住在|来自|工作|上班|职业|出生|岁|结婚|母语|过敏|(?<!自)我(?!们)是|"
+                                    r"有(?:一|两|三|四|五|几|\d+)个(?:孩子|小孩|儿子|女儿|娃)")),
     # "I'm Sam", "I am Sam Rivera", "I'm American": who they are; a diet or a taste a pattern read first.
     (Dimension.identity, re.compile(r"^\s*(?i:i(?:'m|’m| am))\s+(?:[A-Z][\w'’-]+)(?:\s+[A-Z][\w'’-]+){0,2}\s*[.!]?$")),
     # "I'm a nurse", "I am an architect": a role, unless it is a diet or a taste.

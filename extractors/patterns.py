@@ -185,7 +185,8 @@ ZH_RULES: list[Rule] = [
     # 搬到 is worded as 住在, as "I moved to Porto" is "Lives in Porto": the new home supersedes the old.
     _rule(Dimension.identity, rf"{_ZH_I}(?:已经|刚刚?)?搬(?:家)?到了?{_ZH_REST}(?:去|来)?了?{_ZH_END}",
           lambda m: f"住在{_zh_rest(m)}"),
-    _rule(Dimension.identity, rf"{_ZH_I}(?:现在|目前)?在(?P<place>[^，,、；;：:。！？!?\n（(我]{{1,20}}?)(?P<verb>工作|上班)",
+    # 在找工作 is looking for work: 找 is no place
+    _rule(Dimension.identity, rf"{_ZH_I}(?:现在|目前)?在(?!找)(?P<place>[^，,、；;：:。！？!?\n（(我]{{1,20}}?)(?P<verb>工作|上班)",
           lambda m: f"在{m['place']}{m['verb']}"),
     _rule(Dimension.identity, rf"{_ZH_I}(?:现在|目前)?在(?P<place>[^，,、；;：:。！？!?\n（(我]{{1,20}}?)(?P<verb>当|担任){_ZH_REST}{_ZH_END}",
           lambda m: f"在{m['place']}{m['verb']}{_zh_rest(m)}"),

@@ -59,3 +59,11 @@ def test_a_lasting_fact_is_never_filed_under_preferences(text: str, want: Dimens
 
 def test_the_labelled_set_covers_every_dimension() -> None:
     assert set(Counter(d for _, d in LABELLED)) == set(Dimension)
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    ("I'm allergic to peanuts", I), ("我对花生过敏", I), ("I'm 34", I), ("I've been a teacher for ten years", I),
+    ("我有两个孩子", I), ("我的猫叫Milo", PE), ("I'm looking for a flat in Lyon", G), ("我在找工作", G),
+])
+def test_the_body_an_age_a_past_role_a_pet_and_a_search_are_filed_where_they_last(text: str, want: Dimension) -> None:
+    assert OfflineExtractor().classify(text, None, None).dimension is want

@@ -24,6 +24,7 @@ from hylo_memory.pipeline.operations.schedule_found import Found, home, installe
 from hylo_memory.pipeline.operations.schedule_found import running as running_schedule
 from hylo_memory.pipeline.operations.status_runs import LastRun, last_run
 from hylo_memory.pipeline.run.collect import plan
+from hylo_memory.pipeline.run.hints import old_vault_hint
 from hylo_memory.pipeline.run.summary import BatchReport, SourceCounts
 from hylo_memory.pipeline.state.journal import journal_path
 from hylo_memory.pipeline.state.leases import Leases
@@ -111,6 +112,7 @@ class Status(BaseModel):
     problems: list[str] = []
     costs: Costs | None = None  # asked for with `--costs`
     batches: list[BatchReport] = []  # the provider's batches not applied yet, as the ledger has them
+    hints: list[str] = []  # no note in the next run's window, but older ones: the newest's date, how to read it
 
     def to_text(self) -> str:
         return render("status.txt.j2", status=self, now=dt.datetime.now(dt.UTC))
@@ -136,14 +138,14 @@ def gather(vault: Path, config: Config, today: dt.date | None = None, now: dt.da
             records = ledger.recent_runs(RECENT_RUNS)
             runs = _runs(records, running, config)
             last = ledger.last_success_at()
-            waiting = _waiting(vault, config, ledger, parsed, today)
+            waiting, hint = _waiting(vault, config, ledger, parsed, today)
             others: int | None = ledger.read_by_others(extractor_name(config.llm()))
             others_since = ledger.read_by_others_since(extractor_name(config.llm())) if others else None
             spent = _costs(ledger, today, config) if costs else None
             in_flight = [BatchReport.in_flight(lease) for lease in Leases(ledger).batches()]
     except LedgerError as exc:
         problems.append(f"the ledger cannot be read now ({exc}); a run may be writing it")
-        runs, last, waiting, others, others_since, records, spent = [], None, None, None, None, [], None
+        runs, last, waiting, others, others_since, records, spent, hint = [], None, None, None, None, [], None, None
         in_flight = []
     for schedule, trigger in schedules:
         if trigger is not None:
@@ -155,7 +157,7 @@ def gather(vault: Path, config: Config, today: dt.date | None = None, now: dt.da
         runs=runs, last_run=last_run(state, records, config), schedule=listed[0] if listed else None,
         schedules=listed, files=files, waiting=waiting, problems=problems,
         extractor=extractor_name(config.llm()), read_by_others=others, read_by_others_since=others_since,
-        costs=spent, batches=in_flight,
+        costs=spent, batches=in_flight, hints=[hint] if hint else [],
     )
 
 
@@ -213,14 +215,16 @@ def _runs(records: list[RunRecord], running: bool, config: Config) -> list[RunLi
 
 
 def _waiting(vault: Path, config: Config, ledger: Ledger, parsed: dict[Dimension, MemoryFile | None],
-             today: dt.date) -> Waiting:
-    # The same window and the same "already extracted?" test the next refresh would use.
+             today: dt.date) -> tuple[Waiting, str | None]:
+    """What the next refresh would read, with the same window and "already extracted?" test; and, when its window
+    holds no note but the vault has older ones, the hint that says how to read them."""
     planned = plan(vault, config, ledger, parsed, today)
     window, collected = planned.window, planned.collected
+    hint = old_vault_hint(vault, config, window) if collected.empty() else None
     return Waiting(
         **SourceCounts.of(collected.sources).model_dump(), mode=window.mode, window_start=window.start,
         window_days=window.days, total=len(collected.sources), skipped=len(collected.skipped),
-    )
+    ), hint
 
 
 def found_schedules(vault: Path, config: Config, state: Path) -> list[Found]:

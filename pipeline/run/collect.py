@@ -41,6 +41,10 @@ class Collected(BaseModel):
     plain_text: list[str] = []  # paths of sources read without the parser (markup over its budget), as many too
     future: list[Future] = []  # dated after the run's day: they wait for it
 
+    def empty(self) -> bool:
+        """No note is dated in the window: none to read, read already, waiting, in a batch, or waiting for its day."""
+        return not (self.sources or self.already_extracted or self.waiting or self.submitted or self.future)
+
 
 MAX_UNDATED = 50
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import shlex
 from pathlib import Path
 
 from hylo_memory.pipeline.config import Config, is_whole_vault
+from hylo_memory.pipeline.run.window import Window
+from hylo_memory.pipeline.vaults import is_url, newest_note
 
 
 def layout_hints(vault: Path, config: Config) -> list[str]:
@@ -43,3 +46,22 @@ def _folder_hints(vault: Path, config: Config) -> list[str]:
     names = [f"{f.strip().rstrip('/')}/" for f in folders]
     listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
     return [f"no {listed} folder in this vault: {run}"]
+
+
+def old_vault_hint(vault: Path, config: Config, window: Window, first: bool | None = None) -> str | None:
+    """When the vault has notes but none dated in `window`: the newest one's date, and the command that reads the
+    `first_run_days` up to it (docs/spec.md §4.1). None when a note is in the window, or the vault has none.
+
+    `first`: whether the next run on the vault is a first run (default: `window`'s mode). A first run on
+    `--today` that date reads those days; after a complete run, only `--reextract --since` reaches them.
+    Cheap: the vault is walked by names and mtimes, and at most a few hundred notes opened (vaults/newest.py).
+    """
+    newest = newest_note(vault, config, window.today)
+    if newest is None or newest >= window.start:
+        return None
+    where = config.vault if is_url(config.vault) else str(vault)
+    command = f"hylo-memory refresh --vault {shlex.quote(str(where))} --today {newest}"
+    if not (window.mode == "first" if first is None else first):
+        command += f" --reextract --since {newest - dt.timedelta(days=config.first_run_days - 1)}"
+    return (f"no note is dated in the window ({window.start} to {window.today}); the newest is dated {newest}: "
+            f"`{command}` reads the {config.first_run_days} days up to it")

@@ -18,7 +18,7 @@ from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.run.collect import Collected, Reread, plan
 from hylo_memory.pipeline.run.extraction import extract_all
-from hylo_memory.pipeline.run.hints import layout_hints
+from hylo_memory.pipeline.run.hints import layout_hints, old_vault_hint
 from hylo_memory.pipeline.run.progress import RunProgress, Silent
 from hylo_memory.pipeline.run.summary import (
     Deleted,
@@ -119,6 +119,10 @@ def _run(
     extracted = [s for s in collected.sources if s.path not in extraction.failed]
     if not dry_run:  # counted before the summary, which names what is stuck now
         _note_failures(failing, collected.sources, extraction, kept, today, config)
+    # A window holding no note, in a vault that has some: the newest one's date and how to read up to it. After
+    # this run, complete, the next is not a first run.
+    empty = collected.empty() and lease is None
+    old_vault = old_vault_hint(vault, config, window, first=None if dry_run else False) if empty else None
 
     def plan_writes() -> tuple[Journal | None, tuple[RunSummary, list[FileUpdate]]]:
         files = store.read_all()
@@ -127,7 +131,7 @@ def _run(
         summary = _summary(window, extractor.name, collected, extraction, extracted, updates, dry_run)
         summary.resumed = len(kept)
         summary.stuck = failing.stuck()
-        summary.hints = layout_hints(vault, config)
+        summary.hints = layout_hints(vault, config) + ([old_vault] if old_vault else [])
         summary.cost = cost_of(summary.usage, config.prices())
         if dry_run:
             return None, (summary, updates)
