@@ -9,6 +9,7 @@ from hylo_memory.decay.model import MAX_ITEM_TEXT, clean_text
 
 from .base import AuthorProfile, Candidate, Cluster, Decision, Extraction, Progress, Source
 from .patterns import RELATIONS, ZH_RELATIONS, Likings, statements, whole_statement
+from .stated import third_person, time_bound
 from .synthesis import cluster_evidence
 
 # Keyword cues for `remember` without a dimension, when no first-person pattern reads the fact, strongest
@@ -96,11 +97,15 @@ class OfflineExtractor:
 
         A fact a pattern reads whole keeps the pattern's wording, as a note's would ("I'm vegetarian" →
         "Is vegetarian", "我是素食者" → "是素食者"): said in a note or told to `remember`, it is one item.
-        Anything else keeps the person's own words. With `memory`, a reversed liking supersedes the old one.
+        Anything else keeps the person's words in the third person ("my sister Chloe …" → "Sister Chloe …").
+        A fact tied to a time ("this fall", 最近) is not pinned, and is filed under goals or state rather
+        than identity, preferences or beliefs. With `memory`, a reversed liking supersedes the old one.
         """
         stated = text
         how = []
         whole = whole_statement(text)
+        when = time_bound(text)
+        read_as = dimension
         if dimension is None:
             read = {d for d, _ in statements(text)}
             if whole or len(read) == 1:
@@ -109,12 +114,19 @@ class OfflineExtractor:
             else:
                 dimension = next((d for d, cue in _CUES if cue.search(text)), Dimension.preferences)
                 how.append(f"filed under {dimension.value} by keywords ({NO_MODEL_ASKED})")
-        if whole and whole[0] is dimension:
-            text = whole[1]
+            read_as = dimension
+            if when and dimension in _STANDING:
+                dimension = Dimension.goals if when == "ahead" else Dimension.state
+                how.append(f"tied to a time, so under {dimension.value}")
+        text = whole[1] if whole and whole[0] is read_as else third_person(text)
         if pinned is None:
-            pinned = dimension.pinned_by_default
+            pinned = dimension.pinned_by_default and when is None
         return Decision(dimension=dimension, text=text, pinned=pinned, reason="; ".join(how),
                         supersedes=superseded_liking(stated, text, dimension, memory))
+
+
+# What a fact tied to a time is not: it goes under goals (a time ahead) or state (now) instead.
+_STANDING = (Dimension.identity, Dimension.preferences, Dimension.beliefs)
 
 
 def superseded_liking(stated: str, text: str, dimension: Dimension,

@@ -30,6 +30,7 @@ import re
 # letter (inside, ’ is an apostrophe: ‘I’m tired,’ she said).
 _QUOTED = re.compile(r"\"(?P<a>[^\"]*)\"|“(?P<b>[^”]*)”|«(?P<c>[^»]*)»|‘(?P<d>[^\n]*?)’(?!\w)|「(?P<e>[^」]*)」"
                      r"|『(?P<f>[^』]*)』|＂(?P<g>[^＂]*)＂")
+QUOTED = _QUOTED  # any quotation, marks and all: `remember` keeps each as said (stated.py)
 _FIRST = 0xE000  # titles are U+E000 …; the last two private-use characters mark speech
 SPEECH, SPEECH_END = "\uf8fe", "\uf8ff"  # speech; speech whose quotation ends its sentence
 _MAX_TITLES = 0xF8FE - _FIRST

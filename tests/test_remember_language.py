@@ -46,11 +46,15 @@ CASES = [
     ("I work in Beijing as a software engineer", I, "Works as a software engineer in Beijing", True),
     ("I live in Lisbon", I, "Lives in Lisbon", True),
     ("my sister Ines", PE, "Ines — sister", True),
-    # not read whole by a pattern: the person's own words stand, filed where the pattern files them
-    ("我的妹妹小红住在上海", PE, "我的妹妹小红住在上海", True),
-    ("My sister Ines lives in Porto", PE, "My sister Ines lives in Porto", True),
-    ("I'm so tired this week", S, "I'm so tired this week", False),
-    ("我今天去了医院", S, "我今天去了医院", False),
+    # not read whole by a pattern: the person's own words stand in the third person, filed where the pattern files them
+    ("我的妹妹小红住在上海", PE, "妹妹小红住在上海", True),
+    ("My sister Ines lives in Porto", PE, "Sister Ines lives in Porto", True),
+    ("I'm so tired this week", S, "Feeling so tired this week", False),
+    ("我今天去了医院", S, "今天去了医院", False),
+    # tied to a time: not pinned (issue 38.10)
+    ("Remember that my sister Chloe is starting at Brown this fall", PE, "Sister Chloe is starting at Brown this fall",
+     False),
+    ("帮我记一下，我下个月要搬到上海", G, "下个月要搬到上海", False),
     ("Always answer in English", P, "Always answer in English", True),
     ("总是用中文回答", P, "总是用中文回答", True),
 ]
@@ -109,9 +113,11 @@ def test_classify_files_chinese_and_english(text: str, dimension: Dimension) -> 
     assert OfflineExtractor().classify(text, None, None).dimension is dimension
 
 
-def test_classify_keeps_the_persons_words_when_told_another_dimension() -> None:
+def test_classify_keeps_the_persons_words_in_the_third_person_when_told_another_dimension() -> None:
+    decision = OfflineExtractor().classify("I'm vegetarian for ethical reasons", Dimension.identity, None)
+    assert (decision.dimension, decision.text) == (I, "Is vegetarian for ethical reasons")
     decision = OfflineExtractor().classify("我是素食者", Dimension.identity, None)
-    assert (decision.dimension, decision.text) == (I, "我是素食者")
+    assert (decision.dimension, decision.text) == (I, "是素食者")
 
 
 # A refresh over Chinese short notes
