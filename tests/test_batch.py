@@ -18,8 +18,10 @@ import pytest
 from batch_helpers import DAY, direct, env_of, handler, memory, refresh, run, vault_with
 from proc_helpers import cli_env
 
+from hylo_memory.decay import Dimension
 from hylo_memory.extractors.batch_api import answers
 from hylo_memory.pipeline.state.ledger import LEDGER_FILE
+from hylo_memory.pipeline.state.read_memo import digest, memo_path
 from hylo_memory.testing import FakeOpenAI
 from hylo_memory.testing.fake_replies import error
 
@@ -93,6 +95,18 @@ def test_collect_alone_reads_nothing_new(tmp_path: Path, llm: FakeOpenAI) -> Non
     done = run(vault, llm, "refresh", "--collect")
     assert done.exit_code == 0 and "collected, 3 note(s) in 1 request(s)" in done.stdout
     assert not llm.chat_requests and "chess" not in str(memory(vault))
+
+
+def test_collect_alone_keeps_the_read_memo_of_what_it_applied(tmp_path: Path, llm: FakeOpenAI) -> None:
+    vault = vault_with(tmp_path)
+    refresh(vault, llm, "--batch")
+    memo = memo_path(vault / "_memory")
+    memo.unlink(missing_ok=True)
+    assert run(vault, llm, "refresh", "--collect").exit_code == 0
+    kept = json.loads(memo.read_bytes())["files"]
+    on_disk = {d.value: digest(p.read_bytes()) if (p := vault / "_memory" / d.filename).exists() else None
+               for d in Dimension}
+    assert {name: f and f["digest"] for name, f in kept.items()} == on_disk  # the files as the batch left them
 
 
 def test_a_batch_still_in_progress_is_named_and_its_notes_are_not_read_again(tmp_path: Path) -> None:
