@@ -13,10 +13,10 @@ from hylo_memory.decay import Dimension, Evidence
 from hylo_memory.decay.match import normalise
 from hylo_memory.decay.polarity import opposed
 
+from .attributed import why_not_kept
 from .base import Candidate, Cluster, Extraction, Source
 from .batching import relevant
 from .replies import EvidenceEntry, PreferenceEntry, clean_text, parse_entries
-from .standalone import why_not_alone
 from .synthesis import cluster_evidence
 
 MAX_CANDIDATES = 40  # existing items shown per request: the relevant ones, never whole files
@@ -51,7 +51,7 @@ def read_evidence(raw: str, asked: Asked, cap: int) -> Extraction:
                    "empty, over-long or not one line" if text is None else
                    "a dimension its source may not give" if entry.dimension not in source.dimensions else
                    "an unknown item number" if entry.restates is not None and linked is None else
-                   why_not_alone(text))
+                   why_not_kept(text, entry.dimension))
         if problem is not None or source is None or text is None:
             result.drop(problem or "", entry.text)
             continue

@@ -40,14 +40,14 @@ _TITLE = re.compile("([\ue000-\uf8fd])\\1?")
 
 _FIRST_PERSON = re.compile(r"\b(?:I|I['’](?:m|ve|d|ll)|(?i:me|my|mine|myself|we|us|our|ours))\b|我")
 _SENTENCE_INSIDE = re.compile(r"[!?;！？；。\n]|[.,:，：、…]\s*$|\.\s")
-_SPEAKING = (r"said|says|say|saying|told(?:\s+\w+)?|tells(?:\s+\w+)?|tell(?:\s+\w+)?|wrote|writes|write|asked|asks|"
+SPEAKING = (r"said|says|say|saying|told(?:\s+\w+)?|tells(?:\s+\w+)?|tell(?:\s+\w+)?|wrote|writes|write|asked|asks|"
              r"replied|replies|answered|answers|shouted|yelled|whispered|added|adds|goes|went|quipped|joked|"
              r"exclaimed|insisted|explained|muttered|announced|texted|messaged|put it|remarked|noted|tweeted|"
              r"posted|sang|sings")
-_ZH_SPEAKING = r"说|问|道|讲|喊|叫道|写道|写着|回答|表示|告诉我|提到|强调|感叹|嘀咕|嚷"
-_SPOKEN_BEFORE = re.compile(rf"(?:\b(?:{_SPEAKING})\s*[,:]?|[:：]|(?:{_ZH_SPEAKING})\s*[：:，,]?)\s*$", re.IGNORECASE)
+ZH_SPEAKING = r"说|问|道|讲|喊|叫道|写道|写着|回答|表示|告诉我|提到|强调|感叹|嘀咕|嚷"
+_SPOKEN_BEFORE = re.compile(rf"(?:\b(?:{SPEAKING})\s*[,:]?|[:：]|(?:{ZH_SPEAKING})\s*[：:，,]?)\s*$", re.IGNORECASE)
 _SPOKEN_AFTER = re.compile(rf"^\s*[,，]?\s*(?:(?:she|he|they|someone|[A-Z][\w'’-]*|(?:my|the|our|his|her) \w+)\s+)?"
-                           rf"(?:{_SPEAKING})\b|^\s*[,，]?\s*[\u4e00-\u9fff]{{0,4}}?(?:{_ZH_SPEAKING})",
+                           rf"(?:{SPEAKING})\b|^\s*[,，]?\s*[\u4e00-\u9fff]{{0,4}}?(?:{ZH_SPEAKING})",
                            re.IGNORECASE)
 _MAX_TITLE_WORDS = 8
 

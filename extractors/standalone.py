@@ -42,13 +42,16 @@ CUT_SHORT = "cut short: it ends where nothing can end"
 NOT_WHO = "not what the person is: no noun phrase for a person after 是"
 NO_CLAIM = "no claim: 觉得/认为 with no subject of its own, or only a noun phrase"
 TO_A_READER = "written to a reader: what a text sets out to do, not a goal of the person's"
+EMPTY_OPINION = "an opinion of nothing named: what it judges is only in its note"
 _ZH_REASONS = {"pronoun": PRONOUN_ONLY, "cut": CUT_SHORT, "not_who": NOT_WHO, "no_claim": NO_CLAIM,
-               "reader": TO_A_READER}
+               "empty": EMPTY_OPINION, "reader": TO_A_READER}
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _LABEL = re.compile(r"^(?P<label>[^—–]+?)\s+[—–]\s+\S")
-_QUOTATION = re.compile(r"\"[^\"]*\"|“[^”]*”|«[^»]*»|‘[^’]*’(?!\w)|「[^」]*」|『[^』]*』|＂[^＂]*＂")
+# A straight single quote opens a title only before a word and after none: in "Rust's" it is an apostrophe.
+_QUOTATION = re.compile(r"\"[^\"]*\"|“[^”]*”|«[^»]*»|‘[^’]*’(?!\w)|(?<![\w'])'[^'\n]+'(?!\w)|「[^」]*」|『[^』]*』"
+                        r"|＂[^＂]*＂|《[^》]*》|〈[^〉]*〉")
 
 # English: the words of a verb chain, and the words that make up an object or cannot end a text.
 _ADVERBS = frozenset(
@@ -67,6 +70,11 @@ _PLACES = frozenset("here there".split())
 # What may follow "it": a clause that says what "it" is ("Loves it when it rains").
 _DEFINING = frozenset("when whenever if that how where".split())
 _RELATIVE = frozenset("who whom whose which that".split())
+# Pronouns "that" follows as a relative, never as a demonstrative: "Has something that deserves a documentary".
+_INDEFINITES = frozenset("something anything everything nothing someone anyone everyone no one somebody anybody "
+                         "everybody nobody one ones those people".split())
+# A contraction is its two words: "Thinks it's fine" is "it" and "is"; "that's" is always the demonstrative.
+_CONTRACTIONS = {"it's": ("it", "is"), "that's": ("this", "is")}
 # What only places, times or weighs a pronoun: "before Christmas", "a lot", "equally".
 _ADJUNCTS = _PREPOSITIONS | frozenset(
     "today tonight now anymore again too equally more most less lot a daily always often sometimes lately "
@@ -95,6 +103,20 @@ _NEEDS_OBJECT = frozenset(
 _DETERMINERS = frozenset("a an the my your his her its our their this that these those every each".split())
 _NOUN_BEFORE = _DETERMINERS | (_PREPOSITIONS - {"to", "like"})  # what a verb of _NEEDS_OBJECT is a noun after
 _CLAUSE_SUBJECTS = frozenset("i you he she it we they one people who what whatever".split())
+# A final preposition is stranded, and the text whole, when a noun came before it and a clause about that noun
+# opened after it: "a mentor to talk to", "a problem worth working on", "the worst failing a person can fall into".
+_NOUN_OPENERS = _DETERMINERS - {"that"} | frozenset("what which whom some any something someone".split())
+_CLAUSE_OPENERS = _DETERMINERS | _CLAUSE_SUBJECTS | frozenset(
+    "to worth that which who whom where can could should would will must might".split())
+_COORDINATORS = frozenset("and or but nor".split())
+# Nouns that stand for what the note goes on to say: "Loves the way", "Likes the idea".
+_SHELL_NOUNS = frozenset("way fact idea thing things part point kind sort reason notion".split())
+# Adverbs a cut may leave after "to" or an auxiliary: "Hopes to finally", "Is actually".
+_DANGLING = frozenset("finally eventually really truly still also now not never always often usually just even "
+                      "actually deeply genuinely absolutely totally quite rather mostly currently".split())
+_BEFORE_DANGLING = frozenset("to is am are was were be been will would can could should must has have had".split())
+# A reason, a condition or a concession alone: the clause it leads to is in the note ("Because work is busy").
+_CLAUSE_ALONE = re.compile(r"^(?:because|although|though|unless|whereas)\b[^,;:]*$", re.IGNORECASE)
 _LIKING = frozenset("love loves like likes enjoy enjoys adore adores prefer prefers hate hates dislike dislikes "
                     "values value wants want".split())
 # Adjectives that ask for their noun: "Believes in small" was "small, boring teams".
@@ -137,13 +159,12 @@ def why_not_alone(text: str) -> str | None:
     label = _LABEL.match(text)
     if label and label["label"].casefold() in _NOT_NAMES:
         return CUT_SHORT
-    words = [w.casefold().replace("’", "'") for w in _WORD.findall(text)]
+    words, capitalised = _words(text)
     if not words:
         return CUT_SHORT
-    capitalised = [w[:1].isupper() for w in _WORD.findall(text)]
     if _pronoun_object(words, capitalised):
         return PRONOUN_ONLY
-    if _cut_short(words):
+    if _cut_short(words) or _CLAUSE_ALONE.match(text):
         return CUT_SHORT
     text = text.replace("’", "'")
     return TO_A_READER if _TO_A_READER.match(text) or _EN_ADDRESSED.match(text) else None
@@ -152,6 +173,18 @@ def why_not_alone(text: str) -> str | None:
 def stands_alone(text: str) -> bool:
     """Whether the text makes sense without the note it came from."""
     return why_not_alone(text) is None
+
+
+def _words(text: str) -> tuple[list[str], list[bool]]:
+    """The text's words, folded, its contractions as two words; and which were capitalised."""
+    words: list[str] = []
+    capitalised: list[bool] = []
+    for word in _WORD.findall(text):
+        folded = word.casefold().replace("’", "'")
+        parts = _CONTRACTIONS.get(folded, (folded,))
+        words += parts
+        capitalised += [word[:1].isupper()] + [False] * (len(parts) - 1)
+    return words, capitalised
 
 
 def _object_start(words: list[str], capitalised: list[bool]) -> int:
@@ -199,14 +232,19 @@ def _pronoun_object(words: list[str], capitalised: list[bool]) -> bool:
     word, after = words[i], words[i + 1] if i + 1 < len(words) else None
     if word in _PRONOUNS:
         return after not in _DEFINING and not _dummy_it(words, i)
+    if word in _DEMONSTRATIVES | {"that"} and i > 0 and capitalised[i] and after is not None and capitalised[i + 1]:
+        return False  # a title in Title Case: "Rereads This Is Water", "Is reading That Will Never Work"
     if word in _DEMONSTRATIVES:
         return after not in _RELATIVE
+    if word == "so":
+        return i > 0 and words[i - 1] in _CLAUSE_VERBS and after in _ADJUNCTS  # "Thinks so too" ("Thinks so" is cut)
     if word in _QUANTIFIERS or word in _PLACES or word == "her":
         return after is None or after in _ADJUNCTS or after in _DEFINING
     if word == "that":
         if after is None:
             return True
-        opens_clause = (i > 0 and words[i - 1] in _CLAUSE_VERBS) or after in _SUBJECTS or capitalised[i + 1]
+        opens_clause = ((i > 0 and words[i - 1] in _CLAUSE_VERBS | _INDEFINITES) or after in _SUBJECTS
+                        or capitalised[i + 1])
         return not opens_clause
     return False
 
@@ -227,7 +265,14 @@ def _cut_short(words: list[str]) -> bool:
     particle = _PARTICLE_VERB.get(last)
     if particle is not None and particle.fullmatch(before):
         return False
-    if last in _ENDLESS:
+    if last in _PREPOSITIONS and _stranded(words):
+        return False
+    if last in _ENDLESS or (before in {"the", "this", "that"} and last in _SHELL_NOUNS):
+        return True
+    kept = len(words)
+    while kept > 1 and words[kept - 1] in _DANGLING:
+        kept -= 1
+    if kept < len(words) and words[kept - 1] in _BEFORE_DANGLING:
         return True
     # After a determiner or a preposition (but "to"), close or with one word between, it is a noun: "a beach
     # visit", "the feeling", "of family love"; "to visit" still wants its object.
@@ -235,3 +280,14 @@ def _cut_short(words: list[str]) -> bool:
         return True
     return last in _BARE_ADJECTIVES and (before in _PREPOSITIONS or before in _LIKING
                                          or before in {"the", "a", "an", "and", "or"})
+
+
+def _stranded(words: list[str]) -> bool:
+    """Whether a final preposition closes a clause about a noun named before it (see `_NOUN_OPENERS`)."""
+    if words[-2] in _DETERMINERS | _PREPOSITIONS | _COORDINATORS:
+        return False
+    noun = next((i for i in range(1, len(words) - 3) if words[i] in _NOUN_OPENERS), None)
+    if noun is None:
+        return False
+    clause = next((i for i in range(noun + 2, len(words) - 2) if words[i] in _CLAUSE_OPENERS), None)
+    return clause is not None and not _COORDINATORS & set(words[clause:])
