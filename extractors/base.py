@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable
 from enum import Enum
-from typing import Protocol
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -122,6 +122,14 @@ class Dropped(BaseModel):
 
 
 EXAMPLES, EXAMPLE_CHARS = 3, 80
+MAX_LISTED, LISTED_CHARS = 20, 120  # dropped entries named one by one in a summary, each cut to LISTED_CHARS
+
+
+class DroppedEntry(BaseModel):
+    """One proposal not kept, and why: a summary names each of the first MAX_LISTED (docs/spec.md §4.8)."""
+
+    text: str
+    reason: str
 
 
 class SourceFailure(BaseModel):
@@ -141,6 +149,9 @@ class Extraction(BaseModel):
     failures: list[str] = []  # one line per failed batch, for the summary
     why_failed: dict[str, SourceFailure] = {}  # the failed sources that were sent, path → why (not those unsent)
     dropped: list[Dropped] = []  # evidence proposed but not kept, by reason
+    listed: list[DroppedEntry] = []  # the first MAX_LISTED of them, one by one
+    # Evidence kept whose `restates` or `supersedes` was not followed: counted apart, for it was not dropped.
+    unlinked: list[Dropped] = []
     usage: Usage = Field(default_factory=Usage)
 
     @property
@@ -155,11 +166,19 @@ class Extraction(BaseModel):
             return
         examples = [" ".join(text.split())[:EXAMPLE_CHARS] for text in texts[:EXAMPLES] if text]
         self._add(Dropped(reason=reason, count=count, examples=examples))
+        room = MAX_LISTED - len(self.listed)
+        # A new list, never appended to: a copy of this extraction (`model_copy`) shares it.
+        self.listed = self.listed + [DroppedEntry(text=_cut(text), reason=reason) for text in texts if text][:room]
 
-    def _add(self, dropped: Dropped) -> None:
-        group = next((d for d in self.dropped if d.reason == dropped.reason), None)
+    def unlink(self, reason: str, text: str) -> None:
+        """Count evidence kept whose link to an item (`restates`, `supersedes`) was not followed, and why."""
+        self._add(Dropped(reason=reason, count=1, examples=[" ".join(text.split())[:EXAMPLE_CHARS]]), "unlinked")
+
+    def _add(self, dropped: Dropped, kind: Literal["dropped", "unlinked"] = "dropped") -> None:
+        groups: list[Dropped] = getattr(self, kind)
+        group = next((d for d in groups if d.reason == dropped.reason), None)
         if group is None:
-            self.dropped = [*self.dropped, dropped.model_copy(update={"examples": dropped.examples[:EXAMPLES]})]
+            setattr(self, kind, [*groups, dropped.model_copy(update={"examples": dropped.examples[:EXAMPLES]})])
             return
         group.count += dropped.count
         group.examples = (group.examples + dropped.examples)[:EXAMPLES]
@@ -172,7 +191,16 @@ class Extraction(BaseModel):
         self.why_failed = {**self.why_failed, **part.why_failed}
         for group in part.dropped:
             self._add(group)
+        for group in part.unlinked:
+            self._add(group, "unlinked")
+        self.listed = (self.listed + part.listed)[:MAX_LISTED]
         self.usage.add(part.usage)
+
+
+def _cut(text: str) -> str:
+    """An entry's wording on one line, cut to LISTED_CHARS with an ellipsis."""
+    text = " ".join(text.split())
+    return text if len(text) <= LISTED_CHARS else text[: LISTED_CHARS - 1] + "…"
 
 
 class Decision(BaseModel):

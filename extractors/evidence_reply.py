@@ -1,6 +1,7 @@
 """Reading an extraction reply, entry by entry (docs/spec.md §4.5): the model's, or the person's assistant's.
 
-One bad entry never costs the others: each is kept, or dropped with its reason. Sources and items
+One bad entry never costs the others: each is kept, or dropped with its reason (a kept one whose `restates` or
+`supersedes` is not followed is counted apart, as `unlinked`: it was not dropped). Sources and items
 are named by the short ids the request gave them (S1, S2, …; 1, 2, …), so a reply cannot invent a
 path or an item.
 """
@@ -57,10 +58,10 @@ def read_evidence(raw: str, asked: Asked, cap: int) -> Extraction:
             continue
         matches, restates = restated(linked, entry.restates, entry.dimension, text)
         if linked is not None and restates is None and linked.dimension == entry.dimension:
-            result.drop(OPPOSITE_RESTATES, text)
+            result.unlink(OPPOSITE_RESTATES, text)
         replaced, ignored = superseded(entry.supersedes, asked.items, entry.dimension, text, restates)
         if ignored is not None:
-            result.drop(ignored + _WITHOUT_IT, text)
+            result.unlink(ignored + _WITHOUT_IT, text)
         result.evidence.append(Evidence(dimension=entry.dimension, text=text, source=source.path,
                                         date=source.date, matches=matches, supersedes=replaced))
     return result
@@ -99,7 +100,7 @@ def restated(linked: Candidate | None, number: int | None, dimension: Dimension,
 
     A link to another dimension's item restates nothing; one to an item of the opposite polarity
     ("Hates working from the office on Mondays" for "Loves working from the office on Mondays")
-    would join opposite facts, and is dropped: the fact is kept as its own (docs/spec.md §3).
+    would join opposite facts, and is not followed: the fact is kept as its own (docs/spec.md §3).
     """
     if linked is None or linked.dimension != dimension or opposed(text, linked.text):
         return None, None

@@ -65,7 +65,7 @@ def test_the_text_summary_shows_the_wordings_dropped_past_the_cap(llm: FakeOpenA
     short(tmp_path, "2026-11-28", "I like tea.", slug="tea")
     llm.enqueue(reply(json.dumps({"evidence": likes("tea", "coffee")})))
     assert main(["refresh", "--vault", str(tmp_path), "--today", TODAY]) == 0
-    assert '1 × past the reply\'s limit (1 a source) (e.g. "Likes coffee")' in capsys.readouterr().out
+    assert '"Likes coffee": past the reply\'s limit (1 a source)' in capsys.readouterr().out
 
 
 def test_a_reason_keeps_at_most_a_few_wordings_however_many_are_dropped() -> None:

@@ -1,4 +1,4 @@
-"""An LLM's `restates` never joins opposite facts: the link is dropped, the fact kept as its own (docs/spec.md §3)."""
+"""An LLM's `restates` never joins opposite facts: the link is not followed, the fact kept as its own (docs/spec.md §3)."""
 
 from __future__ import annotations
 
@@ -44,8 +44,15 @@ def test_restating_an_item_of_the_opposite_polarity_keeps_the_evidence_as_its_ow
     prefs = items(vault, P)
     assert HATES in prefs and prefs[HATES][1] == 1
     assert prefs[LOVES][1] == 1  # never reinforced by its opposite
-    reasons = {d["reason"]: (d["count"], d["examples"]) for d in summary["dropped"]}
+    reasons = {d["reason"]: (d["count"], d["examples"]) for d in summary["unlinked"]}
     assert reasons[OPPOSITE_RESTATES] == (1, [HATES])
+
+
+def test_evidence_kept_as_its_own_fact_is_not_counted_as_dropped(
+        llm: FakeOpenAI, vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    llm.enqueue(reply(restating(HATES)))
+    summary = refresh_json(vault, capsys)
+    assert (summary["dropped_evidence"], summary["dropped"], summary["dropped_entries"]) == (0, [], [])
 
 
 def test_an_opposite_fact_that_supersedes_the_item_it_claimed_to_restate_still_supersedes_it(
@@ -61,4 +68,4 @@ def test_restating_an_item_of_the_same_polarity_still_joins_it(llm: FakeOpenAI, 
     llm.enqueue(reply(restating("Really into working from the office on Mondays")))
     summary = refresh_json(vault, capsys)
     assert items(vault, P)[LOVES][1] == 2
-    assert OPPOSITE_RESTATES not in {d["reason"] for d in summary["dropped"]}
+    assert summary["unlinked"] == [] and summary["dropped"] == []

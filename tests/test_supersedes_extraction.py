@@ -47,7 +47,9 @@ def only(extraction: Extraction) -> Evidence:
 
 
 def reasons(extraction: Extraction) -> dict[str, int]:
-    return {d.reason: d.count for d in extraction.dropped}
+    """Why links were not followed; the evidence itself is kept, never counted as dropped."""
+    assert extraction.dropped == []
+    return {d.reason: d.count for d in extraction.unlinked}
 
 
 def user_prompt(fake: FakeOpenAI, index: int = 0) -> str:

@@ -228,6 +228,8 @@ def _summary(
         failures=extraction.failures,
         dropped_evidence=extraction.dropped_count,
         dropped=extraction.dropped,
+        dropped_entries=extraction.listed,
+        unlinked=extraction.unlinked,
         usage=extraction.usage,
         files=reports,
     )

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from hylo_memory.decay import Dimension, FileChanges, FileUpdate
 from hylo_memory.decay.rules import Conflict, Expiry, Supersession
-from hylo_memory.extractors.base import Dropped, Source, SourceKind, Usage
+from hylo_memory.extractors.base import Dropped, DroppedEntry, Source, SourceKind, Usage
 from hylo_memory.extractors.costs import Cost, total
 from hylo_memory.pipeline.notes.whose import Reason
 from hylo_memory.pipeline.run.collect import Future
@@ -187,6 +187,8 @@ class RunSummary(BaseModel):
     stuck: list[StuckSource] = []  # set aside after failing `stuck_after` runs in a row: no longer waiting
     dropped_evidence: int = 0
     dropped: list[Dropped] = []  # by reason, with a few examples each
+    dropped_entries: list[DroppedEntry] = []  # the first MAX_LISTED dropped, each with its reason
+    unlinked: list[Dropped] = []  # evidence kept whose `restates` or `supersedes` was not followed, by reason
     usage: Usage = Usage()
     cost: Cost | None = None  # with prices set (docs/spec.md §4.8)
     hints: list[str] = []  # e.g. none of the configured folders is in the vault: run `hylo-memory init`
