@@ -18,7 +18,14 @@ stand alone when
   verb that needs what follows ("Wants to say", "Feels", 想说, 觉得, 是指), on a bare adjective where its
   noun should follow ("Believes in small", "Loves small"), on a locative closing a phrase that 跟/和/从/对
   opened with no verb after it (想跟老照片中, 想在家里); or it is a "Name — relationship" whose name is a
-  verb ("Called — brother", from "Called my brother");
+  verb ("Called — brother", from "Called my brother"). A preposition closing a clause about a noun named
+  before it ends a text ("a mentor to talk to", "the worst failing a person can fall into"); an adverb
+  left after "to" does not ("Hopes to finally"), nor a noun that stands for what the note says next
+  ("Loves the way"), nor a reason alone ("Because work is busy", 因为工作的原因). 真爱 and 多想 end a text;
+- **it judges nothing named** (`EMPTY_OPINION`): 觉得还不错, 感觉一般, 认为很有道理; "Thinks it's fine" and
+  "Thinks so too" are pronouns. An opinion with no subject that makes a claim stays (觉得远程办公效率更高,
+  觉得余华的书还行，但配不上他的名气: two clauses say something of what they name), as does one of the
+  person's own state (感觉很累); 他/她 with no one named before it is a pronoun (经常跟他一起打球);
 - **it is not what it looks like**: a Chinese 是… item says what the person is, so what follows 是 must be a
   noun phrase that can describe a person (是一名软件工程师, 是上海人, 是素食者, 是90后, 是杨希杰, 是做设计的),
   not the 是…的 emphasis or judgement (是直接拖到OneDrive备份的 "I just dragged them", 是无法接受的), a verb
@@ -28,7 +35,9 @@ stand alone when
   out to do for its reader ("Wants to introduce some basic concepts of Spark", "Wants to show you how",
   "Wants to thank your parents", 想和大家分享, 想告诉你) is the text's, not the person's (`TO_A_READER`).
 
-A quotation in the text is a title or a term, read as one name whatever its words ("Loves “It”").
+A quotation in the text (in quotes, 《》, or straight single quotes around words) is a title or a term, read as
+one name whatever its words ("Loves “It”", 喜欢读《明朝那些事儿》); so is a demonstrative opening words in Title
+Case ("Rereads This Is Water"). "That" after an indefinite pronoun is a relative ("Has something that …").
 """
 
 from __future__ import annotations

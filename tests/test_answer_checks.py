@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from proc_helpers import copy_example_vault
+from mcp_helpers import McpServer, ok
+from proc_helpers import cli_env, copy_example_vault
 
 from hylo_memory.decay import Dimension
 from hylo_memory.extractors.attributed import OTHERS_WORDS, why_not_kept
@@ -193,3 +194,19 @@ def test_the_entries_named_stop_at_the_limit_and_the_rest_are_counted(tmp_path: 
                    "restates": None})
     text = propose(vault, config, handed.lease or "", answer, TODAY).to_text()
     assert text.count(f": {PRONOUN_ONLY}\n") == MAX_LISTED and "  and 5 more\n" in text
+
+
+@pytest.mark.slow  # a real `hylo-memory mcp` process, through the SDK's client
+def test_propose_memories_answers_with_each_dropped_entry_and_its_reason(tmp_path: Path) -> None:
+    vault = copy_example_vault(tmp_path / "vault")
+    home = cli_env(tmp_path / "home")
+    with McpServer(["mcp", "--vault", str(vault), "--today", TODAY.isoformat()], home, tmp_path / "mcp.log",
+                   "scripted-agent") as server:
+        handed = server.call("notes_to_read")
+        assert isinstance(handed.structured_content, dict)
+        batch = handed.structured_content
+        answer = [{"dimension": "beliefs", "text": text, "source": batch["sources"][0]["id"], "restates": None}
+                  for text in ("Tom says remote work is overrated", "觉得还不错", "Believes small teams ship faster")]
+        text = ok(server.call("propose_memories", {"lease": batch["lease"], "evidence": answer}))
+    assert f'  "Tom says remote work is overrated": {OTHERS_WORDS}\n' in text
+    assert f'  "觉得还不错": {EMPTY_OPINION}\n' in text
