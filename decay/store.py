@@ -1,7 +1,8 @@
 """The memory folder on disk: read the six files, write changed ones atomically (0600).
 
 A write is a compare-and-swap against a person's editor, which takes no lock: it replaces
-a file only if the file still holds what the command read and planned from.
+a file only if the file still holds what the command read and planned from, and never
+over a save that lands meanwhile (decay/aside.py).
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from hylo_memory.errors import FileChanged, MemoryFileError, StorageError
+from hylo_memory.errors import FileChanged, HyloMemoryError, MemoryFileError, StorageError
 
+from .aside import NO_HARD_LINKS, Replaced, asides_of, link_in, move_aside, read_fd
 from .format import parse, render
 from .model import Dimension, MemoryFile
 
@@ -27,8 +29,7 @@ DEFAULT_ARCHIVE_KEEP = 10
 # bytes of one file's versions: no burst of writes pushes a person's own edit out of the archive.
 ARCHIVE_DAY_NS = 24 * 3600 * 10**9
 ARCHIVE_BYTES = 16 * 1024 * 1024
-SETTLE_SECONDS, SETTLE_TRIES = 0.05, 40  # how long a person's save into a replaced file is waited for to end
-_NO_HARD_LINKS = {errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS}
+READ_TRIES = 10  # reads of a memory file moved aside again and again as it is read, before it counts as missing
 _NOT_WRITABLE = {errno.EACCES, errno.EPERM, errno.EROFS}
 NOT_REGULAR = "not a regular file (a pipe, socket, device or folder); refused, move it out of the memory folder"
 
@@ -135,6 +136,19 @@ def read_regular(path: Path, what: str = "file") -> bytes | None:
             raise StorageError(f"{path}: cannot read the {what}: {exc.strerror or exc}") from None
 
 
+def current(target: Path) -> bytes | None:
+    """The memory file's bytes; while a write has it moved aside for an instant, the bytes it moved, which
+    are what a reader of a file renamed over would have read until then."""
+    for _ in range(READ_TRIES):
+        if (data := read_regular(target, "memory file")) is not None:
+            return data
+        if not (asides := asides_of(target)):
+            return None
+        if (data := read_regular(asides[0], "memory file")) is not None:
+            return data
+    return None  # written again and again as it was read: as good as missing
+
+
 class MemoryStore:
     """The memory folder: one file per dimension, prior versions kept under `.archive/`.
 
@@ -185,7 +199,7 @@ class MemoryStore:
 
     def read_bytes(self, dimension: Dimension) -> bytes | None:
         """The file's bytes as they are on disk, or None when it does not exist yet; kept as what was read."""
-        data = read_regular(self.target(dimension), "memory file")
+        data = current(self.target(dimension))
         self._read[dimension] = data
         return data
 
@@ -259,12 +273,14 @@ class MemoryStore:
     def replace(self, dimension: Dimension, data: bytes | None, expect: str | None, prune: bool = True) -> None:
         """Write the file (None: remove it) only if it still holds what `expect` hashes; archive what it held.
 
-        Checked on the open file just before the rename and again just after: a person who saved
-        in between (their editor had the file open) gets that very file back in place, their save
-        landing in it even if still under way, and `FileChanged` says so, for the command to plan
-        again on their text. The replaced version is archived as a hard link where the file
-        system allows, else as a copy. `prune=False` leaves the older versions for `prune`, once the
-        command has succeeded: a command that fails must not have cost the archive a version.
+        The file is moved aside to a private name and checked, the new one given the name only if
+        nothing appeared there meanwhile (decay/aside.py), and the old one archived: a person's save
+        landing at any moment stands, and `FileChanged` says so, for the command to plan again on their
+        text; the version their save replaced is archived. A person who saved *into* the file (their
+        editor had it open) gets that very file back in place, their save landing in it even if still
+        under way. The replaced version is archived as a hard link where the file system allows, else
+        as a copy. `prune=False` leaves the older versions for `prune`, once the command has succeeded:
+        a command that fails must not have cost the archive a version.
         """
         name, target = dimension.filename, self.target(dimension)
         with writable(target.parent):
@@ -295,6 +311,18 @@ class MemoryStore:
         else:
             fsync_dir(self.folder)
 
+    def settle_asides(self) -> None:
+        """After a write a kill interrupted (call under the memory lock): each file it had moved aside goes
+        back to its name, or, when the name holds a file again, into the archive — never left the only copy
+        of its version (docs/spec.md §7)."""
+        for dimension in Dimension:
+            try:
+                target = self.target(dimension)
+            except HyloMemoryError:
+                continue  # refused, in one line, where it is read or written
+            for aside in asides_of(target):
+                self._restore(dimension.filename, target, aside, self._archived_as(dimension.filename, aside))
+
     def _swap(self, name: str, target: Path, data: bytes | None, expect: str | None) -> Path | None:
         """Put `data` at `target` if it holds what `expect` hashes, else `FileChanged`; where the version
         it replaced was archived (None: there was none)."""
@@ -302,9 +330,9 @@ class MemoryStore:
         try:
             old = self._take(name, target, expect)
             try:
-                _put(target, tmp, old)
-                if old is not None and old.saved_into():
-                    self._give_back(name, target, old, digest(data))
+                self._put(name, target, tmp, old)
+                if old is not None:
+                    self._keep(name, target, old, digest(data))
             finally:
                 if old is not None:
                     os.close(old.fd)
@@ -314,46 +342,121 @@ class MemoryStore:
         fsync_dir(target.parent)
         return None if old is None else old.archived
 
-    def _give_back(self, name: str, target: Path, old: _Replaced, ours: str | None) -> None:
-        """A person saved into the file a write just replaced: put that file back, if the write is
-        still what is there (else they saved again, and that stands; theirs is in the archive)."""
-        if old.linked:  # the very file, so the rest of a save under way lands in it too
-            if ours is None:
-                with suppress(FileExistsError):
-                    os.link(old.archived, target)
-                    old.archived.unlink()
-            elif digest(read_regular(target)) == ours:
-                os.replace(old.archived, target)
+    def _take(self, name: str, target: Path, expect: str | None) -> Replaced | None:
+        """The file about to be replaced, moved aside, open and checked to hold what `expect` hashes (None:
+        there is no file, as expected); put back first when it does not. The name stays empty only until
+        `_put`: no archiving, no fsync in between."""
+        aside = move_aside(target)
+        if aside is None:
+            if expect is not None:
+                raise FileChanged(target)
+            return None
+        try:
+            fd = os.open(aside, os.O_RDONLY | os.O_NONBLOCK)
+            try:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    raise MemoryFileError(target, None, NOT_REGULAR)
+                data = read_fd(fd)
+                if digest(data) != expect:
+                    raise FileChanged(target)
+            except BaseException:
+                os.close(fd)
+                raise
+        except BaseException:
+            self._restore(name, target, aside, None)
+            raise
+        return Replaced(fd, data, aside)
+
+    def _put(self, name: str, target: Path, tmp: Path | None, old: Replaced | None) -> None:
+        """Give `tmp` the name (no `tmp`: leave it empty, a removal) unless a person saved there since the
+        old file was moved aside: then theirs stands, and `FileChanged`, the old version archived (their
+        save replaced it). Failed otherwise, the old file is put back as it was."""
+        try:
+            if tmp is not None:
+                link_in(target, tmp)
+            elif os.path.lexists(target):
+                raise FileExistsError(target)
+        except FileExistsError:
+            if old is not None:
+                self._archive(name, old.aside, old.data)
+                old.aside.unlink()
+            raise FileChanged(target) from None
+        except BaseException:
+            if old is not None:
+                self._restore(name, target, old.aside, None)
+            raise
+
+    def _keep(self, name: str, target: Path, old: Replaced, ours: str | None) -> None:
+        """Archive the version a write replaced (if it cannot be, it is put back in place of the write's),
+        and give back a file a person saved into meanwhile."""
+        try:
+            old.archived, old.linked = self._archive(name, old.aside, old.data)
+        except BaseException:
+            self._reinstate(name, target, old.aside, ours)  # else theirs stands, and recovery archives it
+            raise
+        if old.saved_into():
+            self._give_back(name, target, old, ours)
+        old.aside.unlink()  # archived: its private name goes
+
+    def _restore(self, name: str, target: Path, aside: Path, archived: Path | None) -> None:
+        """Put a file moved aside back at its name, dropping its archived version (`archived`: it was
+        replaced by nothing); if a person saved at the name meanwhile, their save replaced it, and it is
+        kept in the archive instead."""
+        try:
+            link_in(target, aside)
+        except FileExistsError:
+            if archived is None:
+                self._archive(name, aside, read_regular(aside) or b"")
         else:
-            with suppress(FileChanged):
+            if archived is not None:
+                archived.unlink(missing_ok=True)
+        aside.unlink(missing_ok=True)
+        fsync_dir(target.parent)
+
+    def _reinstate(self, name: str, target: Path, aside: Path, ours: str | None) -> bool:
+        """Put a file moved aside back at its name in place of the write's own version (which `ours`
+        hashes), if that is still what is there; False when a person saved there since: theirs stands,
+        and the file moved aside is left where it is, for the caller."""
+        mine = move_aside(target)
+        if mine is not None and self._holds(name, target, mine) != ours:
+            self._restore(name, target, mine, None)  # a save at the name since
+            return False
+        try:
+            link_in(target, aside)
+        except FileExistsError:
+            return False
+        finally:
+            if mine is not None:
+                mine.unlink()  # the write's own version, never a person's
+            fsync_dir(target.parent)
+        return True
+
+    def _give_back(self, name: str, target: Path, old: Replaced, ours: str | None) -> None:
+        """A person saved into the file a write had just moved aside (their editor had it open): put that
+        file back, if the write's is still what is at the name (else they saved there again, and that
+        stands; the file they saved into is in the archive). Then `FileChanged`, to plan again on it."""
+        if not old.linked:  # a copy was archived: their text, once their save has ended
+            try:
                 self._swap(name, target, old.settled(), ours)
+            except FileChanged:
+                self._archive(name, old.aside, read_fd(old.fd))
+        elif self._reinstate(name, target, old.aside, ours) and old.archived is not None:
+            old.archived.unlink()  # the very file in place again (a save under way lands in it): no prior version
+        old.aside.unlink(missing_ok=True)
         fsync_dir(target.parent)
         raise FileChanged(target)
 
-    def _take(self, name: str, target: Path, expect: str | None) -> _Replaced | None:
-        """The file about to be replaced, open and archived, once checked to hold what `expect` hashes
-        (None: there is no file, as expected)."""
+    def _holds(self, name: str, target: Path, aside: Path) -> str | None:
+        """The hash of what a file moved aside holds; one that cannot be read is put back first."""
         try:
-            fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK)
-        except FileNotFoundError:
-            if expect is not None:
-                raise FileChanged(target) from None
-            return None
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise MemoryFileError(target, None, NOT_REGULAR)
-            data = _read_fd(fd)
-            if digest(data) != expect:
-                raise FileChanged(target)
-            archived, linked = self._archive(name, target, fd, data)
+            return digest(read_regular(aside))
         except BaseException:
-            os.close(fd)
+            self._restore(name, target, aside, None)
             raise
-        return _Replaced(fd, data, archived, linked)
 
-    def _archive(self, name: str, target: Path, fd: int, data: bytes) -> tuple[Path, bool]:
-        """Keep the version about to be replaced in `.archive/`: the file itself (a hard link) where
-        possible, else a copy of `data`. Where it is, and whether it is the file itself."""
+    def _archive(self, name: str, aside: Path, data: bytes) -> tuple[Path, bool]:
+        """Keep the version moved aside in `.archive/`: the file itself (a hard link) where possible, else
+        a copy of `data`. Where it is, and whether it is the file itself."""
         archive = self.folder / ARCHIVE_DIR
         real, root = resolved(archive), resolved(self.root)
         if real is None or root is None:
@@ -365,14 +468,23 @@ class MemoryStore:
             # Named by the clock, which may not have moved since the last version (a coarse or
             # frozen clock): never reuse a name, or that version would be overwritten.
             stamp = time.time_ns()
-            while (version := archive / f"{name}.{stamp}").exists() or not _link_or_copy(target, version, data):
+            while (linked := _link_or_copy(aside, archive / f"{name}.{stamp}", data)) is None:
                 stamp += 1
-            linked = os.path.samestat(os.stat(version), os.fstat(fd))
-            if not linked and version.read_bytes() != data:
-                version.unlink()  # the link caught a person's save, made between opening and linking
-                raise FileChanged(target)
             fsync_dir(archive)
-        return version, linked
+        return archive / f"{name}.{stamp}", linked
+
+    def _archived_as(self, name: str, aside: Path) -> Path | None:
+        """The archived version that is this very file (a hard link), if it was archived before a kill."""
+        try:
+            info = os.stat(aside)
+            versions = list((self.folder / ARCHIVE_DIR).glob(f"{name}.*"))
+        except OSError:
+            return None
+        for version in versions:
+            with suppress(OSError):
+                if os.path.samestat(info, os.stat(version)):
+                    return version
+        return None
 
     def prune(self, dimension: Dimension) -> None:
         """Keep the newest `archive_keep` versions of the file, and every version of the last day
@@ -392,79 +504,21 @@ class MemoryStore:
             version.unlink(missing_ok=True)
 
 
-class _Replaced:
-    """The open file a write replaces, what it held when checked, where it is archived and whether
-    that is the file itself (a hard link) or a copy."""
-
-    def __init__(self, fd: int, data: bytes, archived: Path, linked: bool):
-        self.fd, self.data, self.archived, self.linked = fd, data, archived, linked
-
-    def saved_into(self) -> bool:
-        """Whether a person wrote into it since it was checked (their editor had it open)."""
-        return _read_fd(self.fd) != self.data
-
-    def settled(self) -> bytes:
-        """What it holds once a save into it, maybe still under way, has ended (for a copy: waited for)."""
-        now = _read_fd(self.fd)
-        for _ in range(SETTLE_TRIES):
-            time.sleep(SETTLE_SECONDS)
-            if (again := _read_fd(self.fd)) == now:
-                break
-            now = again
-        return now
-
-
-def _put(target: Path, tmp: Path | None, old: _Replaced | None) -> None:
-    """Rename `tmp` over the file `old` checked, create it only if still absent, or remove it (no `tmp`).
-    Failed, the archived copy of a file left as it was is dropped: it is no prior version."""
+def _link_or_copy(aside: Path, version: Path, data: bytes) -> bool | None:
+    """Archive the file moved aside as `version`: a hard link (True), or a copy of `data` where links are
+    not allowed (False); None if that name is taken."""
+    if os.path.lexists(version):
+        return None
     try:
-        if old is not None and tmp is not None:
-            os.replace(tmp, target)
-        elif old is not None:
-            target.unlink()
-        elif tmp is not None:
-            _create(target, tmp)
-    except BaseException:
-        if old is not None:
-            old.archived.unlink(missing_ok=True)
-        raise
-
-
-def _create(target: Path, tmp: Path) -> None:
-    """Give `tmp` the name `target` unless someone created that meanwhile: theirs is never overwritten."""
-    try:
-        os.link(tmp, target)
+        os.link(aside, version)
     except FileExistsError:
-        raise FileChanged(target) from None
+        return None
     except OSError as exc:
-        if exc.errno not in _NO_HARD_LINKS:
-            raise
-        if target.exists():
-            raise FileChanged(target) from None
-        os.replace(tmp, target)
-
-
-def _link_or_copy(target: Path, version: Path, data: bytes) -> bool:
-    """Archive `target` as `version`: a hard link, or a copy of `data` where links are not allowed;
-    False if that name was taken meanwhile."""
-    try:
-        os.link(target, version)
-    except FileExistsError:
-        return False
-    except OSError as exc:
-        if exc.errno not in _NO_HARD_LINKS:
+        if exc.errno not in NO_HARD_LINKS:
             raise
         atomic_write(version, data)
+        return False
     return True
-
-
-def _read_fd(fd: int) -> bytes:
-    """The whole of an open file, from its start, as it is now."""
-    chunks, offset = [], 0
-    while chunk := os.pread(fd, 1 << 20, offset):
-        chunks.append(chunk)
-        offset += len(chunk)
-    return b"".join(chunks)
 
 
 def _stamp(version: Path) -> int:

@@ -2,7 +2,7 @@
 journal a later command would carry out; readers work on a memory folder they cannot write.
 
 Two ways of making the memory folder refuse writes, said plainly:
-- in-process, `os.replace` into the memory folder is made to raise EPERM (a fault injected in the
+- in-process, moving a memory file aside (a write's first step) is made to raise EPERM (a fault injected in the
   file system call, as a read-only folder would refuse it);
 - for real, the folder is chmod 0500 and the command runs as a user that chmod binds: ourselves
   when not root, else `nobody` through `setpriv` (root ignores permissions); skipped without it.
@@ -60,24 +60,25 @@ def recorded(vault: Path) -> int:
         return len(changes(ledger, 1000))
 
 
-def refuse_replace_into(folder: Path, monkeypatch: pytest.MonkeyPatch, only: int | None = None) -> None:
-    """`os.replace` onto a file of `folder` fails with EPERM (every time, or only the `only`-th time)."""
-    real, calls = os.replace, [0]
+def refuse_writes_into(folder: Path, monkeypatch: pytest.MonkeyPatch, only: int | None = None) -> None:
+    """Moving a file of `folder` aside (how each write onto a memory file begins, decay/aside.py) fails with
+    EPERM, as a read-only folder refuses it (every time, or only the `only`-th time)."""
+    real, calls = os.rename, [0]
 
-    def replace(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
-        if Path(dst).parent == folder:
+    def rename(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
+        if Path(src).parent == folder:
             calls[0] += 1
             if only is None or calls[0] == only:
                 raise PermissionError(errno.EPERM, "Operation not permitted", str(src))
         real(src, dst)
 
-    monkeypatch.setattr(os, "replace", replace)
+    monkeypatch.setattr(os, "rename", rename)
 
 
 def test_a_remember_the_folder_refuses_names_the_folder_and_records_nothing(tmp_path, monkeypatch) -> None:
     vault = seeded(tmp_path)
     before = memory(vault)
-    refuse_replace_into(vault / "_memory", monkeypatch)
+    refuse_writes_into(vault / "_memory", monkeypatch)
     with pytest.raises(StorageError) as refused:
         remember_text(vault, Config(), "Is vegetarian", Dimension.preferences)
     assert str(refused.value) == f"{vault / '_memory'} is not writable: check its permissions"
@@ -89,7 +90,7 @@ def test_a_remember_the_folder_refuses_names_the_folder_and_records_nothing(tmp_
 def test_a_remember_that_failed_is_not_carried_out_by_a_later_command(tmp_path, monkeypatch) -> None:
     vault = seeded(tmp_path)
     with monkeypatch.context() as patch:
-        refuse_replace_into(vault / "_memory", patch)
+        refuse_writes_into(vault / "_memory", patch)
         with pytest.raises(StorageError):
             remember_text(vault, Config(), "Is vegetarian", Dimension.preferences)
     line = remember_text(vault, Config(), "Is vegetarian", Dimension.preferences)  # the person's retry
@@ -102,7 +103,7 @@ def test_an_apply_whose_second_file_fails_puts_the_first_back(tmp_path, monkeypa
     before = memory(vault)
     evidence = [Evidence(dimension=d, text=t, source="e") for d, t in
                 ((Dimension.identity, "Works as a nurse"), (Dimension.preferences, "Loves modal jazz"))]
-    refuse_replace_into(vault / "_memory", monkeypatch, only=2)  # identity written, then preferences refused
+    refuse_writes_into(vault / "_memory", monkeypatch, only=2)  # identity written, then preferences refused
     with pytest.raises(StorageError):
         apply_evidence(open_store(vault, Config()), evidence, DAY, Config())
     assert memory(vault) == before
@@ -114,7 +115,7 @@ def test_an_apply_whose_second_file_fails_leaves_no_archived_version(tmp_path, m
     memory_file(vault, Dimension.identity, "## Active\n- Lives in Porto `last:2026-11-01 seen:1`\n\n## Fading\n")
     evidence = [Evidence(dimension=d, text=t, source="e") for d, t in
                 ((Dimension.identity, "Works as a nurse"), (Dimension.preferences, "Loves modal jazz"))]
-    refuse_replace_into(vault / "_memory", monkeypatch, only=2)
+    refuse_writes_into(vault / "_memory", monkeypatch, only=2)
     with pytest.raises(StorageError):
         apply_evidence(open_store(vault, Config()), evidence, DAY, Config())
     assert not (vault / "_memory" / ARCHIVE_DIR).exists()  # the files hold what they held: no version was replaced

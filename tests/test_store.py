@@ -33,7 +33,7 @@ def mode(path: Path) -> int:
 
 
 def leftovers(folder: Path) -> list[str]:
-    return sorted(p.name for p in folder.rglob("*") if p.name.endswith(".tmp"))
+    return sorted(p.name for p in folder.rglob("*") if p.name.endswith((".tmp", ".aside")))
 
 
 def test_reading_a_missing_file_gives_none(tmp_path: Path) -> None:
@@ -64,23 +64,24 @@ def test_a_file_the_person_left_readable_by_others_is_rewritten_0600(tmp_path: P
     assert mode(path) == 0o600
 
 
-def test_when_the_rename_fails_the_old_file_is_intact_and_no_temp_file_is_left(
+def test_when_the_new_file_cannot_take_the_name_the_old_file_is_intact_and_nothing_is_left(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store = MemoryStore(tmp_path / "_memory")
     path = write_version(store, 1)
-    real_replace = os.replace
+    real_link = os.link
 
-    def replace_failing_on_the_memory_file(src: str | Path, dst: str | Path) -> None:
-        if Path(dst) == path:
+    def link_failing_on_the_memory_file(src: str | Path, dst: str | Path) -> None:
+        if Path(dst) == path and Path(src).name.endswith(".tmp"):  # the new version, not the old put back
             raise OSError("disk full")
-        real_replace(src, dst)
+        real_link(src, dst)
 
-    monkeypatch.setattr(os, "replace", replace_failing_on_the_memory_file)
+    monkeypatch.setattr(os, "link", link_failing_on_the_memory_file)
     with pytest.raises(OSError, match="disk full"):
         write_version(store, 2)
     assert path.read_text(encoding="utf-8") == version(1)
     assert leftovers(tmp_path) == []
+    assert not (tmp_path / "_memory" / ARCHIVE_DIR).exists()  # no version was replaced
 
 
 def test_atomic_write_leaves_the_old_bytes_when_interrupted_before_the_rename(

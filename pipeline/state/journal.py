@@ -176,7 +176,9 @@ def _remove(path: Path) -> None:
 
 def recover(store: MemoryStore, run_lock_held: bool = False) -> bool:
     """Finish writes a crash interrupted after their journal was written; True if there were some.
-    Call under the memory lock (and say if the run lock is held too): it also sweeps dead temp files."""
+    Call under the memory lock (and say if the run lock is held too): it also sweeps dead temp files, and
+    puts back (or archives) a file a killed write had moved aside, before the journal is replayed."""
+    store.settle_asides()
     _sweep_temp_files(store, run_lock_held)
     path = journal_path(store)
     try:
