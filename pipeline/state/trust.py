@@ -180,14 +180,15 @@ def tombstones(ledger: Ledger) -> list[Tombstone]:
 
 @guarded
 def support(ledger: Ledger, dimension: Dimension, item: str) -> list[Support]:
-    """Everything recorded of the item (and of items merged into it, however long ago), oldest first;
+    """Everything recorded of the item (and of items merged into it, however long ago), oldest first (within a
+    change, by its sources' dates: a run reads newest first);
     since it was last forgotten, if it was: what a fact forgotten and kept again had before is not its own."""
     rows = ledger.db.execute(
         "WITH RECURSIVE names(item) AS (SELECT ? UNION SELECT a.dropped FROM aliases a JOIN names n "
         "ON a.kept = n.item WHERE a.dimension = ?) "
         "SELECT p.*, coalesce(c.today, substr(c.at, 1, 10)) AS day, c.command, c.detail "
         "FROM provenance p JOIN changes c ON c.id = p.change_id "
-        "WHERE p.dimension = ? AND p.item IN (SELECT item FROM names) ORDER BY p.change_id, p.rowid",
+        "WHERE p.dimension = ? AND p.item IN (SELECT item FROM names) ORDER BY p.change_id, p.source_date, p.rowid",
         (key(item), dimension.value, dimension.value)).fetchall()
     kinds = [r["kind"] for r in rows]
     if "forgotten" in kinds:
