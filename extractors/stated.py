@@ -80,8 +80,10 @@ _CLAUSES = re.compile(r"(,?\s+(?:and|but|or|so|then)\s+)(?=I\b|I['’])")
 _ZH_TIME_FIRST = re.compile(rf"^(?P<when>{_ZH_NEAR}|{_ZH_AHEAD})[，,]?\s*我(?![们們])(?:的)?")
 _ZH_I_FIRST = re.compile(r"^我(?![们們])(?:的)?")
 _EN_TIME_FIRST = re.compile(rf"^(?P<when>{_EN_NEAR}|{_EN_AHEAD}),?\s+(?=(?:I|my)\b|I['’])", re.I)
-# "My wife and I live in Lisbon": a subject of two is not the person alone, and is left in their words.
-_TWO_OF_US = re.compile(r"^my\s[^,.;]*?\sand\s(?:I|me)\b", re.I)
+# "My wife and I live in Lisbon": a subject of two is not the person alone, and is left in their words;
+# so is "I'm Sam" (or "I'm American"): a name or a nationality, which no rule can tell apart.
+_LEFT_AS_SAID = re.compile(r"^(?i:my)\s[^,.;]*?\sand\s(?:I|me)\b"
+                           r"|^I(?:'m|’m| am)\s+[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+){0,2}$")
 
 
 def third_person(text: str) -> str:
@@ -115,7 +117,7 @@ def _en(text: str) -> str:
     when = ""
     if m := _EN_TIME_FIRST.match(text):  # "Today I'm stressed" → "Feeling stressed today"
         when, text = " " + m["when"].lower(), text[m.end():]
-    if _TWO_OF_US.match(text) or not (_MY.match(text) or _I_VERB.match(text) or _head_of(text)):
+    if _LEFT_AS_SAID.match(text.rstrip(" .!")) or not (_MY.match(text) or _I_VERB.match(text) or _head_of(text)):
         return m.string if m else text
     # [clause, conjunction, clause, …]: "I love tea and I drink it daily"; a "my …" subject is one clause
     pieces = [text] if _MY.match(text) else _CLAUSES.split(text)

@@ -98,7 +98,7 @@ def _evidence(vault: Path) -> Path:
 
 
 @pytest.mark.parametrize(("command", "shown", "hidden"), [
-    (("remember", "I play the cello", "--dimension", "goals"), "I play the cello", None),
+    (("remember", "I play the cello", "--dimension", "goals"), "Plays the cello", None),
     (("forget", "Loves to run"), None, "Loves to run"),
     (("apply", "--evidence", _evidence), "Play the cello", None),
 ], ids=["remember", "forget", "apply"])

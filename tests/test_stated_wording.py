@@ -54,7 +54,7 @@ def test_someone_elses_words_in_quotes_are_left_as_said() -> None:
 
 
 @pytest.mark.parametrize("said", ["Always answer in English", "We love Lisbon", "Chloe is starting at Brown",
-                                  "My wife and I live in Lisbon", "我们下周去日本"])
+                                  "My wife and I live in Lisbon", "I'm Sam Rivera", "我们下周去日本"])
 def test_a_fact_not_about_the_person_alone_is_left_in_their_words(said: str) -> None:
     assert third_person(said) == said
 
