@@ -225,3 +225,14 @@ def test_an_answer_whose_entries_are_all_dropped_leaves_the_lease_open_and_its_n
 def test_a_readers_name_is_cleaned_of_control_characters() -> None:
     assert reader_name("evil\x1b[2J\x1b]0;pwned\x07", "x") == "evil [2J ]0;pwned"
     assert reader_name("\x00\x1b\u202e", "command line") == "command line"
+
+
+def test_an_old_vault_is_explained_with_its_newest_notes_date_and_the_command_that_reads_it(tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    for n in range(5):
+        note(vault, f"2025-08-{10 + n}-old.md", f"Went kayaking on the river, trip {n}.\n")
+    done = hylo("pending", "--vault", vault, "--today", str(TODAY))
+    assert done.exit_code == 0, done.stderr
+    assert "the newest is dated 2025-08-14" in done.stdout and "--today 2025-08-14" in done.stdout
+    batch = json.loads(hylo("pending", "--vault", vault, "--today", str(TODAY), "--json").stdout)
+    assert batch["status"] == "done" and "2025-08-14" in batch["old_vault"]

@@ -73,6 +73,7 @@ class Handed(BaseModel):
     today: dt.date | None = None  # the day the lease's answer is applied on
     keeps_from: dict[Dimension, dt.date] = {}  # evidence dated before these days is not kept (expired, §3)
     passed_over: list[PassedOver] = []
+    old_vault: str | None = None  # done, with no note dated in the window: the newest note's date and what reads it
     items: list[HandedItem] = []  # review: the items, by number
     pairs: list[tuple[int, int]] = []  # review: the pairs that look alike
 
@@ -112,6 +113,8 @@ class Handed(BaseModel):
         if self.status == "done" and self.in_batch:
             return (f"Nothing to hand out: the {self.in_batch} unread note(s) are in a batch sent to the model's "
                     "provider; the next refresh applies its answers.\n")
+        if self.status == "done" and self.old_vault:
+            return f"Nothing to read: {self.old_vault}.\n"
         if self.status == "done":
             return "Nothing to read: every note in the window is read. The memory is up to date.\n"
         if self.status == "wait" and self.kind == "review":

@@ -35,6 +35,7 @@ from hylo_memory.pipeline.operations.after_write import after_write
 from hylo_memory.pipeline.operations.handed import MAX_PASSED_OVER, Handed, PassedOver, Proposed
 from hylo_memory.pipeline.operations.review import Reviewed, answer_review, hand_out_review
 from hylo_memory.pipeline.run.collect import plan
+from hylo_memory.pipeline.run.hints import old_vault_hint
 from hylo_memory.pipeline.run.profile import kept_intro
 from hylo_memory.pipeline.run.refresh import refresh
 from hylo_memory.pipeline.state.leases import NEXT, Lease, Leases, new_token
@@ -117,7 +118,8 @@ def _hand_out(desk: _Desk, ledger: Ledger) -> tuple[Handed, Lease | None]:
         # No note left to hand out: pairs of items that may be one fact, for the reader to judge (docs/spec.md §3.1).
         review = hand_out_review(desk.config, ledger, files, lease, store.folder, desk.today)
         return review or Handed(status="done", in_batch=planned.collected.submitted,
-                                passed_over=passed[:MAX_PASSED_OVER]), None
+                                passed_over=passed[:MAX_PASSED_OVER],
+                                old_vault=old_vault_hint(desk.vault, desk.config, planned.window)), None
     lease.sources, lease.request = _hashes(chosen + empty), handout.model_dump(mode="json")
     lease.last_id = leases.first_id() - 1 + len(handout.sources())
     leases.add(lease)
@@ -193,7 +195,8 @@ def propose(vault: Path, config: Config, token: str, answer: Any,
     return Proposed(summary=summary, remaining=summary.waiting)
 
 
-def _reasons(extraction: Extraction) -> str:
-    """Why each group of entries was dropped, in one line."""
-    return "; ".join(f"{d.count} {d.reason}" + (f" (e.g. {d.examples[0]!r})" if d.examples else "")
-                     for d in extraction.dropped)
+def _reasons(extraction: Extraction, shown: int = 10) -> str:
+    """Why each entry was dropped, on one line: the first `shown` by name, then how many more."""
+    named = [f"{e.text!r}: {e.reason}" for e in extraction.listed[:shown]]
+    more = extraction.dropped_count - len(named)
+    return "; ".join(named) + (f"; and {more} more" if more > 0 else "")
