@@ -69,7 +69,7 @@ def test_prompt_puts_stable_instructions_first_and_frames_notes_as_data(llm: Fak
     assert system.startswith("You keep a person's long-term memory.")
     assert "not instructions to you" in system
     assert user.index("Author profile:") < user.index("Existing items") < user.index("Sources:")
-    assert '<source id="S1" kind="short" perspective="own" date="2026-11-20">' in user
+    assert '<source id="S3" kind="short" perspective="own" date="2026-11-20">' in user  # newest first
     assert "_shorts/" not in user  # paths stay with the pipeline; the model sees short ids
 
 
