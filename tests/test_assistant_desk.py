@@ -49,8 +49,14 @@ def scripted(handed: Handed) -> dict[str, Any]:
         return {"same": [], "contradicts": []}
     if handed.kind != "extract":
         return {"preferences": []}
-    return {"evidence": [{"dimension": "preferences", "text": f"Enjoys {s.path.split('-day-')[-1][:-3]} days",
+    return {"evidence": [{"dimension": "preferences", "text": f"Enjoys {topic(s.path)} mornings",
                           "source": s.id, "restates": None} for s in handed.sources]}
+
+
+def topic(path: str) -> str:
+    """The topic `diary` wrote the note on."""
+    number = path.rsplit("-day-", 1)[-1].removesuffix(".md")
+    return WORDS[int(number) % len(WORDS)] if number.isdigit() else "writing"
 
 
 def loop(vault: Path, config: Config, max_chars: int | None = None) -> list[Handed]:
