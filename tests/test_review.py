@@ -114,6 +114,12 @@ def test_after_the_notes_pending_hands_out_a_review_batch_of_items_alike(vault: 
     assert '"same"' in batch["instructions"] and '"contradicts"' in batch["instructions"]
 
 
+def test_a_brief_review_batch_still_carries_its_own_instructions(vault: Path) -> None:
+    three_wordings(vault)
+    done = hylo("pending", "--vault", vault, "--today", TODAY, "--json", "--brief")
+    assert json.loads(done.stdout)["instructions"].startswith("You keep a person's long-term memory. Below are")
+
+
 def test_the_review_batch_as_text_says_what_to_answer(vault: Path) -> None:
     three_wordings(vault)
     done = hylo("pending", "--vault", vault, "--today", TODAY)

@@ -101,7 +101,7 @@ class Handed(BaseModel):
 
     def to_json(self, instructions: bool = True) -> str:
         """The batch as one JSON object; without `instructions`, less what an earlier batch gave already."""
-        leave_out = None if instructions else {"instructions", "answer_schema"}
+        leave_out = None if instructions or self.kind == "review" else {"instructions", "answer_schema"}
         return self.model_dump_json(exclude_none=True, exclude=leave_out)
 
     def to_text(self, answer_with: str = ANSWER_TOOL, instructions: bool = True) -> str:
