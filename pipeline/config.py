@@ -11,6 +11,7 @@ import tomllib
 import zoneinfo
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args, get_origin
+from urllib.parse import urlsplit
 
 from pydantic import (
     AliasChoices,
@@ -32,6 +33,7 @@ from hylo_memory.pipeline.config_memo import VAULT_FILE as VAULT_FILE
 # otherwise end in a date past the calendar's end or a run that never stops.
 DAYS = 36_500  # a hundred years: any window, from any `--today`, stays inside the calendar
 PATH_CHARS = 1024
+MIN_TOKEN = 16  # characters of `mcp --http`'s bearer token: a token, not a word
 PATH_SETTINGS = ("vault", "memory_dir", "shorts_paths", "knowledge_paths", "extra_scan_paths", "state_dir")
 
 
@@ -227,15 +229,65 @@ class Config(LLMSettings):
     hylo_page: int = Field(500, ge=1, le=100_000, description=(
         "Notes a Hylo listing asks for at once: it bounds a run's memory."))
 
+    # Who may call `mcp --http` (docs/spec.md §9.3); neither is read from a vault's own file
+    mcp_token: SecretStr | None = Field(None, description=(
+        f"A token `mcp --http` asks of every request (`Authorization: Bearer <token>`, else 401): at least "
+        f"{MIN_TOKEN} printable characters, no spaces; also `--token` or HYLO_MEMORY_MCP_TOKEN. Never logged, "
+        f"printed or written."))
+    mcp_allow_origins: list[Annotated[str, Field(max_length=2048)]] = Field([], max_length=100, description=(
+        "Web origins (`https://app.example.com`) whose pages may call `mcp --http`, besides its own address; "
+        "a request with no Origin (a client that is not a browser) is served. Also `--allow-origin`."))
+
+    @field_validator("mcp_token")
+    @classmethod
+    def _a_token(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and (problem := token_problem(value.get_secret_value())):
+            raise ValueError(problem)
+        return value
+
+    @field_validator("mcp_allow_origins")
+    @classmethod
+    def _origins(cls, value: list[str]) -> list[str]:
+        return [web_origin(origin) for origin in value]
+
+
+def token_problem(token: str) -> str | None:
+    """What keeps `token` from being `mcp --http`'s bearer token, in words (never the token itself); None: nothing."""
+    if len(token) < MIN_TOKEN:
+        return (f"must be at least {MIN_TOKEN} characters (make one: "
+                f"python3 -c 'import secrets; print(secrets.token_urlsafe())')")
+    if len(token) > 1024 or not token.isascii() or not token.isprintable() or " " in token:
+        return "must be at most 1,024 printable ASCII characters, without spaces"
+    return None
+
+
+def web_origin(text: str) -> str:
+    """A web page's origin as a browser sends it in `Origin` (`scheme://host[:port]`, lowercase, no default
+    port), or ValueError in words."""
+    value = text.strip().rstrip("/").lower()
+    try:
+        parts = urlsplit(value)
+        port = parts.port
+    except ValueError:
+        parts, port = None, None
+    if parts is None or not parts.scheme or not parts.hostname or parts.path or parts.query or parts.fragment \
+            or parts.username is not None or "://" not in value:
+        raise ValueError(f"{text!r} is not a web origin like https://app.example.com (a scheme, a host and "
+                         f"maybe a port; no path)")
+    if port is not None and port == {"http": 80, "https": 443}.get(parts.scheme):
+        value = value.rsplit(":", 1)[0]  # as a browser sends it
+    return value
+
 
 def is_whole_vault(path: str) -> bool:
     """Whether a scan path is the vault itself (`"."`, `"./"`): read but its memory, knowledge and hidden folders."""
     return path.strip() != "" and not Path(path.strip()).parts
 
 
-# The per-vault file holds how this vault is laid out and read; where its notes are sent does not
-# belong in it (a vault is synced and shared: it must not point your key and notes at another server).
-NOT_IN_VAULT_FILE = ("vault", "api_key", "base_url", "state_dir")
+# The per-vault file holds how this vault is laid out and read; where its notes are sent, and who may call
+# its MCP server, do not belong in it (a vault is synced and shared: it must not point your key and notes at
+# another server, nor open your memory to a web page).
+NOT_IN_VAULT_FILE = ("vault", "api_key", "base_url", "state_dir", "mcp_token", "mcp_allow_origins")
 
 
 def vault_file(vault: str | Path) -> Path:

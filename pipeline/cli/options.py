@@ -126,8 +126,9 @@ def _check_path(text: str, kind: click.Path | VaultType, param: click.Parameter 
 
 
 def setup(ctx: click.Context, config_file: Path | None, vault: Path | str | None,
-          extractor: str | None = None) -> tuple[Config, Path]:
-    """The configuration (the command's --config over the group's, and the vault's own file) and the vault opened.
+          extractor: str | None = None, **settings: Any) -> tuple[Config, Path]:
+    """The configuration (the command's --config over the group's, and the vault's own file; `settings`: a
+    command's own options over them all) and the vault opened.
 
     The vault is --vault, else HYLO_MEMORY_VAULT, else `vault` in the config file.
     """
@@ -135,7 +136,7 @@ def setup(ctx: click.Context, config_file: Path | None, vault: Path | str | None
     from hylo_memory.pipeline.operations.opening import open_vault
 
     given = None if vault is None else str(vault)
-    config = load_config(config_file or ctx.obj, extractor=extractor, vault=given)
+    config = load_config(config_file or ctx.obj, extractor=extractor, vault=given, **settings)
     if not config.vault:
         raise click.UsageError("no vault: give --vault PATH, or set `vault` in the config file "
                                "or HYLO_MEMORY_VAULT", ctx)

@@ -38,6 +38,33 @@ class LoopbackAddress(click.ParamType):  # type: ignore[type-arg]  # generic onl
         return host, int(port)
 
 
+class WebOrigin(click.ParamType):  # type: ignore[type-arg]  # generic only from click 8.2 on
+    """A web page's origin, `scheme://host[:port]`, as a browser sends it."""
+
+    name = "ORIGIN"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        from hylo_memory.pipeline.config import web_origin
+
+        try:
+            return web_origin(str(value))
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+class Token(click.ParamType):  # type: ignore[type-arg]
+    """A bearer token; what is wrong with one is said without it."""
+
+    name = "TOKEN"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        from hylo_memory.pipeline.config import token_problem
+
+        if problem := token_problem(str(value)):
+            self.fail(problem, param, ctx)
+        return str(value)
+
+
 def _log_to_stderr() -> None:
     """Every log line on stderr, once: stdout carries the protocol alone."""
     handler = logging.StreamHandler(sys.stderr)
@@ -53,13 +80,25 @@ def _log_to_stderr() -> None:
 @options(extractor=True)
 @click.option("--http", type=LoopbackAddress(),
               help="serve streamable HTTP at this loopback address (e.g. 127.0.0.1:8765, path /mcp) instead of stdio")
+@click.option("--allow-origin", "allow_origins", type=WebOrigin(), multiple=True,
+              help="with --http: pages of this web origin may call it too (e.g. https://app.example.com; repeatable); "
+                   "pages of any origin but its own address are refused (403), clients that send none are served")
+@click.option("--token", type=Token(),
+              help="with --http: every request must carry `Authorization: Bearer TOKEN` (else 401); the setting "
+                   "`mcp_token` (HYLO_MEMORY_MCP_TOKEN) keeps it out of the process list")
 @click.pass_context
 def mcp_command(ctx: click.Context, vault: Path | None, config_file: Path | None, today: dt.date | None,
-                extractor: str | None, http: tuple[str, int] | None) -> int:
+                extractor: str | None, http: tuple[str, int] | None, allow_origins: tuple[str, ...],
+                token: str | None) -> int:
+    if http is None and (allow_origins or token):
+        raise click.UsageError(f"{'--token' if token else '--allow-origin'} is for --http: stdio has no web pages "
+                               "and no one else to keep out", ctx)
     server = getattr(ctx.find_root().command, "servers", {}).get("mcp")
     if server is None:
         raise ConfigError("this program has no MCP server plugged in: run the `hylo-memory` command")
-    config, vault = setup(ctx, config_file, vault, extractor)  # a bad vault fails here, before serving
+    # A bad vault fails here, before serving.
+    config, vault = setup(ctx, config_file, vault, extractor, mcp_token=token,
+                          mcp_allow_origins=list(allow_origins) or None)
     _log_to_stderr()
     server(vault, config, today, http)
     return 0

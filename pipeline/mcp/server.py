@@ -20,11 +20,12 @@ from mcp.server.mcpserver.exceptions import ResourceError, ToolError, Unexpected
 from mcp.server.mcpserver.resources import FunctionResource
 from mcp_types import CallToolResult, InputRequiredResult
 from pydantic import ValidationError
+from starlette.types import ASGIApp
 
 from hylo_memory.decay import Dimension
 from hylo_memory.errors import HyloMemoryError, reason, validation_line
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.mcp import wording
+from hylo_memory.pipeline.mcp import guard, wording
 from hylo_memory.pipeline.mcp.calls import Failure, Memory, failure
 from hylo_memory.pipeline.mcp.tools import register
 from hylo_memory.pipeline.operations.context import build_context
@@ -113,17 +114,24 @@ def _context_reader(memory: Memory) -> Callable[[], str]:
 
 def serve(memory: Memory, http: tuple[str, int] | None = None) -> None:
     """Serve until the client goes away (stdio) or the process is stopped (HTTP on a loopback address)."""
-    server = build_server(memory)
     if http is None:
-        anyio.run(server.run_stdio_async)
+        anyio.run(build_server(memory).run_stdio_async)
         return
     import uvicorn  # the SDK's own HTTP server, loaded only for --http
 
     host, port = http
-    app = server.streamable_http_app(host=host)  # the host also turns on the SDK's DNS-rebinding checks
     # log_config=None: uvicorn's lines go to the root logger (stderr), not its default access log on stdout.
-    config = uvicorn.Config(app, host=host, port=port, log_config=None, log_level="info")
+    config = uvicorn.Config(http_app(memory, host, port), host=host, port=port, log_config=None, log_level="info")
     anyio.run(uvicorn.Server(config).serve)
+
+
+def http_app(memory: Memory, host: str, port: int) -> ASGIApp:
+    """The server as streamable HTTP at /mcp, for pages of its own address or an allowed origin, and for
+    clients that send no Origin; with `mcp_token` set, only for requests that carry it (pipeline/mcp/guard.py)."""
+    config = memory.config
+    security = guard.origins(port, config.mcp_allow_origins)
+    app = build_server(memory).streamable_http_app(host=host, transport_security=security)
+    return guard.Guard(app, security, None if config.mcp_token is None else config.mcp_token.get_secret_value())
 
 
 def serve_vault(vault: Path, config: Config, today: dt.date | None, http: tuple[str, int] | None) -> None:
