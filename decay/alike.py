@@ -17,6 +17,7 @@ from .recall import STOP_WORDS, analyse
 WORDS_FLOOR = 0.5  # the share of the shorter item's words the other holds, for the pair to be asked about
 COMMON_SHARE, COMMON_MIN = 1 / 3, 8  # a word held by more items than this share of the file (and this many) is
 # common: it says nothing of which two are alike ("likes" in a file of likings)
+PER_ITEM = 2  # an item is asked about with at most its two most alike (`nearest`)
 COSINE_FLOOR = 0.88  # the bundled model's cosine for two items to be alike: its cosines crowd into 0.8-0.95, and
 # rewordings measured 0.89-0.96 ("Uses Obsidian for notes" / "Writes notes in Obsidian": 0.96), opposites too
 # ("Loves cold brew" / "Hates cold brew": 0.92), while unrelated items stayed below 0.88 but for a few
@@ -38,7 +39,21 @@ def alike_pairs(texts: Sequence[str], close: Mapping[tuple[int, int], float] | N
     found = [Alike(round(shares.get(pair, 0.0) + close.get(pair, 0.0), 6), *pair)
              for pair in set(shares) | set(close) if shares.get(pair, 0.0) >= WORDS_FLOOR or pair in close]
     found.sort(key=lambda pair: (-pair.score, pair.first, pair.second))
-    return found
+    return nearest(found, PER_ITEM)
+
+
+def nearest(pairs: Sequence[Alike], k: int) -> list[Alike]:
+    """The pairs (most alike first) that are among the `k` most alike of at least one of their items: an item is
+    asked about with its closest few, so a file of n items gives at most k·n pairs, not n² (a file of likings all
+    alike to the model's eye would otherwise hand the reader every pair)."""
+    taken: dict[int, int] = {}
+    kept = []
+    for pair in pairs:
+        if taken.get(pair.first, 0) < k or taken.get(pair.second, 0) < k:
+            kept.append(pair)
+            taken[pair.first] = taken.get(pair.first, 0) + 1
+            taken[pair.second] = taken.get(pair.second, 0) + 1
+    return kept
 
 
 def _word_shares(texts: Sequence[str]) -> dict[tuple[int, int], float]:

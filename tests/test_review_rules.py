@@ -174,3 +174,13 @@ def test_a_pair_naming_an_item_no_longer_in_the_file_is_refused(today: dt.date) 
     _, _, refused = apply_review(memory, [(STUDENT, SENIOR)], [("Moved to Porto", STUDENT)], today, READER)
     assert [r.verdict for r in refused] == ["same", "contradicts"]
     assert all(r.reason.startswith("no longer in the file") for r in refused)
+
+
+def test_an_item_is_paired_with_its_closest_few_not_with_every_item_alike() -> None:
+    from hylo_memory.decay.alike import PER_ITEM, alike_pairs
+
+    texts = [f"Enjoys {n} mornings" for n in range(30)]
+    close = {(i, j): 0.9 for i in range(30) for j in range(i + 1, 30)}  # all alike to the model's eye
+    pairs = alike_pairs(texts, close)
+    assert len(pairs) <= PER_ITEM * len(texts)
+    assert all(sum(i in (p.first, p.second) for p in pairs) >= 1 for i in range(30))
