@@ -39,7 +39,9 @@ def plan_updates(
 ) -> list[FileUpdate]:
     """Apply rules A–H to every dimension's file, in the order of `Dimension` (see `apply_rules`)."""
     by_dimension: dict[Dimension, list[Evidence]] = defaultdict(list)
-    for ev in evidence:
+    # Oldest first, whatever order the sources were read in (newest first, docs/spec.md §9.5): a new item takes
+    # the wording it was first written in, and one run gives the same files in any reading order.
+    for ev in sorted(evidence, key=lambda ev: ev.date or today):
         by_dimension[ev.dimension].append(ev)
     stones: dict[Dimension, list[Tombstone]] = defaultdict(list)
     for stone in forgotten:

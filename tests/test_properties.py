@@ -353,15 +353,16 @@ def test_rule_h_only_moves_the_active_items_it_names_to_fading_and_changes_nothi
         if text in superseded:
             # Active but for H (or faded by D in its stead), with `last` and `seen` as they would be.
             assert (heading, not pinned) == (FADING, True)
-            assert baseline_places[text][0] == ACTIVE or text in baseline.faded
+            assert baseline_places[text][0] == ACTIVE or text in baseline.faded + baseline.into_fading
             assert baseline_places[text][1:] == (last, seen, pinned)
         else:
             assert baseline_places[text] == (heading, last, seen, pinned)
     assert changes.faded == [t for t in baseline.faded if t not in superseded]
+    assert changes.into_fading == [t for t in baseline.into_fading if t not in superseded]
     assert {s.by for s in changes.superseded} <= places.keys()
     assert len(superseded) == len(changes.superseded)  # each item is named once
-    assert changes.model_dump(exclude={"superseded", "conflicts", "faded"}) == baseline.model_dump(
-        exclude={"superseded", "conflicts", "faded"})
+    moved = {"superseded", "conflicts", "faded", "into_fading"}
+    assert changes.model_dump(exclude=moved) == baseline.model_dump(exclude=moved)
     assert baseline.superseded == baseline.conflicts == []
 
 

@@ -62,10 +62,10 @@ def test_per_run_cap_extracts_only_that_many_sources(tmp_path: Path) -> None:
     assert run(tmp_path, TODAY, per_run_cap=2).sources.shorts == 2
 
 
-def test_per_run_cap_takes_the_oldest_sources_first(tmp_path: Path) -> None:
+def test_per_run_cap_takes_the_newest_sources_first(tmp_path: Path) -> None:
     five_notes(tmp_path)
     run(tmp_path, TODAY, per_run_cap=2)
-    assert texts(tmp_path, Dimension.identity) == {"Lives in Porto", "Lives in Braga"}
+    assert texts(tmp_path, Dimension.identity) == {"Lives in Evora", "Lives in Lisbon"}
 
 
 def test_summary_says_how_many_sources_wait_for_the_next_run(tmp_path: Path) -> None:

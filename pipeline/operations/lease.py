@@ -119,7 +119,7 @@ def _hand_out(desk: _Desk, ledger: Ledger) -> tuple[Handed, Lease | None]:
         review = hand_out_review(desk.config, ledger, files, lease, store.folder, desk.today)
         return review or Handed(status="done", in_batch=planned.collected.submitted,
                                 passed_over=passed[:MAX_PASSED_OVER],
-                                old_vault=old_vault_hint(desk.vault, desk.config, planned.window)), None
+                                old_vault=old_vault_hint(desk.vault, desk.config, ledger, planned.window)), None
     lease.sources, lease.request = _hashes(chosen + empty), handout.model_dump(mode="json")
     lease.last_id = leases.first_id() - 1 + len(handout.sources())
     leases.add(lease)

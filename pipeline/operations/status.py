@@ -220,7 +220,7 @@ def _waiting(vault: Path, config: Config, ledger: Ledger, parsed: dict[Dimension
     holds no note but the vault has older ones, the hint that says how to read them."""
     planned = plan(vault, config, ledger, parsed, today)
     window, collected = planned.window, planned.collected
-    hint = old_vault_hint(vault, config, window) if collected.empty() else None
+    hint = old_vault_hint(vault, config, ledger, window) if collected.empty() else None
     return Waiting(
         **SourceCounts.of(collected.sources).model_dump(), mode=window.mode, window_start=window.start,
         window_days=window.days, total=len(collected.sources), skipped=len(collected.skipped),

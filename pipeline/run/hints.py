@@ -8,6 +8,7 @@ from pathlib import Path
 
 from hylo_memory.pipeline.config import Config, is_whole_vault
 from hylo_memory.pipeline.run.window import Window
+from hylo_memory.pipeline.state.ledger import Ledger
 from hylo_memory.pipeline.vaults import is_url, newest_note
 
 
@@ -48,14 +49,18 @@ def _folder_hints(vault: Path, config: Config) -> list[str]:
     return [f"no {listed} folder in this vault: {run}"]
 
 
-def old_vault_hint(vault: Path, config: Config, window: Window, first: bool | None = None) -> str | None:
+def old_vault_hint(vault: Path, config: Config, ledger: Ledger, window: Window,
+                   first: bool | None = None) -> str | None:
     """When the vault has notes but none dated in `window`: the newest one's date, and the command that reads the
-    `first_run_days` up to it (docs/spec.md §4.1). None when a note is in the window, or the vault has none.
+    `first_run_days` up to it (docs/spec.md §4.1). None when a note is in the window, the vault has none, or a
+    source of it was ever read (a person who stopped writing for a while has a memory already).
 
     `first`: whether the next run on the vault is a first run (default: `window`'s mode). A first run on
     `--today` that date reads those days; after a complete run, only `--reextract --since` reaches them.
     Cheap: the vault is walked by names and mtimes, and at most a few hundred notes opened (vaults/newest.py).
     """
+    if ledger.read_any():  # a vault read before, written in no day since: nothing to explain, the memory is built
+        return None
     newest = newest_note(vault, config, window.today)
     if newest is None or newest >= window.start:
         return None

@@ -122,7 +122,7 @@ def _run(
     # A window holding no note, in a vault that has some: the newest one's date and how to read up to it. After
     # this run, complete, the next is not a first run.
     empty = collected.empty() and lease is None
-    old_vault = old_vault_hint(vault, config, window, first=None if dry_run else False) if empty else None
+    old_vault = old_vault_hint(vault, config, ledger, window, first=None if dry_run else False) if empty else None
 
     def plan_writes() -> tuple[Journal | None, tuple[RunSummary, list[FileUpdate]]]:
         files = store.read_all()

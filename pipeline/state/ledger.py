@@ -223,6 +223,11 @@ class Ledger:
         return int(row["n"])
 
     @guarded
+    def read_any(self) -> bool:
+        """Whether any source of the vault was ever read."""
+        return self.db.execute("SELECT 1 FROM sources LIMIT 1").fetchone() is not None
+
+    @guarded
     def is_extracted(self, path: str, content_hash: str) -> bool:
         """Whether this very content was extracted before: here, or under a path it was moved from."""
         if self.extracted_hash(path) == content_hash:
