@@ -133,11 +133,12 @@ def main(argv: list[str] | None = None) -> int:
     figures["wall_seconds"] = round(time.perf_counter() - started, 1)  # the judging included
     print(render(figures))
     if args.extractor == "agent":  # what it was handed, against the model's requests for the same batches
-        handed, model, notes = (sum(getattr(o, f) for o in outcomes) for f in ("handed_chars", "model_chars",
-                                                                               "note_chars"))
+        handed, model, review, notes = (sum(getattr(o, f) for o in outcomes)
+                                        for f in ("handed_chars", "model_chars", "review_chars", "note_chars"))
         calls = sum(o.requests for o in outcomes)
-        print(f"agent: {calls} tool calls; handed {handed / notes:.2f} characters a note character, the model's "
-              f"requests for the same batches {model / notes:.2f}")
+        print(f"agent: {calls} tool calls; handed {handed / notes:.2f} characters a note character in batches of "
+              f"notes, the model's requests for the same batches {model / notes:.2f}; review batches "
+              f"{review / notes:.2f} more")
     if args.json:
         write_json(args.json, figures)
     return 0

@@ -40,6 +40,7 @@ class Tally:
         self.handed_chars = 0
         self.model_chars = 0  # what the model's request for the same batch carries: instructions, request, schema
         self.fixed = 0  # of which the instructions and the schema
+        self.review_chars = 0  # review batches (docs/spec.md §3.1): the model's path reviews in a request of its own
         self.batches = 0
 
 
@@ -66,9 +67,15 @@ async def _agent(server: Any, vault: Path, session: Session, speaker: str, sourc
             if batch.get("status") != "batch":
                 return summary
             text = "".join(b.text for b in handed.content if isinstance(b, TextContent))
+            tally.batches += 1
+            if batch["kind"] == "review":  # the model's nightly review is its own request: counted apart
+                tally.review_chars += len(text)
+                answer: Any = {"same": [], "contradicts": []}
+                kept = await client.call_tool("propose_memories", {"lease": batch["lease"], "evidence": answer})
+                tally.calls += 1
+                continue
             tally.handed_chars += len(text)
             tally.model_chars += _model_request(text, tally)
-            tally.batches += 1
             answer = _gold(vault, session, speaker, source, batch, text) if batch["kind"] == "extract" else []
             key = "evidence" if batch["kind"] == "extract" else "preferences"
             kept = await client.call_tool("propose_memories", {"lease": batch["lease"], "evidence": {key: answer}})

@@ -71,6 +71,7 @@ class Outcome:
     seconds: float = 0.0
     handed_chars: int = 0  # agent, sampling: the characters the assistant (or its model) was handed
     model_chars: int = 0  # agent: what the model's requests for the same batches would carry
+    review_chars: int = 0  # agent: the review batches (docs/spec.md §3.1), apart
 
 
 def isolated_env(extractor: str) -> dict[str, str | None]:
@@ -150,6 +151,7 @@ def build(commands: Commands, job: Job, outcome: Outcome) -> None:
             outcome.requests += tally.calls
             outcome.handed_chars += tally.handed_chars
             outcome.model_chars += tally.model_chars
+            outcome.review_chars += tally.review_chars
             outcome.partial_runs += summary.get("status", "ok") != "ok"
         elif job.extractor == "oracle":
             evidence = vault.parent / f"evidence-{session.number}.jsonl"

@@ -61,7 +61,7 @@ def test_a_pending_batch_holds_each_sources_text_once_and_the_models_words(vault
 
 def test_pending_as_text_tells_the_reader_to_answer_with_apply_lease(vault: Path) -> None:
     done = hylo("pending", "--vault", vault, "--today", TODAY)
-    assert "hylo-memory apply --lease" in done.stdout and "## Schema" in done.stdout
+    assert "hylo-memory apply --lease" in done.stdout and 'Answer in JSON: {"evidence": [' in done.stdout
 
 
 def test_apply_lease_of_a_file_that_is_not_json_names_the_file_and_line(vault: Path, tmp_path: Path) -> None:

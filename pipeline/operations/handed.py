@@ -105,8 +105,8 @@ class Handed(BaseModel):
         return self.model_dump_json(exclude_none=True, exclude=leave_out)
 
     def to_text(self, answer_with: str = ANSWER_TOOL, instructions: bool = True) -> str:
-        """The batch as the assistant reads it: what to do first, then the model's own prompt, then the schema;
-        without `instructions`, the request alone (the assistant has the rest from an earlier batch)."""
+        """The batch as the assistant reads it: what to do first, then the model's own prompt (its instructions end
+        with the answer's shape); without `instructions`, the request alone (the reader has the rest already)."""
         return self._status_text(answer_with, instructions) + self._passed_text()
 
     def _status_text(self, answer_with: str = ANSWER_TOOL, instructions: bool = True) -> str:
@@ -130,12 +130,13 @@ class Handed(BaseModel):
                 f"{'pair(s) to review' if self.kind == 'review' else 'source(s)'} remain after it.")
         # Short: every batch carries it, beside the model's own prompt. A review's are its own: always given.
         if not instructions and self.kind != "review":
-            return (f"{head} Read it by the instructions and answer with the schema of the first batch.\n"
+            return (f"{head} Read it by the instructions of the first batch and answer as they say.\n"
                     f"{self._keeps_text()}\n## Request\n\n{self.request}\n")
+        # The instructions end with the answer's shape: the JSON schema (in `--json`, and the tool's) is not
+        # handed twice in words an able reader already has.
         return (
-            f"{head} Answer with {answer_with}: this lease and {answer} as the schema below says.\n"
-            f"{self._keeps_text()}\n## Instructions\n\n{self.instructions}\n\n## Request\n\n{self.request}\n\n"
-            f"## Schema\n\n{json.dumps(self.answer_schema, separators=(',', ':'))}\n"
+            f"{head} Answer with {answer_with}: this lease and {answer}, shaped as the instructions end by saying.\n"
+            f"{self._keeps_text()}\n## Instructions\n\n{self.instructions}\n\n## Request\n\n{self.request}\n"
         )
 
     def _keeps_text(self) -> str:
