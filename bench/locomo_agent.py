@@ -23,6 +23,10 @@ from mcp_types import CreateMessageRequestParams, CreateMessageResult, Implement
 
 from hylo_memory.decay.model import MAX_ITEM_TEXT
 from hylo_memory.decay.store import MemoryStore
+from hylo_memory.extractors.base import Candidate
+from hylo_memory.extractors.batching import estimate_tokens
+from hylo_memory.extractors.evidence_reply import shown
+from hylo_memory.extractors.llm_batches import reply_room, rooms, within
 from hylo_memory.extractors.offline import OfflineExtractor
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.mcp.calls import Memory
@@ -75,7 +79,7 @@ async def _agent(server: Any, vault: Path, session: Session, speaker: str, sourc
                 tally.calls += 1
                 continue
             tally.handed_chars += len(text)
-            tally.model_chars += _model_request(text, tally)
+            tally.model_chars += _model_request(text, tally, vault)
             answer = _gold(vault, session, speaker, source, batch, text) if batch["kind"] == "extract" else []
             key = "evidence" if batch["kind"] == "extract" else "preferences"
             kept = await client.call_tool("propose_memories", {"lease": batch["lease"], "evidence": {key: answer}})
@@ -83,13 +87,30 @@ async def _agent(server: Any, vault: Path, session: Session, speaker: str, sourc
             summary = (kept.structured_content or {}).get("summary", {})
 
 
-def _model_request(text: str, tally: Tally) -> int:
+def _model_request(text: str, tally: Tally, vault: Path) -> int:
     """The characters of the model's messages for the same batch, as the openai run's relay counts them (the
-    system and user messages; the schema travels in `response_format`); the first batch gives the system's."""
+    system and user messages; the schema travels in `response_format`); the first batch gives the system's.
+    The model's request shows the items its own room holds (`request_token_budget`), the assistant's a tenth of
+    its notes: the request handed over, with the model's items in place of the assistant's."""
     parts = {p.split("\n", 1)[0]: p.split("\n\n", 1)[-1].strip() for p in f"\n{text}".split("\n## ")[1:]}
     if "Instructions" in parts:
         tally.fixed = len(parts["Instructions"])
-    return tally.fixed + len(parts["Request"])
+    request = parts["Request"]
+    shown_here = sum(len(m.group(0)) + 1 for m in _ITEM.finditer(request))
+    return tally.fixed + len(request) - shown_here + _model_items(vault, request, tally.fixed)
+
+
+def _model_items(vault: Path, request: str, fixed_chars: int) -> int:
+    """The characters of the numbered items the model's request for these sources would show."""
+    config = Config(vault=str(vault))
+    memory = MemoryStore(vault / "_memory").read_all()
+    existing = [Candidate(dimension=d, text=i.text) for d, f in memory.items() if f for i in f.items]
+    sources = "\n".join(re.findall(r"<source [^>]*>\n(.*?)</source>", request, re.DOTALL))
+    fixed = estimate_tokens("x" * fixed_chars) + estimate_tokens(request) - estimate_tokens(sources)
+    _, room = rooms(config.request_token_budget, fixed, reply_room(config.request_token_budget,
+                                                                   config.max_reply_tokens))
+    items = within(shown(existing, sources), room)
+    return sum(len(f"{n}. [{c.dimension.value}] {c.text}") + 1 for n, c in enumerate(items, start=1))
 
 
 def _gold(vault: Path, session: Session, speaker: str, source: str, batch: dict[str, Any],
