@@ -242,3 +242,16 @@ def test_an_old_vault_is_explained_with_its_newest_notes_date_and_the_command_th
     assert "the newest is dated 2025-08-14" in done.stdout and "--today 2025-08-14" in done.stdout
     batch = json.loads(hylo("pending", "--vault", vault, "--today", str(TODAY), "--json").stdout)
     assert batch["status"] == "done" and "2025-08-14" in batch["old_vault"]
+
+
+def test_after_a_run_that_read_nothing_the_old_notes_are_named_and_reached_with_since(tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    for n in range(5):
+        note(vault, f"2025-08-{10 + n}-old.md", f"Went kayaking on the river, trip {n}.\n")
+    config = Config(vault=str(vault))
+    assert hylo("refresh", "--vault", vault, "--today", str(TODAY), "--extractor", "offline").exit_code == 0
+    handed = notes_to_read(vault, config, "tester", TODAY)
+    assert handed.old_vault and "pending" in handed.old_vault
+    assert "--today 2025-08-14 --since 2025-05-17" in handed.old_vault
+    old = notes_to_read(vault, config, "tester", dt.date(2025, 8, 14), since=dt.date(2025, 5, 17))
+    assert len(old.sources) == 5 and old.today == dt.date(2025, 8, 14)

@@ -240,3 +240,18 @@ def test_init_on_a_logseq_graph_writes_a_config_a_refresh_reads(tmp_path: Path) 
     result = hylo("refresh", "--vault", tmp_path, "--extractor", "offline", "--json", "--today", TODAY.isoformat())
     counts = json.loads(result.stdout)["sources"]
     assert (counts["shorts"], counts["extra"]) == (2, 1)
+
+
+def test_a_query_block_is_never_read() -> None:
+    page = ("- Went climbing with Ana.\n- #+BEGIN_QUERY\n  {:title \"Open tasks\" :query (task TODO)}\n"
+            "  #+END_QUERY\n- Booked the train.")
+    assert read_outline(page)[1] == "- Went climbing with Ana.\n- Booked the train."
+
+
+def test_a_note_block_keeps_its_text_without_its_markers() -> None:
+    page = "- #+BEGIN_NOTE\n  I want to learn Go this winter.\n  #+END_NOTE"
+    assert read_outline(page)[1] == "  I want to learn Go this winter."
+
+
+def test_an_unclosed_query_block_runs_to_the_pages_end() -> None:
+    assert read_outline("- Slept well.\n- #+BEGIN_QUERY\n  (task TODO)\n- still the query")[1] == "- Slept well."

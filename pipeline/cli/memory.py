@@ -150,16 +150,18 @@ def apply_command(ctx: click.Context, vault: Path | None, config_file: Path | No
                                             "from an earlier batch")
 @click.option("--max-chars", type=click.IntRange(1_000, 1_000_000), metavar="CHARS",
               help="the note characters one batch holds (default: the `assistant_batch_chars` setting)")
+@click.option("--since", type=DateType(), metavar="YYYY-MM-DD",
+              help="reach back at least to this day for unread notes (an old vault's, as its hint says)")
 @click.pass_context
 @json_failures
 def pending_command(ctx: click.Context, vault: Path | None, config_file: Path | None, today: dt.date | None,
-                    client: str, as_json: bool, brief: bool, max_chars: int | None) -> int:
+                    client: str, as_json: bool, brief: bool, max_chars: int | None, since: dt.date | None) -> int:
     from hylo_memory.pipeline.operations.lease import notes_to_read
     from hylo_memory.pipeline.state.leases import reader_name
 
     config, vault = setup(ctx, config_file, vault)
     handed = notes_to_read(vault, config, reader_name(client, "command line"), today or clock.today(config.timezone),
-                           max_chars)
+                           max_chars, since)
     answer_with = f"`{PROG} apply --lease` (its day is the lease's: no --today needed)"
     text = (handed.to_json(instructions=not brief) if as_json
             else handed.to_text(answer_with=answer_with, instructions=not brief))

@@ -12,7 +12,9 @@ as nested lists already. What it adds is read here, before the note's markdown i
   `WAITING`) `- [ ]`, which keeps its text, and a finished or cancelled one (`DONE`,
   `CANCELED`, `CANCELLED`) `- [x]`, which note_text drops whole, as it drops `- [x]`;
 - what only Logseq shows is dropped: `SCHEDULED:`/`DEADLINE:` lines, `:LOGBOOK:` drawers,
-  block references `((uuid))` and `{{macros}}`; a `#[[tag with spaces]]` reads as its words.
+  block references `((uuid))` and `{{macros}}`; a `#[[tag with spaces]]` reads as its words;
+- an org-style block: a query, code or a quotation (`#+BEGIN_QUERY` … `#+END_QUERY`, `SRC`, `EXAMPLE`, `QUOTE`)
+  is dropped whole, as a code block or someone else's words are; any other (`NOTE`, `TIP`, …) keeps its text.
 """
 
 from __future__ import annotations
@@ -30,8 +32,10 @@ _PLANNING = re.compile(r"[ \t]*(?:SCHEDULED|DEADLINE):[ \t]*<[^>\n]*>[ \t]*$")
 _DRAWER = re.compile(r"[ \t]*:[A-Z][A-Z_-]*:[ \t]*$")
 _DRAWER_END = re.compile(r"[ \t]*:END:[ \t]*$")
 _INLINE = re.compile(r"\(\([0-9a-fA-F-]{36}\)\)|\{\{[^{}\n]{0,1000}\}\}|#(?=\[\[)")
-_LOGSEQ = re.compile(r"::|^[ \t]*[-*+][ \t]+[A-Z-]{3,}\b|^[ \t]*(?:SCHEDULED|DEADLINE|:[A-Z_-]+):|\(\(|\{\{|#\[\[",
-                     re.MULTILINE)
+_LOGSEQ = re.compile(r"::|#\+BEGIN_|^[ \t]*[-*+][ \t]+[A-Z-]{3,}\b|^[ \t]*(?:SCHEDULED|DEADLINE|:[A-Z_-]+):"
+                     r"|\(\(|\{\{|#\[\[", re.MULTILINE)
+_BLOCK = re.compile(r"[ \t]*(?:[-*+][ \t]+)?#\+(BEGIN|END)_([A-Za-z]+)\b.*")
+_DROPPED_BLOCKS = frozenset({"QUERY", "SRC", "EXAMPLE", "QUOTE", "EXPORT", "COMMENT"})
 _LIST_FIELDS = frozenset({"tags", "alias", "aliases"})
 _LIST_ENTRY = re.compile(r"#?\[\[([^\[\]]*)\]\]|([^,\[\]]+)")
 
@@ -57,6 +61,11 @@ def read_outline(content: str) -> tuple[dict[str, object], str]:
         at_top = at_top and not bare.strip()
         if _PLANNING.match(bare):
             continue
+        block = _BLOCK.fullmatch(bare)
+        if block:  # its markers never read; a dropped kind's lines neither, to its end (or the page's)
+            if block[1] == "BEGIN" and block[2].upper() in _DROPPED_BLOCKS:
+                skip_to = _block_end(lines, i, block[2].upper())
+            continue
         if _DRAWER.match(bare) and not _DRAWER_END.match(bare):
             after = bisect.bisect_right(ends, i)
             if after < len(ends):  # an unclosed drawer is text, as Logseq shows it
@@ -64,6 +73,15 @@ def read_outline(content: str) -> tuple[dict[str, object], str]:
                 continue
         kept.append(_INLINE.sub("", _MARKER.sub(_task, line, count=1)))
     return fields, "\n".join(kept)
+
+
+def _block_end(lines: list[str], start: int, kind: str) -> int:
+    """The line that ends the block begun at `start` (the page's last line when none does)."""
+    for j in range(start + 1, len(lines)):
+        end = _BLOCK.fullmatch(lines[j].rstrip("\r"))
+        if end and end[1] == "END" and end[2].upper() == kind:
+            return j
+    return len(lines) - 1
 
 
 def _task(marker: re.Match[str]) -> str:

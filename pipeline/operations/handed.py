@@ -160,7 +160,8 @@ class Proposed(BaseModel):
 
     def to_text(self, next_with: str = "notes_to_read") -> str:
         more = (f"{self.remaining} source(s) remain: ask for the next batch with {next_with}."
-                if self.remaining else "Nothing remains: the memory is up to date.")
+                if self.remaining else f"No note remains to read: ask {next_with} once more, until it says there "
+                "is nothing to read (a review of the memory's alike items may come first).")
         return f"{self.summary.to_text()}\n{more}\n"
 
     def to_json(self) -> str:

@@ -53,19 +53,20 @@ def extractor_name(client: str) -> str:
 
 
 def notes_to_read(vault: Path, config: Config, client: str, today: dt.date, max_chars: int | None = None,
-                  pooling: bool = True) -> Handed:
+                  since: dt.date | None = None, pooling: bool = True) -> Handed:
     """The next batch of unread sources, newest first, leased to `client`; or why there is none (all read, or all
-    leased). `max_chars`: the note characters a batch holds (default `assistant_batch_chars`)."""
+    leased). `max_chars`: the note characters a batch holds (default `assistant_batch_chars`); `since`: the
+    window reaches back at least to this day (an old vault's notes, after a run that did not reach them)."""
     store = open_store(vault, config)
     with running(store, config.lock_timeout) as ledger:  # the files the items are shown from are whole
-        desk = _Desk(vault, config, client, today, max_chars or config.assistant_batch_chars)
+        desk = _Desk(vault, config, client, today, max_chars or config.assistant_batch_chars, since)
         handed, pooled = _hand_out(desk, ledger)
     if pooled is None or not pooling:
         return handed
     # Units the person read, in no theme yet: nothing to ask anyone. They join the pool, read, under a lease of
     # their own that the run closes.
     refresh(vault, config, Answered(extractor_name(client), Extraction()), today, only=pooled)
-    after = notes_to_read(vault, config, client, today, max_chars, pooling=False)
+    after = notes_to_read(vault, config, client, today, max_chars, since, pooling=False)
     passed = {p.path: p for p in handed.passed_over + after.passed_over}  # each note once, with its first reason
     return after.model_copy(update={"passed_over": list(passed.values())[:MAX_PASSED_OVER]})
 
@@ -78,6 +79,7 @@ class _Desk(NamedTuple):
     client: str
     today: dt.date
     max_chars: int
+    since: dt.date | None
 
 
 def _hand_out(desk: _Desk, ledger: Ledger) -> tuple[Handed, Lease | None]:
@@ -85,7 +87,7 @@ def _hand_out(desk: _Desk, ledger: Ledger) -> tuple[Handed, Lease | None]:
     leases.forget_old(now)
     store = open_store(desk.vault, desk.config)
     files = store.read_all()
-    planned = plan(desk.vault, desk.config, ledger, files, desk.today, kept_intro(store))
+    planned = plan(desk.vault, desk.config, ledger, files, desk.today, kept_intro(store), reach=desk.since)
     held = leases.held(now)  # not a provider's batch: no one to wait for, the next refresh applies it
     free = [s for s in planned.collected.sources if s.path not in held]
     empty = [s for s in free if not s.text.strip()]  # read with the next batch: nothing in them to hand out
@@ -119,7 +121,7 @@ def _hand_out(desk: _Desk, ledger: Ledger) -> tuple[Handed, Lease | None]:
         review = hand_out_review(desk.config, ledger, files, lease, store.folder, desk.today)
         return review or Handed(status="done", in_batch=planned.collected.submitted,
                                 passed_over=passed[:MAX_PASSED_OVER],
-                                old_vault=old_vault_hint(desk.vault, desk.config, ledger, planned.window)), None
+                                old_vault=old_vault_hint(desk.vault, desk.config, ledger, planned.window, verb="pending")), None
     lease.sources, lease.request = _hashes(chosen + empty), handout.model_dump(mode="json")
     lease.last_id = leases.first_id() - 1 + len(handout.sources())
     leases.add(lease)

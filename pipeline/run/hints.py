@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import shlex
 from pathlib import Path
+from typing import Literal
 
 from hylo_memory.pipeline.config import Config, is_whole_vault
 from hylo_memory.pipeline.run.window import Window
@@ -49,24 +50,24 @@ def _folder_hints(vault: Path, config: Config) -> list[str]:
     return [f"no {listed} folder in this vault: {run}"]
 
 
-def old_vault_hint(vault: Path, config: Config, ledger: Ledger, window: Window,
-                   first: bool | None = None) -> str | None:
-    """When the vault has notes but none dated in `window`: the newest one's date, and the command that reads the
-    `first_run_days` up to it (docs/spec.md §4.1). None when a note is in the window, the vault has none, or a
-    source of it was ever read (a person who stopped writing for a while has a memory already).
+def old_vault_hint(vault: Path, config: Config, ledger: Ledger, window: Window, first: bool | None = None,
+                   verb: Literal["refresh", "pending"] = "refresh") -> str | None:
+    """When the vault has notes but none dated in `window`, and no complete run ever read the newest: its date, and
+    the command that reads the `first_run_days` up to it (docs/spec.md §4.1): a `refresh`, or for the person's
+    assistant a `pending`. None when a note is in the window, or the vault has none.
 
     `first`: whether the next run on the vault is a first run (default: `window`'s mode). A first run on
-    `--today` that date reads those days; after a complete run, only `--reextract --since` reaches them.
-    Cheap: the vault is walked by names and mtimes, and at most a few hundred notes opened (vaults/newest.py).
+    `--today` that date reads those days; after a complete run, only `--since` reaches them (a refresh's with
+    `--reextract`). Cheap: the vault is walked by names and mtimes, and at most a few hundred notes opened
+    (vaults/newest.py).
     """
-    if ledger.read_any():  # a vault read before, written in no day since: nothing to explain, the memory is built
-        return None
     newest = newest_note(vault, config, window.today)
-    if newest is None or newest >= window.start:
-        return None
+    if newest is None or newest >= window.start or ledger.covered(newest):
+        return None  # a note in the window; or a person who stopped writing for a while, whose notes were read
     where = config.vault if is_url(config.vault) else str(vault)
-    command = f"hylo-memory refresh --vault {shlex.quote(str(where))} --today {newest}"
+    command = f"hylo-memory {verb} --vault {shlex.quote(str(where))} --today {newest}"
     if not (window.mode == "first" if first is None else first):
-        command += f" --reextract --since {newest - dt.timedelta(days=config.first_run_days - 1)}"
+        since = newest - dt.timedelta(days=config.first_run_days - 1)
+        command += f" --reextract --since {since}" if verb == "refresh" else f" --since {since}"
     return (f"no note is dated in the window ({window.start} to {window.today}); the newest is dated {newest}: "
             f"`{command}` reads the {config.first_run_days} days up to it")

@@ -223,9 +223,10 @@ class Ledger:
         return int(row["n"])
 
     @guarded
-    def read_any(self) -> bool:
-        """Whether any source of the vault was ever read."""
-        return self.db.execute("SELECT 1 FROM sources LIMIT 1").fetchone() is not None
+    def covered(self, day: dt.date) -> bool:
+        """Whether a complete run's window held `day`: the notes of that day were read then."""
+        return self.db.execute("SELECT 1 FROM runs WHERE status = 'ok' AND window_start <= ? AND today >= ? LIMIT 1",
+                               (day.isoformat(), day.isoformat())).fetchone() is not None
 
     @guarded
     def is_extracted(self, path: str, content_hash: str) -> bool:
