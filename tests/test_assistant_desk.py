@@ -255,3 +255,19 @@ def test_after_a_run_that_read_nothing_the_old_notes_are_named_and_reached_with_
     assert "--today 2025-08-14 --since 2025-05-17" in handed.old_vault
     old = notes_to_read(vault, config, "tester", dt.date(2025, 8, 14), since=dt.date(2025, 5, 17))
     assert len(old.sources) == 5 and old.today == dt.date(2025, 8, 14)
+
+
+def test_a_day_with_nothing_to_read_still_decays_the_memory_as_a_night_would(tmp_path: Path) -> None:
+    vault = diary(tmp_path / "v", 3)
+    config = Config(vault=str(vault))
+    handed = notes_to_read(vault, config, "tester", TODAY)
+    propose(vault, config, handed.lease or "", {"evidence": [
+        {"dimension": "state", "text": "Tired after the kayak trip", "source": handed.sources[0].id, "restates": None}]})
+    while (handed := notes_to_read(vault, config, "tester", TODAY)).status == "batch":
+        propose(vault, config, handed.lease or "", scripted(handed))
+    later = notes_to_read(vault, config, "tester", TODAY + dt.timedelta(days=10))
+    assert later.status == "done" and later.decay and "faded 1" in later.decay
+    state = (vault / "_memory" / "_state.md").read_text(encoding="utf-8")
+    assert state.index("## Fading") < state.index("Tired after the kayak trip")
+    again = notes_to_read(vault, config, "tester", TODAY + dt.timedelta(days=10))
+    assert again.status == "done" and again.decay is None  # once a day

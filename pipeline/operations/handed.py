@@ -64,7 +64,7 @@ class Handed(BaseModel):
     expires_at: dt.datetime | None = None
     remaining: int = 0  # unread sources after this batch
     wait_seconds: int | None = None
-    in_batch: int = 0  # done: unread sources a provider's batch holds (docs/spec.md §4.9)
+    in_batch: int | None = None  # done: unread sources a provider's batch holds (docs/spec.md §4.9)
     instructions: str | None = None
     request: str | None = None  # the profile, the numbered existing items and the sources (or themes) by id
     answer_schema: dict[str, Any] | None = None
@@ -73,6 +73,7 @@ class Handed(BaseModel):
     today: dt.date | None = None  # the day the lease's answer is applied on
     keeps_from: dict[Dimension, dt.date] = {}  # evidence dated before these days is not kept (expired, §3)
     passed_over: list[PassedOver] = []
+    decay: str | None = None  # done: the summary of the day's decay, when it faded or deleted an item
     old_vault: str | None = None  # done, with no note dated in the window: the newest note's date and what reads it
     items: list[HandedItem] = []  # review: the items, by number
     pairs: list[tuple[int, int]] = []  # review: the pairs that look alike
@@ -107,7 +108,8 @@ class Handed(BaseModel):
     def to_text(self, answer_with: str = ANSWER_TOOL, instructions: bool = True) -> str:
         """The batch as the assistant reads it: what to do first, then the model's own prompt (its instructions end
         with the answer's shape); without `instructions`, the request alone (the reader has the rest already)."""
-        return self._status_text(answer_with, instructions) + self._passed_text()
+        decay = f"\nThe day's decay, applied as a nightly run would:\n{self.decay}" if self.decay else ""
+        return self._status_text(answer_with, instructions) + self._passed_text() + decay
 
     def _status_text(self, answer_with: str = ANSWER_TOOL, instructions: bool = True) -> str:
         if self.status == "done" and self.in_batch:

@@ -60,15 +60,17 @@ def notes_to_read(vault: Path, config: Config, client: str, today: dt.date, max_
     store = open_store(vault, config)
     with running(store, config.lock_timeout) as ledger:  # the files the items are shown from are whole
         desk = _Desk(vault, config, client, today, max_chars or config.assistant_batch_chars, since)
-        handed, pooled = _hand_out(desk, ledger)
-    if pooled is None or not pooling:
+        handed, unasked = _hand_out(desk, ledger)
+    if unasked is None or not pooling:
         return handed
-    # Units the person read, in no theme yet: nothing to ask anyone. They join the pool, read, under a lease of
-    # their own that the run closes.
-    refresh(vault, config, Answered(extractor_name(client), Extraction()), today, only=pooled)
+    # Read with no one asked, under a lease of their own that the run closes: units the person read that form
+    # no theme yet (they join the pool) and empty notes; or none at all, for the day's decay.
+    summary, _ = refresh(vault, config, Answered(extractor_name(client), Extraction()), today, only=unasked)
     after = notes_to_read(vault, config, client, today, max_chars, since, pooling=False)
     passed = {p.path: p for p in handed.passed_over + after.passed_over}  # each note once, with its first reason
-    return after.model_copy(update={"passed_over": list(passed.values())[:MAX_PASSED_OVER]})
+    decayed = summary.counts.faded + summary.counts.deleted
+    return after.model_copy(update={"passed_over": list(passed.values())[:MAX_PASSED_OVER],
+                                    "decay": summary.to_text() if decayed else None})
 
 
 class _Desk(NamedTuple):
@@ -119,9 +121,16 @@ def _hand_out(desk: _Desk, ledger: Ledger) -> tuple[Handed, Lease | None]:
     else:
         # No note left to hand out: pairs of items that may be one fact, for the reader to judge (docs/spec.md §3.1).
         review = hand_out_review(desk.config, ledger, files, lease, store.folder, desk.today)
-        return review or Handed(status="done", in_batch=planned.collected.submitted,
-                                passed_over=passed[:MAX_PASSED_OVER],
-                                old_vault=old_vault_hint(desk.vault, desk.config, ledger, planned.window, verb="pending")), None
+        if review is not None:
+            return review, None
+        done = Handed(status="done", in_batch=planned.collected.submitted or None, passed_over=passed[:MAX_PASSED_OVER],
+                      old_vault=old_vault_hint(desk.vault, desk.config, ledger, planned.window, verb="pending"))
+        # The day's decay, as a nightly run would apply it, when no run today has: the loop leaves the memory as
+        # the night would (docs/spec.md §4.6), not only when a note was read.
+        if any(files.values()) and (ledger.last_complete() or dt.date.min) < desk.today and not done.in_batch:
+            leases.add(lease)
+            return done, lease
+        return done, None
     lease.sources, lease.request = _hashes(chosen + empty), handout.model_dump(mode="json")
     lease.last_id = leases.first_id() - 1 + len(handout.sources())
     leases.add(lease)
