@@ -21,7 +21,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from .match import normalise, words
-from .model import Evidence, MemoryFile
+from .model import Dimension, Evidence, MemoryFile
 from .polarity import opposed
 from .rules import (
     DEFAULT_THRESHOLD,
@@ -57,6 +57,13 @@ def why_not_same(a: str, b: str) -> str | None:
         return (f"they name different things ({', '.join(sorted(mine - theirs))} / "
                 f"{', '.join(sorted(theirs - mine))}): two different names never match")
     return None
+
+
+def other_people(dimension: Dimension, a: str, b: str) -> bool:
+    """Two people items that name different people ("Matthew — pool friend" / "Jason — pool friend"): never one
+    fact, never opposites; no reader is asked about them."""
+    mine, theirs = _named(a), _named(b)
+    return dimension is Dimension.people and bool(mine - theirs) and bool(theirs - mine)
 
 
 def _named(text: str) -> set[str]:

@@ -184,3 +184,12 @@ def test_an_item_is_paired_with_its_closest_few_not_with_every_item_alike() -> N
     pairs = alike_pairs(texts, close)
     assert len(pairs) <= PER_ITEM * len(texts)
     assert all(sum(i in (p.first, p.second) for p in pairs) >= 1 for i in range(30))
+
+
+def test_two_people_items_naming_different_people_are_never_asked_about() -> None:
+    from hylo_memory.decay import Dimension
+    from hylo_memory.decay.review import other_people
+
+    assert other_people(Dimension.people, "Matthew Yockney — pool friend", "Jason Wohnseidler — pool friend")
+    assert not other_people(Dimension.people, "Ines — sister", "Ines — younger sister, lives in Porto")
+    assert not other_people(Dimension.identity, "Lives in Lisbon", "Lives in Porto")  # these may contradict

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from hylo_memory.decay import Dimension, FileUpdate, Item, MemoryFile, render
 from hylo_memory.decay.alike import COSINE_FLOOR, alike_pairs
-from hylo_memory.decay.review import Refused, apply_review
+from hylo_memory.decay.review import Refused, apply_review, other_people
 from hylo_memory.errors import InputError
 from hylo_memory.extractors.base import Usage
 from hylo_memory.extractors.costs import Prices, cost_of, total
@@ -72,7 +72,8 @@ def find_pairs(memory_dir: Path, config: Config, files: dict[Dimension, MemoryFi
         texts = [s.text for s in shown]
         for alike in alike_pairs(texts, close_items(memory_dir, config, texts, COSINE_FLOOR)):
             a, b = shown[alike.first], shown[alike.second]
-            if a.text != b.text and pair_key((dimension, a.text, b.text)) not in done:
+            if a.text != b.text and pair_key((dimension, a.text, b.text)) not in done \
+                    and not other_people(dimension, a.text, b.text):
                 ranked.append((alike.score, a, b))
     ranked.sort(key=lambda r: -r[0])
     chosen: list[tuple[ReviewItem, ReviewItem]] = []
