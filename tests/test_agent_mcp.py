@@ -172,3 +172,14 @@ def test_a_server_killed_in_the_middle_of_an_answer_then_run_again_ends_as_a_cle
         assert memory_texts(vault / "_memory") == reference, f"attempt {attempt}"
         assert json.loads(json.dumps(reference))  # the reference is a memory, not six absent files
         assert any(reference.values())
+
+
+def test_an_answer_with_no_entry_kept_is_a_tool_error_and_the_lease_still_holds(tmp_path: Path) -> None:
+    vault = copy_example_vault(tmp_path / "vault")
+    with serve(vault, tmp_path, "stale-agent") as server:
+        batch = structured(server.call("notes_to_read"))
+        stale = [{"dimension": "state", "text": "Tired", "source": "S999", "restates": None}]
+        line = failed(server.call("propose_memories", {"lease": batch["lease"], "evidence": {"evidence": stale}}))
+        kept = server.call("propose_memories", {"lease": batch["lease"], "evidence": {"evidence": []}})
+    assert "no entry of the answer could be kept" in line and "'Tired': an unknown source id" in line
+    assert not kept.is_error
