@@ -1,8 +1,9 @@
 """The person's assistant as the extractor (docs/spec.md §9.5): a batch handed out under a lease, its answer kept.
 
-`notes_to_read` hands out the window's next unread sources, one batch sized like a model's request,
-with the instructions, the author profile, the numbered existing items and the answer's schema; the
-batch's sources are leased to the asker. `propose` reads the answer as a model's reply is read and
+`notes_to_read` hands out the window's next unread sources, newest first, a batch of up to
+`assistant_batch_chars` note characters, with the instructions, the author profile, the numbered existing
+items and the days before which evidence is not kept; the batch's sources are leased to the asker, for
+its day and vault. What is not handed out is passed over with its reason, never waited for. `propose` reads the answer as a model's reply is read and
 runs the rules on it as one refresh over exactly the leased sources, which closes the lease as it
 marks them read. Sources the person read rather than wrote come last, as a batch of themes to word.
 """
