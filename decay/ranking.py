@@ -90,7 +90,8 @@ def build_block(files: Mapping[Dimension, Facts | None], today: dt.date, budget:
     """The Active items of `files` as one markdown block whose estimated tokens stay within `budget`.
 
     `cosines`: each Active item's cosine with the query by its text, to rank by BM25 and meaning fused, as recall
-    does (decay/recall.py); an item that matches no term and whose cosine stays under `floor` is not relevant.
+    does (decay/recall.py); an item that matches no term and whose cosine stays under `floor` is not relevant, and
+    one with no cosine (not embedded yet) is ranked by its words alone.
     Each line's estimate is added up, so the estimate of the whole (never more than their sum) is within it too.
     `notes` end the block (a file that could not be read), within the budget like the rest.
     """
@@ -108,7 +109,7 @@ def build_block(files: Mapping[Dimension, Facts | None], today: dt.date, budget:
                                          last=item.last, score=score(item, memory.decay_window, today)))
     if query is not None and candidates:
         texts = [c.text for c in candidates]
-        found = relevance(BM25(texts, analysed), query, None if cosines is None else [cosines[t] for t in texts],
+        found = relevance(BM25(texts, analysed), query, None if cosines is None else [cosines.get(t) for t in texts],
                           floor)
         for index, value in found.items():
             candidates[index] = candidates[index]._replace(relevance=round(value, 6))

@@ -128,20 +128,28 @@ class BM25:
         return set.intersection(*holders)
 
 
-def fuse(bm25: Mapping[int, float], cosines: Sequence[float], floor: float) -> dict[int, float]:
+def fuse(bm25: Mapping[int, float], cosines: Sequence[float | None], floor: float) -> dict[int, float]:
     """Each entry's fused score, for the entries that match a term or whose cosine is above `floor`.
 
     Both parts are scaled to [0, 1] within this memory and query: BM25 by its best score, the cosine between
-    the lowest and the highest of every entry (scores of one model are not comparable across queries)."""
+    the lowest and the highest of every entry (scores of one model are not comparable across queries). An entry
+    with no cosine (its vector not embedded yet) is scored by its words alone, on the same scale."""
     best = max(bm25.values(), default=0.0) or 1.0
-    low, high = min(cosines, default=0.0), max(cosines, default=0.0)
+    known = [c for c in cosines if c is not None]
+    low, high = min(known, default=0.0), max(known, default=0.0)
     span = high - low
-    return {i: BM25_WEIGHT * bm25.get(i, 0.0) / best
-            + (1 - BM25_WEIGHT) * ((cosines[i] - low) / span if span else 1.0)
-            for i in range(len(cosines)) if i in bm25 or cosines[i] > floor}
+    fused: dict[int, float] = {}
+    for i, cosine in enumerate(cosines):
+        words = bm25.get(i, 0.0) / best
+        if cosine is None:
+            if i in bm25:
+                fused[i] = words
+        elif i in bm25 or cosine > floor:
+            fused[i] = BM25_WEIGHT * words + (1 - BM25_WEIGHT) * ((cosine - low) / span if span else 1.0)
+    return fused
 
 
-def relevance(index: BM25, query: str, cosines: Sequence[float] | None, floor: float) -> dict[int, float]:
+def relevance(index: BM25, query: str, cosines: Sequence[float | None] | None, floor: float) -> dict[int, float]:
     """How well each text of `index` answers `query`: BM25's score, or fused with `cosines` (one per text)."""
     bm25 = index.scores(query)
     return bm25 if cosines is None else fuse(bm25, cosines, floor)
@@ -187,8 +195,9 @@ def tie_key(entry: Entry, index: int, today: dt.date) -> tuple[int, int, int, in
 
 
 def rank(entries: Sequence[Entry], index: BM25, query: str, limit: int, today: dt.date,
-         similarities: Sequence[float] | None = None, floor: float = 0.0) -> list[Hit]:
-    """The `limit` entries that best answer `query`: by BM25, or fused with `similarities` (one per entry).
+         similarities: Sequence[float | None] | None = None, floor: float = 0.0) -> list[Hit]:
+    """The `limit` entries that best answer `query`: by BM25, or fused with `similarities` (one per entry, None
+    for an entry not embedded yet).
 
     Only entries that match a term, or (with similarities) rise above the model's `floor` of resemblance, are ranked.
     """

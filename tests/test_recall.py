@@ -174,6 +174,18 @@ def test_fusion_weighs_bm25_over_its_best_and_the_cosine_over_the_memorys_spread
     assert fused == pytest.approx({0: 0.3 + 0.7 * 0.5, 1: 0.15 + 0.7, 2: 0.7 * 0.75})  # 3: no word, under the floor
 
 
+def test_an_item_not_embedded_yet_is_scored_by_its_words_alone_on_the_same_scale() -> None:
+    fused = fuse({0: 4.0, 1: 2.0, 3: 1.0}, [0.80, None, 0.90, None], floor=0.75)
+    # 1 and 3 have no cosine: their share of the best BM25, whole; the spread is of the cosines known (0.8 to 0.9).
+    assert fused == pytest.approx({0: 0.3, 1: 0.5, 2: 0.7, 3: 0.25})
+
+
+def test_an_item_not_embedded_yet_and_matching_no_word_is_not_ranked() -> None:
+    found = entries(("Is vegetarian", 1, False), ("Loves to run", 1, False))
+    hits = rank(found, BM25([e.item.text for e in found]), "running", 10, TODAY, similarities=[None, None])
+    assert [(h.at, h.similarity) for h in hits] == [(1, None)]
+
+
 def test_with_similarities_an_item_bm25_misses_can_be_found() -> None:
     found = entries(("Is vegetarian", 1, False), ("Loves to run", 1, False), ("Lives in Lisbon", 1, False))
     index = BM25([e.item.text for e in found])
