@@ -249,6 +249,12 @@ def _chat(body: str, export: bool, stated: Perspective | None) -> Whose:
     return Whose(reason=Reason.ai_chat, body="\n\n".join("\n".join(lines) for lines in kept))
 
 
+def chat_turns(body: str) -> list[tuple[bool | None, str]]:
+    """An AI chat's turns in order, each with whether it is the person's (None: what precedes the first marker), for
+    the archive, which keeps the assistant's turns marked as the AI's (docs/spec.md §9.7)."""
+    return [(own, "\n".join(lines)) for own, lines in _turns(body) if any(line.strip() for line in lines)]
+
+
 def _turns(body: str) -> list[tuple[bool | None, list[str]]]:
     """The body's turns in order: (the person's?, lines); None for what precedes the first role marker.
 

@@ -11,6 +11,7 @@ if TYPE_CHECKING:
 
 STATE_DIR = ".state"
 JOURNAL_FILE = "journal.json"
+ARCHIVE_FILE = "archive.sqlite"  # the notes as the archive: their passages, words and vectors (docs/spec.md §9.7)
 INTRO_FILE = "intro.txt"  # the last `refresh --intro`: the profile keeps it for later runs, `context` its name
 
 

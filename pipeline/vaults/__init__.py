@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from hylo_memory.errors import VaultError
 
-from .protocol import MARKER, MemoryHome, OwnHome, Skipped, Span, Vault
+from .protocol import MARKER, MemoryHome, NoteArchive, OwnHome, Skipped, Span, Vault
 
 if TYPE_CHECKING:
     import datetime as dt
@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 
     from .folder import FolderVault
 
-__all__ = ["MemoryHome", "Skipped", "Span", "Vault", "home_of", "is_url", "local_root", "newest_note", "notes_of"]
+__all__ = ["MemoryHome", "NoteArchive", "Skipped", "Span", "Vault", "archive_of", "home_of", "is_url", "local_root",
+           "newest_note", "notes_of"]
 
 
 def is_url(vault: str | os.PathLike[str] | None) -> bool:
@@ -73,6 +74,14 @@ def notes_of(root: Path, config: Config, author: Sequence[str] = (), future: Col
 
     mirror = mirror_of(root)
     return folder if mirror is None else HyloVault(mirror, folder)
+
+
+def archive_of(root: Path, config: Config) -> NoteArchive:
+    """Every note of the vault at `root` as the archive reads it, whatever its date (docs/spec.md §9.7); for a Hylo
+    vault, the notes its mirror holds."""
+    from .archive import FolderArchive
+
+    return FolderArchive(_folder(root, config))
 
 
 def newest_note(root: Path, config: Config, before: dt.date) -> dt.date | None:

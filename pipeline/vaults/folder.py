@@ -253,8 +253,9 @@ class FolderVault:
                     yield f"{prefix}{name}", entry.path
             folders += reversed(subfolders)
 
-    def _read(self, path: Path, rel: str, kind: SourceKind) -> list[_Draft]:
-        """The note's source but for its text — or, for Hylo's daily file, one an entry's (docs/spec.md §10)."""
+    def opened(self, path: Path, rel: str, kind: SourceKind) -> Opened | None:
+        """The note's file read and parsed, and dated unless it is Hylo's daily file (whose entries are); None when
+        it is no source (Hylo's `kind: index`); Unreadable (skipped, and why) when it cannot be read."""
         data = _read_bytes(path, self.max_bytes)
         # Before decoding: most binary files are not UTF-8 either, and "binary" says more.
         # UTF-16 text has NUL bytes too, but it is text in the wrong encoding.
@@ -266,28 +267,37 @@ class FolderVault:
             raise Unreadable("not UTF-8 text") from None
         post = parse_note(text)
         meta = post.metadata if isinstance(post.metadata, dict) else {}
-        properties, post.content = read_outline(post.content)  # Logseq's `key:: value` lines (docs/spec.md §1)
+        properties, content = read_outline(post.content)  # Logseq's `key:: value` lines (docs/spec.md §1)
         meta = properties | meta  # fields, as frontmatter's: where both give one, the frontmatter's
         if kind == SourceKind.knowledge and (text_field(meta, "kind", MAX_WORD) or "knowledge") != "knowledge":
-            return []  # Hylo's `kind: index` (a domain's index) is no unit
-        if kind is not SourceKind.knowledge and hylo_daily.is_daily(meta):
-            return self._entries(rel, meta, post.content)
+            return None  # Hylo's `kind: index` (a domain's index) is no unit
         content_hash = hashlib.sha256(data).hexdigest()
-        fields = unit_fields(meta, rel, self.resolve) if kind == SourceKind.knowledge \
-            else {"perspective": Perspective.own}
-        stated = fields["perspective"] if kind == SourceKind.knowledge else None
-        whose = judge(meta, rel, post.content, self.author, stated if isinstance(stated, Perspective) else None)
-        if whose.external:  # someone else's words: no dimension, its title and tags for the external pool
-            fields = ({} if kind == SourceKind.knowledge else pool_fields(meta, rel)) | fields \
-                | {"perspective": Perspective.external}
+        if kind is not SourceKind.knowledge and hylo_daily.is_daily(meta):
+            return Opened(meta, content, content_hash, None, False)
         written, unreadable = source_date(meta, kind)
         by_name = None if written else name_date(path)
         date = written or by_name or _mtime_date(path, self.zone)
         # Named in the summary: a date the note gives and we cannot read, or none but the file's mtime.
-        undated = unreadable or not (written or by_name)
+        return Opened(meta, content, content_hash, date, unreadable or not (written or by_name))
+
+    def _read(self, path: Path, rel: str, kind: SourceKind) -> list[_Draft]:
+        """The note's source but for its text — or, for Hylo's daily file, one an entry's (docs/spec.md §10)."""
+        opened = self.opened(path, rel, kind)
+        if opened is None:
+            return []
+        meta, content, content_hash, date, undated = opened
+        if date is None:
+            return self._entries(rel, meta, content)
+        fields = unit_fields(meta, rel, self.resolve) if kind == SourceKind.knowledge \
+            else {"perspective": Perspective.own}
+        stated = fields["perspective"] if kind == SourceKind.knowledge else None
+        whose = judge(meta, rel, content, self.author, stated if isinstance(stated, Perspective) else None)
+        if whose.external:  # someone else's words: no dimension, its title and tags for the external pool
+            fields = ({} if kind == SourceKind.knowledge else pool_fields(meta, rel)) | fields \
+                | {"perspective": Perspective.external}
         drafts = [_Draft(whose.body, whose.reason, {"path": rel, "kind": kind, "date": date,
                                                     "content_hash": content_hash, "undated": undated, **fields})]
-        stance = own_stance(post.content) if kind == SourceKind.knowledge else None
+        stance = own_stance(content) if kind == SourceKind.knowledge else None
         if stance:  # kept by the run only when the unit is judged someone else's (docs/spec.md §10)
             drafts.append(_Draft(stance, None, {
                 "path": f"{rel}#stance", "kind": kind, "date": date, "undated": undated, "stance": True,
@@ -309,6 +319,17 @@ class FolderVault:
                 "path": ident, "kind": SourceKind.short, "date": entry.day,
                 "content_hash": hashlib.sha256(entry.text.encode("utf-8")).hexdigest(), **fields}))
         return found
+
+
+class Opened(NamedTuple):
+    """A note's file read: its fields (frontmatter over Logseq properties), its body, its bytes' hash, and its date
+    (None: Hylo's daily file, whose entries have theirs) and whether it is named under `undated`."""
+
+    meta: dict[str, object]
+    content: str
+    content_hash: str
+    date: dt.date | None
+    undated: bool
 
 
 class Listed(NamedTuple):

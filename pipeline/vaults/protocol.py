@@ -15,8 +15,11 @@ from typing import TYPE_CHECKING, Protocol
 from pydantic import BaseModel
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from hylo_memory.decay import Dimension
     from hylo_memory.extractors.base import Source
+    from hylo_memory.pipeline.notes.passages import ArchivedNote, Stamp
 
 
 MARKER = ".hylo-vault.json"  # at a Hylo mirror's root: which Hylo it mirrors (never its key)
@@ -48,6 +51,18 @@ class Vault(Protocol):
     def sources(self, window: Span) -> Iterator[Source | Skipped]:
         """Every source dated inside the window or after it (a note dated in the future: the run sets it
         aside until its day), in pages as the backend likes; skips named."""
+        ...
+
+
+class NoteArchive(Protocol):
+    """Every note the vault reads, whatever its date, as the archive reads it (docs/spec.md §9.7)."""
+
+    def listing(self) -> dict[str, Stamp]:
+        """Each note's vault path and stamp, found without opening it."""
+        ...
+
+    def read(self, paths: Sequence[str]) -> Iterator[ArchivedNote]:
+        """The notes `paths`, in order, as dated parts of text, whose words marked, secrets replaced."""
         ...
 
 
