@@ -46,11 +46,19 @@ def context_command(ctx: click.Context, vault: Path | None, config_file: Path | 
 @options()
 @click.option("--limit", type=click.IntRange(1, MAX_LIMIT), default=10, show_default=True, help="the most items shown")
 @click.option("--json", "as_json", is_flag=True, help="print the ranked items as one JSON object")
+@click.option("--notes", is_flag=True, help="search the notes themselves, passage by passage, each with its note and "
+                                            "date, rather than the memory")
 @click.pass_context
 @json_failures
 def recall_command(ctx: click.Context, query: str, vault: Path | None, config_file: Path | None,
-                   today: dt.date | None, limit: int, as_json: bool) -> int:
+                   today: dt.date | None, limit: int, as_json: bool, notes: bool) -> int:
     config, vault = setup(ctx, config_file, vault)
+    if notes:
+        from hylo_memory.pipeline.operations.archive_search import recall_notes
+
+        found = recall_notes(vault, config, query, limit)
+        click.echo(found.to_json() if as_json else found.to_text(), nl=as_json)
+        return 0
     result = recall(vault, config, query, limit, today)
     click.echo(result.to_json() if as_json else result.to_text(), nl=as_json)
     return 0

@@ -35,7 +35,7 @@ from hylo_memory.pipeline.operations.answers import (
     recall_text,
 )
 from hylo_memory.pipeline.state import read_memo
-from hylo_memory.pipeline.state.names import JOURNAL_FILE, STATE_DIR
+from hylo_memory.pipeline.state.names import ARCHIVE_FILE, JOURNAL_FILE, STATE_DIR
 
 # The options each command may be given here, every one taking a value; any other sends it the full way.
 OPTIONS = {"recall": ("--vault", "--today", "--limit"), "context": ("--vault", "--today", "--budget", "--query")}
@@ -120,6 +120,9 @@ def _answer(argv: list[str]) -> str:
     block = build_block(files, day, _number(given.get("--budget"), DEFAULT_BUDGET, MIN_BUDGET, MAX_BUDGET),
                         estimate_tokens, memo["name"], query, analysed=_analysed(memo), cosines=by_text,
                         floor=bundled.FLOOR if by_text is not None else 0.0)
+    if query is not None and not any(c.relevance is not None for c in block.items) \
+            and os.path.exists(memory / STATE_DIR / ARCHIVE_FILE):
+        raise Declined  # no item answers: the full command searches the notes (docs/spec.md §9.7)
     return block.text
 
 

@@ -21,6 +21,7 @@ from hylo_memory.pipeline.mcp.calls import Memory, blocking, result
 from hylo_memory.pipeline.mcp.progress import ProgressNotices
 from hylo_memory.pipeline.mcp.reading import client_name, register_reading
 from hylo_memory.pipeline.mcp.sampling import offers_sampling, sampling_extractor
+from hylo_memory.pipeline.operations.archive_search import recall_notes
 from hylo_memory.pipeline.operations.context import DEFAULT_BUDGET, build_context
 from hylo_memory.pipeline.operations.forget import forget as forget_item
 from hylo_memory.pipeline.operations.history import history as changes
@@ -95,7 +96,12 @@ class Tools:
         self,
         query: Annotated[Query, Field(description="words to look for, e.g. \"sister\", \"vegetarian\", \"running\"")],
         limit: Annotated[int, Field(ge=1, le=MAX_RECALLED, description="the most items returned")] = 10,
+        notes: Annotated[StrictBool, Field(description="search the person's notes themselves (passages, each with "
+                                                       "its note's path and date), not the memory")] = False,
     ) -> CallToolResult:
+        if notes:
+            passages = await blocking(lambda: recall_notes(self.vault, self.config, query, limit))
+            return result(passages.to_text(), passages.to_json())
         found = await blocking(lambda: ranked(self.vault, self.config, query, limit, self.memory.fixed_today))
         return result(found.to_text(), found.to_json())
 

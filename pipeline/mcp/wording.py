@@ -45,14 +45,18 @@ Call it when you need a detail the memory may hold, e.g. `query: "sister"`, `"ve
 `"half marathon"`. It matches words (any form: "running" finds "run") and meanings, in English \
 and Chinese, with the embedding model installed with the memory: `"what do they eat"` finds "Is \
 vegetarian". Where that model cannot run or is turned off, words alone, and the answer says so. \
-With no match, call `context` for the whole memory. Read only."""
+With no match, call `context` for the whole memory. With `notes: true` it searches the person's \
+notes themselves, the archive behind the memory: passages, each with its note's path and date, and \
+whose words they are (a web clipping, an AI chat's turns) — for what the memory does not keep, such \
+as "when did I first go climbing?". Read only."""
 
 CONTEXT = """\
 The person's memory as one markdown block for your working context: who they are, then each \
 dimension's current items, pinned and most relevant first, within a token budget.
 
 Call it at the start of a conversation (or read the resource `memory://context`), or with `query` \
-to put the items about one topic first. Read only."""
+to put the items about one topic first; when no item answers the query, the block ends with the \
+best passages of the person's notes. Read only."""
 
 REFRESH = """\
 Update the memory from the person's recent notes: read the notes written since the last run, \

@@ -17,6 +17,7 @@ from hylo_memory.extractors.tokens import estimate_tokens
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.answers import DEFAULT_BUDGET as DEFAULT_BUDGET
 from hylo_memory.pipeline.operations.answers import check_query
+from hylo_memory.pipeline.operations.archive_search import notes_section
 from hylo_memory.pipeline.operations.meaning import Cosines, cosines, item_texts
 from hylo_memory.pipeline.operations.recall import read_memory
 
@@ -58,4 +59,9 @@ def build_context(vault: Path, config: Config, today: dt.date, budget: int | Non
         meaning = cosines(read.store.folder, config, query, item_texts(read.files))
     block = build_block(read.files, today, budget, estimate_tokens, read.name, query, notes,
                         cosines=meaning.by_text, floor=meaning.floor)
+    if query is not None and not any(c.relevance is not None for c in block.items):  # the memory has no answer:
+        archived = notes_section(read.store.folder, config, query, budget // 3)  # the notes may (docs/spec.md §9.7)
+        if archived is not None:
+            block = build_block(read.files, today, budget, estimate_tokens, read.name, query, [*notes, archived],
+                                cosines=meaning.by_text, floor=meaning.floor)
     return ContextResult(block, [str(e) for e in refused], meaning.fallback)

@@ -17,6 +17,7 @@ from hylo_memory.extractors.choice import make_extractor
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.after_write import after_write
+from hylo_memory.pipeline.operations.archive import update_archive
 from hylo_memory.pipeline.run.profile import intro_for_run
 from hylo_memory.pipeline.run.progress import RunProgress
 from hylo_memory.pipeline.run.refresh import diff, refresh
@@ -44,7 +45,8 @@ def refresh_memory(vault: Path, config: Config, day: dt.date, dry_run: bool = Fa
     `fallback` when given (the assistant's model, lent over MCP) rather than the offline patterns.
 
     `batch`: submit the window to the provider's batch endpoint, unless this run reads again, is a dry run, or is
-    dated before today (those ask directly). `readers`: keep the read memo and vectors for readers after it."""
+    dated before today (those ask directly). `readers`: keep the read memo and vectors for readers after it. Every
+    run that is not a dry one then brings the index of the notes up to date, within bounds (docs/spec.md §9.7)."""
     intro = intro_for_run(open_store(vault, config), intro, dry_run)
     extractor = fallback if fallback is not None and not config.uses_llm else make_extractor(config.llm())
     found = [] if dry_run else collect_batches(vault, config, day, readers=False)
@@ -71,6 +73,7 @@ def refresh_memory(vault: Path, config: Config, day: dt.date, dry_run: bool = Fa
             fold(summary, reviewed, config.prices())
     if readers:
         after_write(open_store(vault, config), config)  # the person's shell hooks and assistants read it next
+    update_archive(vault, config)  # the notes as the archive, brought up to date within bounds (docs/spec.md §9.7)
     return Refreshed(summary, None)
 
 
