@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -271,3 +272,28 @@ def test_a_day_with_nothing_to_read_still_decays_the_memory_as_a_night_would(tmp
     assert state.index("## Fading") < state.index("Tired after the kayak trip")
     again = notes_to_read(vault, config, "tester", TODAY + dt.timedelta(days=10))
     assert again.status == "done" and again.decay is None  # once a day
+
+
+def test_an_undated_page_read_today_does_not_hide_the_old_dated_notes(tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    for n in range(5):
+        note(vault, f"2025-08-{10 + n}-old.md", f"Went kayaking on the river, trip {n}.\n")
+    index = note(vault, "Daily notes index.md", "Every daily note, by month.\n")  # dated by its mtime: today
+    noon = dt.datetime.combine(TODAY, dt.time(12)).timestamp()
+    os.utime(index, (noon, noon))
+    config = Config(vault=str(vault))
+    read = []
+    while (handed := notes_to_read(vault, config, "tester", TODAY)).status == "batch":
+        read += [s.path for s in handed.sources]
+        propose(vault, config, handed.lease or "", {"evidence": []})
+    assert read == ["_shorts/Daily notes index.md"]
+    assert handed.old_vault and "--today 2025-08-14 --since" in handed.old_vault
+
+
+def test_after_a_back_dated_batch_apply_names_the_next_pending_with_its_day(tmp_path: Path) -> None:
+    vault = diary(tmp_path / "v", 3)
+    answer = tmp_path / "answer.json"
+    answer.write_text('{"evidence": []}')
+    batch = json.loads(hylo("pending", "--vault", vault, "--today", str(TODAY), "--json").stdout)
+    done = hylo("apply", "--vault", vault, "--lease", batch["lease"], "--evidence", answer)
+    assert f"hylo-memory pending --today {TODAY}`" in done.stdout

@@ -125,7 +125,10 @@ def apply_command(ctx: click.Context, vault: Path | None, config_file: Path | No
         from hylo_memory.pipeline.operations.lease import propose
 
         proposed = propose(vault, config, lease, read_answer(evidence), today)
-        click.echo(proposed.to_json() if as_json else proposed.to_text(next_with=f"`{PROG} pending`"), nl=as_json)
+        # The next batch on the same day as this one: a bare `pending` on a back-filled lease's would run today.
+        again = "" if proposed.day in (None, clock.today(config.timezone)) else f" --today {proposed.day}"
+        next_with = f"`{PROG} pending{again}`"
+        click.echo(proposed.to_json() if as_json else proposed.to_text(next_with=next_with), nl=as_json)
         return 0
     day = today or clock.today(config.timezone)
     found = read_evidence(evidence)

@@ -160,6 +160,11 @@ class Proposed(BaseModel):
     summary: RunSummary
     remaining: int
 
+    @property
+    def day(self) -> dt.date:
+        """The lease's day, which the run was on."""
+        return self.summary.today
+
     def to_text(self, next_with: str = "notes_to_read") -> str:
         more = (f"{self.remaining} source(s) remain: ask for the next batch with {next_with}."
                 if self.remaining else f"No note remains to read: ask {next_with} once more, until it says there "

@@ -1,11 +1,11 @@
 """The person's assistant as the extractor (docs/spec.md §9.5): a batch handed out under a lease, its answer kept.
 
 `notes_to_read` hands out the window's next unread sources, newest first, a batch of up to
-`assistant_batch_chars` note characters, with the instructions, the author profile, the numbered existing
-items and the days before which evidence is not kept; the batch's sources are leased to the asker, for
-its day and vault. What is not handed out is passed over with its reason, never waited for. `propose` reads the answer as a model's reply is read and
-runs the rules on it as one refresh over exactly the leased sources, which closes the lease as it
-marks them read. Sources the person read rather than wrote come last, as a batch of themes to word.
+`assistant_batch_chars` note characters, with the instructions, the author profile, the numbered existing items
+and the days before which evidence is not kept; the batch's sources are leased to the asker, for its day and
+vault. What is not handed out is passed over with its reason, never waited for. `propose` reads the answer as a
+model's reply is read and runs the rules on it as one refresh over exactly the leased sources, which closes the
+lease as it marks them read. Sources the person read rather than wrote come last, as a batch of themes to word.
 """
 
 from __future__ import annotations
@@ -187,7 +187,7 @@ def propose(vault: Path, config: Config, token: str, answer: Any,
     if lease.kind == "review":  # pairs of items judged, not notes read: no run (docs/spec.md §3.1)
         reviewed = answer_review(vault, config, lease, answer, day, extractor_name(lease.client))
         after_write(store, config)
-        return reviewed
+        return reviewed.model_copy(update={"day": day})
     try:
         handout = Handout.model_validate(lease.request)
     except ValidationError:  # kept by another version of hylo-memory

@@ -118,6 +118,7 @@ class Reviewed(BaseModel):
     remaining: int = 0  # pairs alike, not judged yet, when the batch was made
     not_asked: str | None = None  # the model was not asked, or did not answer: why
     usage: Usage = Usage()
+    day: dt.date | None = None  # a reader's review: the day of its lease
 
     def counts(self) -> Counts:
         return total_counts(file_reports(self.updates))

@@ -137,10 +137,12 @@ class FolderVault:
             for rel, path in self._candidates(folder, prefilter, seen, left_out):
                 yield Listed(rel, path, kind)
 
-    def dates(self, note: Listed) -> list[dt.date]:
-        """The dates a run gives a listed note (a daily file's entries have one each); none when it cannot be read."""
+    def dates(self, note: Listed) -> list[tuple[dt.date, bool]]:
+        """The dates a run gives a listed note (a daily file's entries have one each), each with whether it is the
+        note's own (False: its mtime's, or unreadable); none when it cannot be read."""
         try:
-            return [d.fields["date"] for d in self._read(Path(note.path), note.rel, note.kind)]
+            return [(d.fields["date"], not d.fields.get("undated")) for d in self._read(Path(note.path), note.rel,
+                                                                                       note.kind)]
         except Unreadable:
             return []
 

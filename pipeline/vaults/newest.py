@@ -27,7 +27,8 @@ class _Days:
 
 
 def newest_note(folder: FolderVault, before: dt.date, opened: int = NEWEST_OPENED) -> dt.date | None:
-    """The date of the newest note dated on or before `before`, as a run dates it (frontmatter, name, mtime).
+    """The date of the newest note dated on or before `before`, as a run dates it (frontmatter, name; its mtime
+    only where no note dates itself).
 
     The notes are listed by name and mtime alone, never opened; then opened newest guess first — the
     date in a note's name, else its mtime's, taken as the latest its date can be (a note is written
@@ -44,13 +45,18 @@ def newest_note(folder: FolderVault, before: dt.date, opened: int = NEWEST_OPENE
             guesses.append((guess, found))
     guesses.sort(key=lambda g: g[0], reverse=True)
     newest: dt.date | None = None
+    dated: dt.date | None = None  # the newest a note dates itself (its name, its frontmatter)
     for guess, note in guesses[:opened]:
-        if newest is not None and guess < newest:
+        if dated is not None and guess < dated:
             break  # no note left can be dated later than the one found
-        for day in folder.dates(note):
+        for day, own in folder.dates(note):
             if day <= before and (newest is None or day > newest):
                 newest = day
-    return newest
+            if own and day <= before and (dated is None or day > dated):
+                dated = day
+    # A note dated only by its mtime (an index page, a freshly copied vault) says little of when the person last
+    # wrote: the newest note that dates itself does, where there is one.
+    return dated or newest
 
 
 def _mtime_day(path: str, zone: dt.tzinfo) -> dt.date | None:
