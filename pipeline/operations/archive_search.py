@@ -156,18 +156,18 @@ def _meaning(index: ArchiveIndex, config: Config, query: str, result: NotesResul
 
 def _ranked(bm25: Mapping[int, float], exact: set[int], cosines: Mapping[int, float] | None, floor: float,
             limit: int) -> list[tuple[int, float]]:
-    """The `limit` best passages with their scores: by BM25, or fused with the cosines as items are; a passage with
-    no vector yet by its words alone. An exact keyword match is never pushed out by resemblance, and comes first."""
+    """The `limit` best passages with their scores: by BM25, or fused with the cosines as items are (a passage with
+    no vector yet by its words alone, on the fused scale). An exact keyword match is never pushed out by
+    resemblance, and comes first."""
     def ordered(scores: Mapping[int, float]) -> list[int]:
         return sorted(scores, key=lambda i: (-scores[i], i))
 
     if cosines is None:
         return [(i, bm25[i]) for i in ordered(bm25)[:limit]]
-    ids = list(cosines) + [i for i in bm25 if i not in cosines]
-    low = min(cosines.values())
+    ids = list(cosines) + [i for i in bm25 if i not in cosines]  # those with no vector yet: by their words alone
     at = {i: n for n, i in enumerate(ids)}
-    fused = fuse({at[i]: s for i, s in bm25.items()}, [cosines.get(i, low) for i in ids], floor)
-    scores = {ids[n]: s for n, s in fused.items()}  # a passage with no vector is here by its words
+    fused = fuse({at[i]: s for i, s in bm25.items()}, [cosines.get(i) for i in ids], floor)
+    scores = {ids[n]: s for n, s in fused.items()}
     chosen = ordered(scores)[:limit]
     first = [i for i in ordered(bm25) if i in exact][:limit]
     for i in (i for i in first if i not in chosen):
