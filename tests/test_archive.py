@@ -4,6 +4,8 @@ by `index`; `context --query` falls back to it when the memory has no answer."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import sqlite3
@@ -14,6 +16,7 @@ from cli_helpers import hylo
 from vault_helpers import memory_body, memory_file, short, write_note
 
 from hylo_memory.decay import Dimension
+from hylo_memory.pipeline.cli.quick import answer
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.notes.passages import MAX_CHARS, passages
 from hylo_memory.pipeline.operations import archive
@@ -213,3 +216,16 @@ def test_with_the_bundled_model_a_refresh_embeds_the_passages_and_recall_ranks_b
     # No word in common: the climbing notes by meaning, the bread one not at all.
     assert found["passages"] and all("climbing" in p["text"].lower() for p in found["passages"])
     assert all(p["similarity"] > 0.79 and p["bm25"] == 0 for p in found["passages"])
+
+
+def test_the_quick_path_leaves_a_query_no_item_answers_to_the_full_command(vault: Path) -> None:
+    memory_file(vault, Dimension.preferences, memory_body("Loves green tea | 2026-11-20 | 2"))
+    refresh(vault)
+    for query, quick in (("sourdough bread", False), ("green tea", True)):
+        asked = ["context", "--query", query, "--vault", str(vault), "--today", TODAY]
+        full = hylo(*asked).stdout
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            answered = answer(asked)
+        assert answered is quick, query
+        assert out.getvalue() == (full if quick else "")
