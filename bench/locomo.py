@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/locomo.py [--data PATH] [--conversations 1,2,…]
                                      [--extractor offline|openai|oracle|agent|sampling] [--k 5]
-                                     [--floor 3.0] [--workers 2] [--json FILE]
+                                     [--floor 3.0] [--workers 2] [--notes] [--json FILE]
 
 For each chosen conversation of LoCoMo (Maharana et al., ACL 2024; CC BY-NC 4.0, read where it lies —
 by default `shared/data/locomo/` beside the repository — and never copied into it) and each of its two
@@ -34,6 +34,19 @@ apart: the share of its questions for which recall returns nothing scoring above
 For every lost question it also says where the fact went: never an item (extraction), an item that
 was merged away or decayed out (rule E) before the last session, or in memory but not ranked in the
 top K (recall) — judged by the same measure on the best K items memory holds or ever held.
+
+Evidence found, without a judge (oracle and agent, the extractors that propose LoCoMo's own observations): each
+question cites its evidence turns ("D1:3"), and each observation the turn(s) it was drawn from. Recall is asked
+again at K = 5 and K = 10, and a question's evidence is found when a returned item came from an observation of one
+of those turns (`any`; `all`: of every one of them): when one of the wordings the ledger records for the item, or
+for an item merged into it (what `why --json` lists as its sources), is that observation's text as it was filed.
+A question none of whose evidence turns an asked speaker's observation cites is not judged. Other extractors word
+their own items, so no item can be traced to a turn without a judge: their figure is "n/a".
+
+With `--notes`, each question is also asked with `recall QUESTION --notes --limit K` (K = 5 and 10) after
+`index` builds the archive, and judged by the word measure on the memory's top K items and the top K passages of
+the notes together, each passage dated by its note. When this hylo-memory's `recall` has no `--notes`, that part
+is skipped and says so.
 
 What it measures, honestly. LoCoMo asks about episodes ("when did she go to the support group?") as
 much as about the person; hylo-memory keeps a profile whose moods, plans and finished goals fade on
@@ -89,6 +102,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--k", type=int, default=5, help="recall's --limit")
     parser.add_argument("--floor", type=float, default=3.0, help="category 5: a BM25 score above it is an answer")
     parser.add_argument("--workers", type=int, default=2, choices=(1, 2), help="worker processes (at most 2)")
+    parser.add_argument("--notes", action="store_true",
+                        help="also judge `recall QUESTION --notes`: the memory and the notes' passages together")
     parser.add_argument("--json", type=Path, help="write every figure to this file")
     args = parser.parse_args(argv)
     if not 1 <= args.k <= 100:
@@ -104,6 +119,15 @@ def run_all(jobs: list[Job], workers: int) -> list[Outcome]:
         return list(pool.map(run_speaker, jobs))
 
 
+def recall_has_notes() -> bool:
+    """Whether this hylo-memory's `recall` takes `--notes` (its help names the option)."""
+    from click.testing import CliRunner
+
+    from hylo_memory.pipeline.cli.group import cli
+
+    return "--notes" in CliRunner().invoke(cli, ["recall", "--help"]).output
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     try:
@@ -117,8 +141,11 @@ def main(argv: list[str] | None = None) -> int:
         from locomo_relay import start_relay  # only with a model: it reads the person's own configuration
 
         relay = start_relay()
-    jobs = [Job(c, speaker, args.extractor, args.k, relay.base_url(f"{c.number}:{speaker}") if relay else None)
-            for c in conversations for speaker in c.speakers]
+    archive = None
+    if args.notes:
+        archive = "asked" if recall_has_notes() else "this hylo-memory's `recall` has no --notes option"
+    jobs = [Job(c, speaker, args.extractor, args.k, relay.base_url(f"{c.number}:{speaker}") if relay else None,
+                archive == "asked") for c in conversations for speaker in c.speakers]
     jobs.sort(key=lambda j: -sum(len(s.turns[j.speaker]) for s in j.conversation.sessions))
     try:
         outcomes = run_all(jobs, args.workers)
@@ -131,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     figures = score(conversations, outcomes, args.k, args.floor, args.extractor,
                     relay.counts() if relay else None)
     figures["wall_seconds"] = round(time.perf_counter() - started, 1)  # the judging included
+    figures["archive"] = archive
     print(render(figures))
     if args.extractor == "agent":  # what it was handed, against the model's requests for the same batches
         handed, model, review, notes = (sum(getattr(o, f) for o in outcomes)

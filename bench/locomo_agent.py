@@ -18,6 +18,7 @@ from typing import Any
 
 import anyio
 from locomo_data import Session
+from locomo_evidence import file
 from mcp import Client
 from mcp_types import CreateMessageRequestParams, CreateMessageResult, Implementation, TextContent
 
@@ -37,9 +38,11 @@ _ITEM = re.compile(r"^(\d+)\. \[(\w+)\] (.+)$", re.MULTILINE)
 
 
 class Tally:
-    """What the loop cost: tool calls, and the characters the assistant was handed."""
+    """What the loop cost: tool calls, and the characters the assistant was handed; each wording it proposed, with
+    the turns of the observation it was proposed for (`filed`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, filed: dict[str, set[str]] | None = None) -> None:
+        self.filed = {} if filed is None else filed
         self.calls = 0
         self.handed_chars = 0
         self.model_chars = 0  # what the model's request for the same batch carries: instructions, request, schema
@@ -80,7 +83,7 @@ async def _agent(server: Any, vault: Path, session: Session, speaker: str, sourc
                 continue
             tally.handed_chars += len(text)
             tally.model_chars += _model_request(text, tally, vault)
-            answer = _gold(vault, session, speaker, source, batch, text) if batch["kind"] == "extract" else []
+            answer = _gold(vault, session, speaker, source, batch, text, tally) if batch["kind"] == "extract" else []
             key = "evidence" if batch["kind"] == "extract" else "preferences"
             kept = await client.call_tool("propose_memories", {"lease": batch["lease"], "evidence": {key: answer}})
             tally.calls += 1
@@ -114,7 +117,7 @@ def _model_items(vault: Path, request: str, fixed_chars: int) -> int:
 
 
 def _gold(vault: Path, session: Session, speaker: str, source: str, batch: dict[str, Any],
-          text: str) -> list[dict[str, Any]]:
+          text: str, tally: Tally) -> list[dict[str, Any]]:
     """The gold observations of the session, for the batch's source of its note."""
     ids = [s["id"] for s in batch.get("sources", []) if s["path"] == source]
     if not ids:
@@ -123,7 +126,8 @@ def _gold(vault: Path, session: Session, speaker: str, source: str, batch: dict[
     memory = MemoryStore(vault / "_memory").read_all()
     classifier, entries = OfflineExtractor(), []
     for fact in session.observations[speaker]:
-        decision = classifier.classify(fact, None, None, memory=memory)
+        decision = classifier.classify(fact.text, None, None, memory=memory)
+        file(tally.filed, decision.text[:MAX_ITEM_TEXT], fact)
         entries.append({"dimension": decision.dimension.value, "text": decision.text[:MAX_ITEM_TEXT],
                         "source": ids[0], "restates": None,
                         "supersedes": shown.get(decision.supersedes) if decision.supersedes else None})

@@ -19,13 +19,21 @@ class DataError(Exception):
 
 
 @dataclass(frozen=True, slots=True)
+class Observation:
+    """One gold fact about a speaker, and the dialogue turns it was drawn from ("D1:3")."""
+
+    text: str
+    turns: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Session:
     """One dated session: each speaker's turns and each speaker's gold observations."""
 
     number: int
     date: dt.date
     turns: dict[str, list[str]]
-    observations: dict[str, list[str]]
+    observations: dict[str, list[Observation]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +47,7 @@ class Question:
     answer: str | None
     adversarial: str | None
     speakers: tuple[str, ...]
+    evidence: tuple[str, ...] = ()  # the dialogue turns that hold the answer ("D1:3")
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +79,14 @@ def names_in(question: str, speakers: tuple[str, str]) -> tuple[str, ...]:
     return tuple(s for s in speakers if re.search(rf"\b{re.escape(s)}\b", question))
 
 
+def turn_ids(cited: object) -> tuple[str, ...]:
+    """The dialogue ids a citation names, as "D1:3": the file writes one id, a list, or several in one string
+    ("D8:6; D9:17", "D4:17, D4:19"), and a few askew ("D:11:26", "D30:05"); what names no turn is left out."""
+    parts = cited if isinstance(cited, list) else [cited]
+    found = (re.findall(r"D:?(\d+):(\d+)", str(part)) for part in parts)
+    return tuple(dict.fromkeys(f"D{int(d)}:{int(t)}" for pairs in found for d, t in pairs))
+
+
 def _sessions(raw: dict, where: str, speakers: tuple[str, str]) -> list[Session]:
     talk, observed = raw["conversation"], raw.get("observation", {})
     numbers = sorted(int(m[1]) for key in talk if (m := re.fullmatch(r"session_(\d+)", key)))
@@ -80,7 +97,8 @@ def _sessions(raw: dict, where: str, speakers: tuple[str, str]) -> list[Session]
             if turn.get("speaker") in turns and str(turn.get("text", "")).strip():
                 turns[turn["speaker"]].append(str(turn["text"]).strip())
         facts = observed.get(f"session_{n}_observation", {})
-        observations = {s: [str(f[0]).strip() for f in facts.get(s, []) if str(f[0]).strip()] for s in speakers}
+        observations = {s: [Observation(str(f[0]).strip(), turn_ids(f[1] if len(f) > 1 else ()))
+                            for f in facts.get(s, []) if str(f[0]).strip()] for s in speakers}
         date = session_date(talk[f"session_{n}_date_time"], f"{where}: session {n}")
         sessions.append(Session(n, date, turns, observations))
     return sessions
@@ -92,7 +110,7 @@ def _questions(raw: dict, number: int, speakers: tuple[str, str]) -> list[Questi
         answer = qa.get("answer")
         found.append(Question(number, index, int(qa["category"]), str(qa["question"]),
                               None if answer is None else str(answer), qa.get("adversarial_answer"),
-                              names_in(str(qa["question"]), speakers)))
+                              names_in(str(qa["question"]), speakers), turn_ids(qa.get("evidence", []))))
     return found
 
 

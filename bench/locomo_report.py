@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from locomo_data import Conversation, Question
+from locomo_evidence import FILED_BY, KS, found, observed_turns
 from locomo_run import Outcome
 from locomo_score import Returned, answer_units, answerable, best_cover, enough, held, silent
 
@@ -35,8 +36,10 @@ def where_lost(question: Question, outcomes: Sequence[Outcome], k: int) -> str:
     return "extraction"
 
 
-def judge(question: Question, outcomes: Sequence[Outcome], k: int, floor: float) -> dict[str, Any]:
-    """One question's verdicts, from what the memories of the speakers it names returned."""
+def judge(question: Question, outcomes: Sequence[Outcome], k: int, floor: float,
+          observed: set[str] | None = None) -> dict[str, Any]:
+    """One question's verdicts, from what the memories of the speakers it names returned; `observed`, the turns the
+    asked speakers' observations cite, when the extractor filed them (evidence found is then judged too)."""
     asked = [o.asked[question.index] for o in outcomes]
     verdict: dict[str, Any] = {"conversation": question.conversation, "index": question.index,
                                "category": question.category, "speakers": list(question.speakers)}
@@ -50,7 +53,29 @@ def judge(question: Question, outcomes: Sequence[Outcome], k: int, floor: float)
     verdict["context"] = answerable(question.answer, [Returned(a.context) for a in asked], question.speakers)
     if verdict["recall"] is False:
         verdict["lost"] = where_lost(question, outcomes, k)
+    if observed is not None:
+        pairs = list(zip(outcomes, asked, strict=True))
+        verdict["evidence"] = {str(n): found(question, observed, [o.turns.get(key, ()) for o, a in pairs
+                                                                  for key in a.ranked[n]]) for n in KS}
+    if all(a.archive for a in asked):
+        verdict["archive"] = {str(n): answerable(question.answer, [r for a in asked for r in a.archive[n]],
+                                                 question.speakers) for n in KS}
     return verdict
+
+
+def _evidence(group: list[dict[str, Any]]) -> dict[str, Any]:
+    """Evidence found at each K: of the questions with evidence to find, the share reached by any and by all."""
+    table = {}
+    for n in map(str, KS):
+        judged = [v["evidence"][n] for v in group if v.get("evidence", {}).get(n) is not None]
+        table[n] = {"questions": len(judged), "any": _share(sum(j["any"] for j in judged), len(judged)),
+                    "all": _share(sum(j["all"] for j in judged), len(judged))}
+    return table
+
+
+def _archive(group: list[dict[str, Any]]) -> dict[str, float | None]:
+    judged = [v["archive"] for v in group if v.get("archive") and v["recall"] is not None]
+    return {n: _share(sum(bool(j[n]) for j in judged), len(judged)) for n in map(str, KS)}
 
 
 def _share(part: int, whole: int) -> float | None:
@@ -68,7 +93,8 @@ def tally(verdicts: list[dict[str, Any]]) -> dict[str, Any]:
                        "recall": _share(sum(bool(v["recall"]) for v in judged), len(judged)),
                        "context": _share(sum(bool(v["context"]) for v in judged), len(judged)),
                        "lost": {loss: sum(v.get("lost") == loss for v in judged) for loss in LOSSES},
-                       "silent": _share(sum(v["silent"] for v in group), len(group))}
+                       "silent": _share(sum(v["silent"] for v in group), len(group)),
+                       "evidence": _evidence(group), "archive": _archive(group)}
     adversarial = [v for v in verdicts if v["category"] == 5]
     table["5"] = {"questions": len(adversarial), "silent": _share(sum(v["silent"] for v in adversarial),
                                                                   len(adversarial)),
@@ -98,7 +124,8 @@ def score(conversations: list[Conversation], outcomes: list[Outcome], k: int, fl
             if not q.speakers:
                 unattributed += 1
                 continue
-            verdicts.append(judge(q, [by_speaker[(c.number, s)] for s in q.speakers], k, floor))
+            observed = set().union(*(observed_turns(c, s) for s in q.speakers)) if extractor in FILED_BY else None
+            verdicts.append(judge(q, [by_speaker[(c.number, s)] for s in q.speakers], k, floor, observed))
     per = {}
     for c in conversations:
         mine = [o for o in outcomes if o.conversation == c.number]
@@ -109,6 +136,8 @@ def score(conversations: list[Conversation], outcomes: list[Outcome], k: int, fl
     totals = {key: sum(s[key] for s in speakers.values())
               for key in ("active", "fading", "note_chars", "requests", "chars_sent", "prompt_tokens",
                           "completion_tokens", "partial_runs")}
+    totals["items_traced"] = sum(bool(turns) for o in outcomes for turns in o.turns.values())
+    totals["items_asked_of_ledger"] = sum(len(o.turns) for o in outcomes)
     return {"extractor": extractor, "k": k, "floor": floor, "context_budget": 500,
             "unattributed_questions": unattributed, "total": {**tally(verdicts), **totals,
                                                                "speakers": len(outcomes)},
@@ -147,7 +176,41 @@ def render(figures: dict[str, Any]) -> str:
                  f"(silent: nothing above BM25 {figures['floor']}; empty: {_pct(total['5']['empty']).strip()}%)")
     lines.append("lost by recall, where: " + ", ".join(f"{k} {v}" for k, v in lost.items())
                  + f"; total wall {figures['wall_seconds']} s (per conversation: the sum of its speakers' seconds)")
-    return "\n".join(lines)
+    return "\n".join(lines + render_by_k(figures))
+
+
+def _by_k(total: dict[str, Any], cell: Any, last: Any) -> list[str]:
+    """A row per K of `KS`: a cell per category and overall, then `last`."""
+    cols = "".join(f" {CATEGORIES[c][:11]:>11}" for c in CATEGORIES)
+    rows = [f"{'K':>5}{cols}     overall  {last(None)}"]
+    for n in map(str, KS):
+        cells = "".join(f" {cell(total[str(c)], n):>11}" for c in CATEGORIES)
+        rows.append(f"{n:>5}{cells} {cell(total['overall'], n):>11}  {last(n)}")
+    return rows
+
+
+def render_by_k(figures: dict[str, Any]) -> list[str]:
+    """Evidence found at K = 5 and 10 (no judge), and, with --notes, answerable with the archive."""
+    total, extractor = figures["total"], figures["extractor"]
+    if extractor in FILED_BY:
+        lines = ["evidence found % (a returned item drawn from an observation of the question's evidence turns, "
+                 "traced through the ledger; no judge), any/all of those turns:"]
+        lines += _by_k(total, lambda f, n: f"{_pct(f['evidence'][n]['any']).strip()}/"
+                                           f"{_pct(f['evidence'][n]['all']).strip()}",
+                       lambda n: "judged" if n is None else f"{total['overall']['evidence'][n]['questions']:6d}")
+        lines.append(f"questions with no evidence turn an asked speaker's observation cites are not judged; items "
+                     f"traced to an observation: {total['items_traced']} of {total['items_asked_of_ledger']}")
+    else:
+        lines = [f"evidence found: n/a (extractor {extractor} words its own items: no wording of theirs is a LoCoMo "
+                 f"observation, so no item can be traced to a turn without a judge)"]
+    archive = figures.get("archive")
+    if archive == "asked":
+        lines.append("answerable % with the archive (recall --notes --limit K: the items and the notes' passages "
+                     "together, the same word judge):")
+        lines += _by_k(total, lambda f, n: _pct(f["archive"][n]).strip(), lambda n: "")
+    elif archive:
+        lines.append(f"answerable with the archive: skipped: {archive}")
+    return lines
 
 
 def write_json(path: Path, figures: dict[str, Any]) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 from locomo_data import Conversation, Session
+from locomo_evidence import FILED_BY, KS, file, item_key, item_turns
 from locomo_score import Returned
 
 from hylo_memory.decay.model import MAX_ITEM_TEXT
@@ -40,15 +41,19 @@ class Job:
     extractor: str  # offline | openai | oracle | agent | sampling
     k: int
     base_url: str | None = None  # openai: the counting relay in front of the configured endpoint
+    notes: bool = False  # also ask `recall QUESTION --notes`: the memory and the notes' passages together
 
 
 @dataclass(frozen=True, slots=True)
 class Asked:
-    """What memory gave one question: recall's items (text, `last`, score) and the context block's text."""
+    """What memory gave one question: recall's items (text, `last`, score) and the context block's text; at each
+    K of `KS`, the items recall ranked (by `item_key`) and, with `--notes`, its items and passages together."""
 
     recall: list[Returned]
     scores: list[float]
     context: str
+    ranked: dict[int, list[str]] = field(default_factory=dict)
+    archive: dict[int, list[Returned]] = field(default_factory=dict)
 
 
 @dataclass
@@ -72,6 +77,8 @@ class Outcome:
     handed_chars: int = 0  # agent, sampling: the characters the assistant (or its model) was handed
     model_chars: int = 0  # agent: what the model's requests for the same batches would carry
     review_chars: int = 0  # agent: the review batches (docs/spec.md §3.1), apart
+    filed: dict[str, set[str]] = field(default_factory=dict)  # oracle, agent: each wording proposed → its turns
+    turns: dict[str, tuple[str, ...]] = field(default_factory=dict)  # each final item (`item_key`) → its turns
 
 
 def isolated_env(extractor: str) -> dict[str, str | None]:
@@ -107,13 +114,16 @@ def note_text(session: Session, speaker: str) -> str:
     return f"---\ncreated: {session.date.isoformat()}\n---\n{body}\n"
 
 
-def oracle_evidence(session: Session, speaker: str, source: str, memory: dict | None = None) -> str:
+def oracle_evidence(session: Session, speaker: str, source: str, memory: dict | None = None,
+                    filed: dict[str, set[str]] | None = None) -> str:
     """The speaker's gold observations as `apply` evidence, filed by the offline classifier `remember` uses
-    (shown the memory as it stands, as `remember` shows it, so a reversed liking supersedes the old one)."""
+    (shown the memory as it stands, as `remember` shows it, so a reversed liking supersedes the old one);
+    each wording's turns noted in `filed`."""
     classifier = OfflineExtractor()
     lines = []
     for fact in session.observations[speaker]:
-        decision = classifier.classify(fact, None, None, memory=memory)
+        decision = classifier.classify(fact.text, None, None, memory=memory)
+        file(filed if filed is not None else {}, decision.text[:MAX_ITEM_TEXT], fact)
         # Evidence from a note is never pinned: only `remember` and the person pin.
         found = {"dimension": decision.dimension.value, "text": decision.text[:MAX_ITEM_TEXT],
                  "source": source, "date": session.date.isoformat()}
@@ -146,7 +156,7 @@ def build(commands: Commands, job: Job, outcome: Outcome) -> None:
         if job.extractor in ("agent", "sampling"):
             from locomo_agent import Tally, read_session  # the MCP SDK loads for these alone
 
-            tally = Tally()
+            tally = Tally(outcome.filed)
             summary = read_session(vault, session, speaker, name, job.extractor, tally)
             outcome.requests += tally.calls
             outcome.handed_chars += tally.handed_chars
@@ -156,7 +166,7 @@ def build(commands: Commands, job: Job, outcome: Outcome) -> None:
         elif job.extractor == "oracle":
             evidence = vault.parent / f"evidence-{session.number}.jsonl"
             memory = MemoryStore(vault / MEMORY_DIR).read_all()
-            evidence.write_text(oracle_evidence(session, speaker, name, memory), encoding="utf-8")
+            evidence.write_text(oracle_evidence(session, speaker, name, memory, outcome.filed), encoding="utf-8")
             commands.run("apply", "--evidence", str(evidence), "--today", day)
         else:
             code, out = commands.run("refresh", "--today", day, "--extractor", job.extractor, "--json", "--quiet",
@@ -177,13 +187,35 @@ def build(commands: Commands, job: Job, outcome: Outcome) -> None:
         outcome.ever = list(dict.fromkeys([*outcome.ever, *now]))
 
 
-def ask(commands: Commands, question: str, k: int, day: str) -> Asked:
-    """`recall QUESTION --limit K --json` and `context --query QUESTION --budget 500 --json`, on the last day."""
-    _, out = commands.run("recall", question, "--limit", str(k), "--json", "--today", day)
-    found = json.loads(out)["items"]
-    returned = [Returned(f["text"], dt.date.fromisoformat(f["last"]) if f.get("last") else None) for f in found]
+def _returned(found: list[dict]) -> list[Returned]:
+    return [Returned(f["text"], dt.date.fromisoformat(str(f["last"])[:10]) if f.get("last") else None)
+            for f in found]
+
+
+def ask(commands: Commands, question: str, job: Job, day: str) -> Asked:
+    """`recall QUESTION --limit K --json` and `context --query QUESTION --budget 500 --json`, on the last day; recall
+    again at each K of `KS` (a ranking at K is asked for, not cut from another K's), and with `--notes`."""
+    ranked: dict[int, list[dict]] = {}
+    for limit in dict.fromkeys((job.k, *KS)):
+        _, out = commands.run("recall", question, "--limit", str(limit), "--json", "--today", day)
+        ranked[limit] = json.loads(out)["items"]
     _, block = commands.run("context", "--query", question, "--budget", str(CONTEXT_BUDGET), "--json", "--today", day)
-    return Asked(returned, [float(f["bm25"]) for f in found], json.loads(block)["text"])
+    asked = Asked(_returned(ranked[job.k]), [float(f["bm25"]) for f in ranked[job.k]], json.loads(block)["text"],
+                  {k: [item_key(f["dimension"], f["text"]) for f in ranked[k]] for k in KS})
+    for k in KS if job.notes else ():
+        _, out = commands.run("recall", question, "--notes", "--limit", str(k), "--json", "--today", day)
+        asked.archive[k] = archive_returned(json.loads(out), ranked[k])
+    return asked
+
+
+def archive_returned(answer: dict, core: list[dict]) -> list[Returned]:
+    """The core and the archive together, as the judge reads them: the memory's items at K (`recall --notes`'s own,
+    if it gives items, else recall's) and the notes' passages at K, each with its date (a passage's note's)."""
+    passages = answer.get("passages")
+    if answer.get("indexed") is False or not isinstance(passages, list):
+        raise HarnessError(f"recall --notes --json: no passages (indexed: {answer.get('indexed')}; "
+                           f"its keys: {', '.join(answer)})")
+    return _returned(answer.get("items", core)) + _returned([{**p, "last": p.get("date")} for p in passages])
 
 
 def run_speaker(job: Job) -> Outcome:
@@ -201,10 +233,14 @@ def run_speaker(job: Job) -> Outcome:
         commands = Commands(vault, job, config)
         build(commands, job, outcome)
         last_day = job.conversation.sessions[-1].date.isoformat()
+        if job.notes:  # the archive as the nightly refreshes keep it (the oracle and agent paths run no refresh)
+            commands.run("index")
         for question in job.conversation.questions:
             if job.speaker in question.speakers:
-                outcome.asked[question.index] = ask(commands, question.text, job.k, last_day)
+                outcome.asked[question.index] = ask(commands, question.text, job, last_day)
         outcome.final = snapshot(vault)
+        if job.extractor in FILED_BY:
+            outcome.turns = item_turns(vault / MEMORY_DIR, outcome.filed)
     outcome.active = sum(1 for *_, fading in outcome.final if not fading)
     outcome.fading = len(outcome.final) - outcome.active
     outcome.seconds = time.perf_counter() - started

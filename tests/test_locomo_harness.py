@@ -21,14 +21,16 @@ def _load():
 
 locomo = _load()
 score = sys.modules["locomo_score"]
+data = sys.modules["locomo_data"]
+evidence = sys.modules["locomo_evidence"]
 Returned = score.Returned
 
 QUESTIONS = [
-    {"question": "What is the name of Ana's dog?", "answer": "Biscuit", "category": 4},
-    {"question": "What instrument is Ana learning?", "answer": "the violin", "category": 1},
-    {"question": "When did Ben run a marathon?", "answer": "June 3, 2023", "category": 2},
+    {"question": "What is the name of Ana's dog?", "answer": "Biscuit", "category": 4, "evidence": ["D1:1"]},
+    {"question": "What instrument is Ana learning?", "answer": "the violin", "category": 1, "evidence": ["D2:2"]},
+    {"question": "When did Ben run a marathon?", "answer": "June 3, 2023", "category": 2, "evidence": ["D2:1"]},
     {"question": "When did Ben run his marathon?", "answer": "4 June 2023", "category": 2},
-    {"question": "When did Ana adopt her dog?", "answer": "May 2023", "category": 2},
+    {"question": "When did Ana adopt her dog?", "answer": "May 2023", "category": 2, "evidence": ["D1:2"]},
     {"question": "What is the name of Ben's dog?", "adversarial_answer": "Biscuit", "category": 5},
     {"question": "What did the neighbours say?", "answer": "hello", "category": 4},
 ]
@@ -140,3 +142,43 @@ def test_the_openai_extractor_goes_through_the_counting_relay(llm, tmp_path: Pat
     total = json.loads(out.read_text(encoding="utf-8"))["total"]
     assert total["requests"] == len(llm.chat_requests) > 0
     assert total["chars_sent"] > total["note_chars"] > 0  # the instructions go with every note
+
+
+def test_evidence_is_found_through_the_ledger_whatever_the_words_of_the_answer(figures: dict) -> None:
+    # The item the oracle filed from D2:2's observation (the cello) is returned: found, though the word judge
+    # says the answer ("the violin") is not held.
+    verdict = _verdict(figures, "What instrument is Ana learning?")
+    assert verdict["recall"] is False
+    assert verdict["evidence"] == {"5": {"any": True, "all": True}, "10": {"any": True, "all": True}}
+    assert _verdict(figures, "What is the name of Ana's dog?")["evidence"]["5"] == {"any": True, "all": True}
+
+
+def test_evidence_no_observation_of_the_asked_speaker_cites_is_not_judged(figures: dict) -> None:
+    # D1:2 is Ben's turn, cited by Ben's observation: Ana's memory could never hold it.
+    assert _verdict(figures, "When did Ana adopt her dog?")["evidence"] == {"5": None, "10": None}
+    assert _verdict(figures, "When did Ben run his marathon?")["evidence"] == {"5": None, "10": None}  # no evidence
+    assert figures["total"]["overall"]["evidence"]["5"] == {"questions": 3, "any": 1.0, "all": 1.0}
+
+
+def test_every_item_the_oracle_filed_is_traced_to_its_observation(figures: dict) -> None:
+    assert figures["total"]["items_traced"] == figures["total"]["items_asked_of_ledger"] == 4
+
+
+def test_evidence_found_by_any_turn_and_by_all() -> None:
+    question = data.Question(1, 0, 1, "q", "a", None, ("Ana",), ("D1:1", "D2:5", "D3:3"))
+    observed = {"D1:1", "D2:5", "D9:9"}  # D3:3 no observation cites: not asked for
+    assert evidence.found(question, observed, [("D2:5",), ()]) == {"any": True, "all": False}
+    assert evidence.found(question, observed, [("D1:1", "D9:9"), ("D2:5",)]) == {"any": True, "all": True}
+    assert evidence.found(question, observed, [("D9:9",)]) == {"any": False, "all": False}
+    assert evidence.found(question, {"D9:9"}, [("D9:9",)]) is None
+
+
+def test_turn_ids_are_read_as_the_file_writes_them_askew_or_not() -> None:
+    assert data.turn_ids("D1:3") == ("D1:3",)
+    assert data.turn_ids(["D8:6; D9:17", "D4:17, D4:19"]) == ("D8:6", "D9:17", "D4:17", "D4:19")
+    assert data.turn_ids(["D:11:26", "D30:05", "D"]) == ("D11:26", "D30:5")
+
+
+def test_other_extractors_say_evidence_found_is_not_measured() -> None:
+    lines = sys.modules["locomo_report"].render_by_k({"extractor": "offline", "total": {}})
+    assert lines[0].startswith("evidence found: n/a (extractor offline")
