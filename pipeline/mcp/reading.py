@@ -27,7 +27,7 @@ Lease = Annotated[str, Field(max_length=100, description="the lease token notes_
 # Any JSON at all: an answer with a bad entry is read entry by entry, never refused whole by the schema.
 Answer = Annotated[Any, Field(description='{"evidence": [...]} for a batch of notes ({"preferences": [...]} for a '
                                           'batch of themes, {"same": [[n, m]], "contradicts": [[newer, older]]} '
-                                          'for a review of the memory), shaped as the schema the batch ends with; '
+                                          'for a review of the memory), shaped as its instructions end by saying; '
                                           'an empty list when the notes hold nothing worth keeping')]
 
 
@@ -55,7 +55,7 @@ class Reading:
 
         handed = await blocking(hand_out)
         # The text carries the batch whole; the structured content what a script needs beside it, not it twice.
-        brief = handed.model_dump_json(exclude_none=True, exclude={"instructions", "request", "answer_schema"})
+        brief = handed.structured()
         return result(handed.to_text(instructions=instructions), brief)
 
     async def propose_memories(self, lease: Lease, evidence: Answer) -> CallToolResult:

@@ -29,6 +29,7 @@ class HandedSource(BaseModel):
     chars: int
 
 
+SAID_IN_REQUEST = {"kind", "perspective", "title", "chars"}  # a source's, in its request's <source> line
 MAX_PASSED_OVER = 50
 
 
@@ -102,8 +103,16 @@ class Handed(BaseModel):
 
     def to_json(self, instructions: bool = True) -> str:
         """The batch as one JSON object; without `instructions`, less what an earlier batch gave already."""
-        leave_out = None if instructions or self.kind == "review" else {"instructions", "answer_schema"}
+        leave_out: dict[str, Any] = {"sources": {"__all__": SAID_IN_REQUEST}}
+        if not instructions and self.kind != "review":  # a review's instructions are its own: always given
+            leave_out |= {"instructions": True, "answer_schema": True}
         return self.model_dump_json(exclude_none=True, exclude=leave_out)
+
+    def structured(self) -> str:
+        """What a script needs beside the batch's text (the MCP result's structured content): not the text again."""
+        return self.model_dump_json(exclude_none=True, exclude={"instructions": True, "request": True,
+                                                                "answer_schema": True,
+                                                                "sources": {"__all__": SAID_IN_REQUEST}})
 
     def to_text(self, answer_with: str = ANSWER_TOOL, instructions: bool = True) -> str:
         """The batch as the assistant reads it: what to do first, then the model's own prompt (its instructions end
