@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from locomo_data import Conversation, Question
-from locomo_evidence import FILED_BY, KS, found, observed_turns
+from locomo_evidence import FILED_BY, KS, found, item_key, observed_turns
 from locomo_run import Outcome
 from locomo_score import Returned, answer_units, answerable, best_cover, enough, held, silent
 
@@ -55,8 +55,8 @@ def judge(question: Question, outcomes: Sequence[Outcome], k: int, floor: float,
         verdict["lost"] = where_lost(question, outcomes, k)
     if observed is not None:
         pairs = list(zip(outcomes, asked, strict=True))
-        verdict["evidence"] = {str(n): found(question, observed, [o.turns.get(key, ()) for o, a in pairs
-                                                                  for key in a.ranked[n]]) for n in KS}
+        verdict["evidence"] = {str(n): found(question, observed, [o.turns.get(item_key(f["dimension"], f["text"]), ())
+                                                                  for o, a in pairs for f in a.ranked[n]]) for n in KS}
     if all(a.archive for a in asked):
         verdict["archive"] = {str(n): answerable(question.answer, [r for a in asked for r in a.archive[n]],
                                                  question.speakers) for n in KS}

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 from locomo_data import Conversation, Session
-from locomo_evidence import FILED_BY, KS, file, item_key, item_turns
+from locomo_evidence import FILED_BY, KS, file, item_turns
 from locomo_score import Returned
 
 from hylo_memory.decay.model import MAX_ITEM_TEXT
@@ -47,12 +47,12 @@ class Job:
 @dataclass(frozen=True, slots=True)
 class Asked:
     """What memory gave one question: recall's items (text, `last`, score) and the context block's text; at each
-    K of `KS`, the items recall ranked (by `item_key`) and, with `--notes`, its items and passages together."""
+    K of `KS`, the items recall ranked (as its JSON gives them) and, with `--notes`, items and passages together."""
 
     recall: list[Returned]
     scores: list[float]
     context: str
-    ranked: dict[int, list[str]] = field(default_factory=dict)
+    ranked: dict[int, list[dict]] = field(default_factory=dict)
     archive: dict[int, list[Returned]] = field(default_factory=dict)
 
 
@@ -194,28 +194,29 @@ def _returned(found: list[dict]) -> list[Returned]:
 
 def ask(commands: Commands, question: str, job: Job, day: str) -> Asked:
     """`recall QUESTION --limit K --json` and `context --query QUESTION --budget 500 --json`, on the last day; recall
-    again at each K of `KS` (a ranking at K is asked for, not cut from another K's), and with `--notes`."""
+    again at each K of `KS` (a ranking at K is asked for, not cut from another K's)."""
     ranked: dict[int, list[dict]] = {}
     for limit in dict.fromkeys((job.k, *KS)):
         _, out = commands.run("recall", question, "--limit", str(limit), "--json", "--today", day)
         ranked[limit] = json.loads(out)["items"]
     _, block = commands.run("context", "--query", question, "--budget", str(CONTEXT_BUDGET), "--json", "--today", day)
-    asked = Asked(_returned(ranked[job.k]), [float(f["bm25"]) for f in ranked[job.k]], json.loads(block)["text"],
-                  {k: [item_key(f["dimension"], f["text"]) for f in ranked[k]] for k in KS})
-    for k in KS if job.notes else ():
+    return Asked(_returned(ranked[job.k]), [float(f["bm25"]) for f in ranked[job.k]], json.loads(block)["text"],
+                 {k: ranked[k] for k in KS})
+
+
+def ask_archive(commands: Commands, question: str, asked: Asked, day: str) -> None:
+    """`recall QUESTION --notes --limit K --json` at each K of `KS`: the core and the archive together, as the judge
+    reads them — the memory's items at K (`recall --notes`'s own, if it gives items, else recall's) and the notes'
+    passages at K, each dated by its note."""
+    for k in KS:
         _, out = commands.run("recall", question, "--notes", "--limit", str(k), "--json", "--today", day)
-        asked.archive[k] = archive_returned(json.loads(out), ranked[k])
-    return asked
-
-
-def archive_returned(answer: dict, core: list[dict]) -> list[Returned]:
-    """The core and the archive together, as the judge reads them: the memory's items at K (`recall --notes`'s own,
-    if it gives items, else recall's) and the notes' passages at K, each with its date (a passage's note's)."""
-    passages = answer.get("passages")
-    if answer.get("indexed") is False or not isinstance(passages, list):
-        raise HarnessError(f"recall --notes --json: no passages (indexed: {answer.get('indexed')}; "
-                           f"its keys: {', '.join(answer)})")
-    return _returned(answer.get("items", core)) + _returned([{**p, "last": p.get("date")} for p in passages])
+        answer = json.loads(out)
+        passages = answer.get("passages")
+        if answer.get("indexed") is False or not isinstance(passages, list):
+            raise HarnessError(f"recall --notes --json: no passages (indexed: {answer.get('indexed')}; "
+                               f"its keys: {', '.join(answer)})")
+        items = answer.get("items", asked.ranked[k])
+        asked.archive[k] = _returned(items) + _returned([{**p, "last": p.get("date")} for p in passages])
 
 
 def run_speaker(job: Job) -> Outcome:
@@ -233,11 +234,13 @@ def run_speaker(job: Job) -> Outcome:
         commands = Commands(vault, job, config)
         build(commands, job, outcome)
         last_day = job.conversation.sessions[-1].date.isoformat()
-        if job.notes:  # the archive as the nightly refreshes keep it (the oracle and agent paths run no refresh)
-            commands.run("index")
-        for question in job.conversation.questions:
-            if job.speaker in question.speakers:
-                outcome.asked[question.index] = ask(commands, question.text, job, last_day)
+        mine = [q for q in job.conversation.questions if job.speaker in q.speakers]
+        for question in mine:
+            outcome.asked[question.index] = ask(commands, question.text, job, last_day)
+        if job.notes:  # the notes indexed whole, as `index` does, once the memory was asked: its figures stay
+            commands.run("index")  # what they are without --notes (the archive can enter `context --query`)
+            for question in mine:
+                ask_archive(commands, question.text, outcome.asked[question.index], last_day)
         outcome.final = snapshot(vault)
         if job.extractor in FILED_BY:
             outcome.turns = item_turns(vault / MEMORY_DIR, outcome.filed)

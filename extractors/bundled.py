@@ -15,9 +15,8 @@ import functools
 import importlib.util
 import os
 import threading
-import time
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import numpy as np
@@ -82,26 +81,11 @@ def load_in_background() -> None:
     threading.Thread(target=load, name="hylo-bundled-model", daemon=True).start()
 
 
-class Passages(NamedTuple):
-    """What one call embedded before its deadline: each text's vector as 32-bit floats, in bytes."""
-
-    vectors: dict[str, bytes]
-    left: int  # texts not embedded, for the next call
-
-
-def embed_passages(texts: Sequence[str], seconds: float, clock: Callable[[], float] = time.monotonic) -> Passages:
-    """The vectors of `texts` (distinct), a batch at a time while `seconds` last (always at least one batch)."""
-    wanted = list(dict.fromkeys(texts))
-    done: dict[str, bytes] = {}
-    end = clock() + seconds
-    for start in range(0, len(wanted), BATCH):
-        if start and clock() >= end:
-            break
-        batch = wanted[start:start + BATCH]
-        with _lock:
-            matrix = _model().passage([_clipped(t) for t in batch])
-        done.update((text, row.tobytes()) for text, row in zip(batch, matrix, strict=True))
-    return Passages(done, len(wanted) - len(done))
+def passages(texts: Sequence[str]) -> dict[str, bytes]:
+    """The vectors of `texts` (a batch: at most BATCH, distinct), each as its 32-bit floats' bytes."""
+    with _lock:
+        matrix = _model().passage([_clipped(t) for t in texts])
+    return {text: row.tobytes() for text, row in zip(texts, matrix, strict=True)}
 
 
 def embed_query(text: str) -> np.ndarray:

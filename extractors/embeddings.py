@@ -55,11 +55,13 @@ class Embedded(BaseModel):
     failure: str | None = None
 
 
-def embed(settings: EmbeddingSettings, texts: Sequence[str]) -> Embedded:
-    """Vectors for `texts` (distinct, non-blank), in batches of `settings.batch`, all within `settings.timeout`.
+def embed(settings: EmbeddingSettings, texts: Sequence[str], seconds: float | None = None) -> Embedded:
+    """Vectors for `texts` (distinct, non-blank), in batches of `settings.batch`, all within `seconds` (default
+    `settings.timeout`, each request's own limit too).
 
     What was embedded before a failure or the deadline is returned with the failure, for the caller to keep.
     """
+    deadline = settings.timeout if seconds is None else seconds
     # The SDK is imported when embeddings are asked for: it costs most of a command's start-up.
     import openai
 
@@ -94,14 +96,14 @@ def embed(settings: EmbeddingSettings, texts: Sequence[str]) -> Embedded:
             finished.set()
 
     threading.Thread(target=work, name="hylo-embeddings", daemon=True).start()
-    in_time = finished.wait(settings.timeout)
+    in_time = finished.wait(deadline)
     stop.set()  # a thread past the deadline sends nothing more; the SDK's own timeout ends its last request
     with lock:
         vectors = dict(done)
     if failure:
         reason = failure[0]
     elif not in_time:
-        reason = f"the embedding server did not answer within {settings.timeout:g} s"
+        reason = f"the embedding server did not answer within {deadline:g} s"
     else:
         reason = None
     if reason and (hidden := hideable(secret)):  # servers echo a rejected key in their errors

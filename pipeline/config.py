@@ -105,8 +105,12 @@ class Config(LLMSettings):
         "With no `embedding_model`, rank by meaning with the model installed with hylo-memory "
         "(multilingual-e5-small, 4-bit, on this computer); false: BM25 alone."))
     embedding_timeout: float = Field(5.0, gt=0, le=600, description=(
-        "Seconds one `recall` or `context --query` spends embedding; past it, or on any failure, BM25 alone, and it "
-        "says so (what was embedded is kept, and the rest is embedded next time)."))
+        "Seconds an embeddings server has to answer one request (the query's, or a batch of items'); past it, or on "
+        "any failure, `recall` ranks by BM25 alone, and says so."))
+    interactive_embedding_seconds: float = Field(0.3, ge=0, le=600, description=(
+        "Seconds one `recall` or `context --query` on the command line spends embedding items not embedded yet "
+        "(0: none); the rest are matched by their words alone, the answer says how many wait, and `hylo-memory "
+        "index`, a write or the MCP server (after it answers) embeds them."))
     embedding_batch: int = Field(64, ge=1, le=2048, description=(
         "Texts per embeddings request (2048 is the API's own cap); each item is embedded once, cached by model "
         "and text in `.state/embeddings.sqlite`."))

@@ -33,9 +33,10 @@ def vault(tmp_path: Path) -> Path:
 
 
 def settings(fake: FakeOpenAI, **more: object) -> Config:
-    """The fake as the endpoint, with an embedding model; `more` overrides any setting."""
+    """The fake as the endpoint, with an embedding model, and time for a recall to embed what it lacks (a loaded
+    machine may take longer than the default 0.3 s to reach even a local server); `more` overrides any setting."""
     return Config(**{"base_url": fake.base_url, "api_key": "sk-test-key", "embedding_model": "fake-embed",
-                     "embedding_timeout": 5.0, **more})
+                     "embedding_timeout": 5.0, "interactive_embedding_seconds": 5.0, **more})
 
 
 def test_recall_fuses_bm25_with_the_items_embeddings(vault: Path, fake_openai: FakeOpenAI) -> None:
@@ -75,11 +76,11 @@ def test_the_cache_is_keyed_by_model_too(vault: Path, fake_openai: FakeOpenAI) -
 def test_items_are_sent_in_batches_of_embedding_batch(vault: Path, fake_openai: FakeOpenAI) -> None:
     recall(vault, settings(fake_openai, embedding_batch=2), "tea")
     sizes = [len(r.body["input"]) for r in fake_openai.embedding_requests]
-    assert sizes == [2, 2, 2]  # the query and five items
+    assert sizes == [1, 2, 2, 1]  # the query alone, then five items
 
 
 def test_a_hanging_endpoint_falls_back_to_bm25_within_the_timeout(vault: Path, fake_openai: FakeOpenAI) -> None:
-    fake_openai.enqueue_embeddings(delay(60))
+    fake_openai.enqueue_embeddings(delay(60))  # the query's request
     result = recall(vault, settings(fake_openai, embedding_timeout=0.5), "running")
     assert result.ranking == "bm25"
     assert result.fallback == "the embedding server did not answer within 0.5 s"
@@ -109,10 +110,11 @@ def test_an_answer_that_is_not_embeddings_falls_back(vault: Path, fake_openai: F
     assert result.ranking == "bm25" and "not valid" in (result.fallback or "")
 
 
-def test_too_few_vectors_fall_back(vault: Path, fake_openai: FakeOpenAI) -> None:
-    fake_openai.enqueue_embeddings(raw('{"data": [{"index": 0, "embedding": [0.5, 0.5]}]}'))
+def test_too_many_or_too_few_vectors_fall_back(vault: Path, fake_openai: FakeOpenAI) -> None:
+    fake_openai.enqueue_embeddings(raw('{"data": [{"index": 0, "embedding": [0.5, 0.5]}, '
+                                       '{"index": 1, "embedding": [0.5, 0.5]}]}'))
     result = recall(vault, settings(fake_openai), "running")
-    assert result.ranking == "bm25" and "1 vectors for 6 texts" in (result.fallback or "")
+    assert result.ranking == "bm25" and "2 vectors for 1 texts" in (result.fallback or "")
 
 
 def test_a_rejected_key_is_never_repeated(vault: Path, fake_openai: FakeOpenAI) -> None:
@@ -121,14 +123,16 @@ def test_a_rejected_key_is_never_repeated(vault: Path, fake_openai: FakeOpenAI) 
     assert result.fallback == "HTTP 401: Incorrect API key provided: [api key]"
 
 
-def test_what_came_before_a_failure_is_kept_for_the_next_call(vault: Path, fake_openai: FakeOpenAI) -> None:
-    fake_openai.enqueue_embeddings(delay(0), error(503, "busy"))  # the first batch answered, the second not
+def test_what_came_before_a_failure_is_kept_and_the_rest_wait_ranked_by_their_words(vault: Path,
+                                                                                    fake_openai: FakeOpenAI) -> None:
+    fake_openai.enqueue_embeddings(delay(0), delay(0), error(503, "busy"))  # the query, the first batch; not the second
     first = recall(vault, settings(fake_openai, embedding_batch=2), "tea")
-    assert first.fallback == "HTTP 503: busy; 1 new item(s) embedded and kept, 4 to go next time"
+    assert first.ranking == "bm25+embeddings" and first.fallback is None and first.waiting == 3
+    assert [i.text for i in first.items][:1] == ["Drinks green tea"]
     fake_openai.reset()
     again = recall(vault, settings(fake_openai, embedding_batch=2), "tea")
-    assert again.ranking == "bm25+embeddings"
-    assert fake_openai.embedded[0] == "tea" and len(fake_openai.embedded) == 1 + len(ITEMS) - 1
+    assert again.waiting == 0
+    assert fake_openai.embedded == ["tea", *ITEMS[2:]]
 
 
 def test_no_embedding_model_sends_nothing(vault: Path, fake_openai: FakeOpenAI) -> None:

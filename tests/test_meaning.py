@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import io
+import itertools
 import json
 import sqlite3
 import subprocess
@@ -25,6 +26,7 @@ from hylo_memory.decay.recall import analyse, query_terms
 from hylo_memory.extractors import bundled
 from hylo_memory.pipeline.cli.quick import answer
 from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.operations import meaning
 from hylo_memory.pipeline.operations.context import build_context
 from hylo_memory.pipeline.operations.recall import recall
 from hylo_memory.testing.fake_openai import FakeOpenAI
@@ -121,17 +123,48 @@ def test_each_item_is_embedded_once_and_read_from_the_cache(english: Path) -> No
     assert found[0].similarity == found[1].similarity
 
 
-def test_a_deadline_keeps_what_was_embedded_and_ranks_by_words_meanwhile(tmp_path: Path) -> None:
-    vault = vault_of(tmp_path, *(f"Fact number {n} about the garden" for n in range(bundled.BATCH + 8)))
-    config = Config(vault=str(vault), embedding_timeout=0.001)
-    first = recall(vault, config, "garden")
-    assert first.ranking == "bm25" and first.fallback is not None and "8 to go next time" in first.fallback
-    assert len(cache_rows(vault)) == bundled.BATCH  # one batch always goes through, and is kept
-    assert recall(vault, config, "garden").ranking == "bm25+embeddings"
+def a_second_each_look_at_the_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Embedding's deadline measured by a clock that moves one second each time it is read: a batch takes one."""
+    ticks = itertools.count()
+    monkeypatch.setattr(meaning, "clock", lambda: float(next(ticks)))
+
+
+def test_a_recall_embeds_for_its_seconds_and_ranks_the_rest_by_their_words_meanwhile(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    vault = vault_of(tmp_path, *(f"Fact number {n} about the garden" for n in range(3 * bundled.BATCH)))
+    a_second_each_look_at_the_clock(monkeypatch)
+    config = Config(vault=str(vault), interactive_embedding_seconds=1.5)
+    first = recall(vault, config, "garden", limit=3 * bundled.BATCH)
+    assert len(cache_rows(vault)) == 2 * bundled.BATCH  # the first batch always, then one more within 1.5 s
+    assert first.ranking == "bm25+embeddings" and first.fallback is None and first.waiting == bundled.BATCH
+    assert len(first.items) == 3 * bundled.BATCH  # every item matches "garden": the rest by their words
+    assert sum(i.similarity is None for i in first.items) == bundled.BATCH
+    assert first.to_text().endswith(f"{bundled.BATCH} items wait to be embedded and were matched by their words "
+                                    "alone: `hylo-memory index` embeds them.\n")
+    assert recall(vault, config, "garden").waiting == 0  # the next one embedded the last batch
+
+
+def test_with_no_time_to_embed_nothing_is_embedded_and_every_item_waits(tmp_path: Path) -> None:
+    vault = vault_of(tmp_path, "Loves running by the river", "Vegetarian")
+    found = recall(vault, Config(vault=str(vault), interactive_embedding_seconds=0), "running")
+    assert not (vault / "_memory" / ".state" / "embeddings.sqlite").exists()
+    assert found.ranking == "bm25" and found.waiting == 2 and found.model is None  # the query was not embedded either
+    assert [i.text for i in found.items] == ["Loves running by the river"]
+
+
+def test_context_with_a_query_says_how_many_items_wait(tmp_path: Path) -> None:
+    vault = vault_of(tmp_path, "Loves running by the river", "Vegetarian")
+    config = Config(vault=str(vault), interactive_embedding_seconds=0)
+    block = build_context(vault, config, dt.date.fromisoformat(TODAY), query="running")
+    assert block.waiting == 2 and json.loads(block.to_json())["waiting"] == 2
+    assert block.to_text().rstrip().endswith("_2 items wait to be embedded and were matched by their words alone: "
+                                             "`hylo-memory index` embeds them._")
+    assert build_context(vault, config, dt.date.fromisoformat(TODAY)).waiting == 0  # no query: nothing ranked by it
 
 
 def test_an_embeddings_server_configured_wins_over_the_bundled_model(english: Path, fake_openai: FakeOpenAI) -> None:
-    config = Config(vault=str(english), base_url=fake_openai.base_url, api_key="k", embedding_model="fake-embed")
+    config = Config(vault=str(english), base_url=fake_openai.base_url, api_key="k", embedding_model="fake-embed",
+                    interactive_embedding_seconds=30)  # time enough for the items on a loaded machine
     result = recall(english, config, "diet")
     assert result.model == "fake-embed" and fake_openai.embedded  # the server embedded the query and the items
 
@@ -152,12 +185,16 @@ def test_the_quick_path_ranks_by_meaning_with_the_same_bytes(english: Path, args
     assert quick(*asked) == result.stdout
 
 
-def test_the_quick_path_declines_an_item_with_no_kept_vector(english: Path) -> None:
-    asked = ("recall", "diet", "--vault", english, "--today", TODAY)
-    assert hylo(*asked).exit_code == 0
+@pytest.mark.parametrize("args", [("recall", "languages"), ("context", "--query", "languages")], ids=" ".join)
+def test_the_quick_path_ranks_an_item_with_no_kept_vector_by_its_words_as_the_full_command_does(
+        english: Path, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...]) -> None:
+    asked = (*args, "--vault", english, "--today", TODAY)
+    assert hylo(*asked).exit_code == 0  # every item embedded
     memory_file(english, Dimension.goals, memory_body("Wants to learn Japanese | 2026-11-01 | 1"))
-    assert quick(*asked) is None  # the memo no longer matches either; and no vector is kept for the new item
-    assert hylo(*asked).exit_code == 0 and quick(*asked) is not None
+    monkeypatch.setenv("HYLO_MEMORY_INTERACTIVE_EMBEDDING_SECONDS", "0")  # the new item is left to wait
+    result = hylo(*asked)
+    assert result.exit_code == 0 and "1 item waits to be embedded" in result.stdout
+    assert quick(*asked) == result.stdout
 
 
 def imported(tmp_path: Path, bundled_on: str, *args: str) -> str:

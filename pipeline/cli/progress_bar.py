@@ -1,4 +1,4 @@
-"""The progress of a long refresh as a bar on stderr, only when stderr is a terminal."""
+"""The progress of a long refresh or `index` as a bar on stderr, only when stderr is a terminal."""
 
 from __future__ import annotations
 
@@ -8,11 +8,12 @@ from contextlib import contextmanager
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 
-from hylo_memory.pipeline.run.progress import RunProgress, Silent
+from hylo_memory.pipeline.run.progress import Silent
 
 
 class Bar:
-    """A rich progress display: a spinner while notes are read, then a bar of sources extracted."""
+    """A rich progress display: a spinner while notes are read, then a bar of sources extracted; and a bar of any
+    other long step (`started`, `advanced`: the items embedded after a refresh, or by `index`)."""
 
     def __init__(self, progress: Progress):
         self.progress = progress
@@ -29,9 +30,18 @@ class Bar:
         if self.task is not None:
             self.progress.advance(self.task, sources)
 
+    def started(self, what: str, total: int) -> None:
+        if self.task is None:
+            self.task = self.progress.add_task(what, total=total)
+        else:
+            self.progress.update(self.task, description=what, total=total, completed=0)
+
+    def advanced(self, count: int) -> None:
+        self.extracted(count)
+
 
 @contextmanager
-def progress_bar(quiet: bool) -> Iterator[RunProgress]:
+def progress_bar(quiet: bool) -> Iterator[Bar | Silent]:
     """A bar on stderr when it is a terminal and `quiet` is not asked; else progress nobody sees."""
     console = Console(stderr=True)
     if quiet or not console.is_terminal:  # a cron log, a pipe, --json piped on: nothing changes

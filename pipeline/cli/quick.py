@@ -6,8 +6,9 @@ says where the memory is, and the read memo (pipeline/state/read_memo.py) holds 
 it is now, this module answers from them with the same ranking code (decay/recall.py, decay/ranking.py) and
 prints the same bytes the full command would. Anything else it does not try: an option it does not know, a
 value the full command would refuse or say something about, a file changed, a change to finish, a server's
-embeddings, an item the bundled model has no kept vector for — it declines, writes nothing, and the full command
-answers (and refreshes the memos). With the bundled model it embeds the query alone (meaning.bundled_cosines).
+embeddings — it declines, writes nothing, and the full command answers (and refreshes the memos). With the bundled
+model it embeds the query alone (meaning.bundled_cosines): an item with no kept vector is ranked by its words, and
+the answer says how many wait, as the full command's does for what it has not embedded.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from hylo_memory.pipeline.operations.answers import (
     MAX_LIMIT,
     MAX_QUERY_CHARS,
     recall_text,
+    waiting_line,
 )
 from hylo_memory.pipeline.state import read_memo
 from hylo_memory.pipeline.state.names import ARCHIVE_FILE, JOURNAL_FILE, STATE_DIR
@@ -111,31 +113,35 @@ def _answer(argv: list[str]) -> str:
             raise Declined
         asked = _query(words[0])
         limit = _number(given.get("--limit"), DEFAULT_LIMIT, 1, MAX_LIMIT)
-        return _recall(files, asked, limit, day, _analysed(memo), _cosines(memory, files, asked) if meaning else None)
+        by_text, waiting = _cosines(memory, files, asked) if meaning else (None, 0)
+        return _recall(files, asked, limit, day, _analysed(memo), by_text, waiting)
     if words:
         raise Declined
     given_query = given.get("--query")
     query = _query(given_query) if given_query is not None and given_query.strip() else None
-    by_text = _cosines(memory, files, query) if meaning and query is not None else None
+    by_text, waiting = _cosines(memory, files, query) if meaning and query is not None else (None, 0)
     block = build_block(files, day, _number(given.get("--budget"), DEFAULT_BUDGET, MIN_BUDGET, MAX_BUDGET),
-                        estimate_tokens, memo["name"], query, analysed=_analysed(memo), cosines=by_text,
-                        floor=bundled.FLOOR if by_text is not None else 0.0)
+                        estimate_tokens, memo["name"], query, [f"_{waiting_line(waiting)}_"] if waiting else [],
+                        analysed=_analysed(memo), cosines=by_text, floor=bundled.FLOOR if by_text is not None else 0.0)
     if query is not None and not any(c.relevance is not None for c in block.items) \
             and os.path.exists(memory / STATE_DIR / ARCHIVE_FILE):
         raise Declined  # no item answers: the full command searches the notes (docs/spec.md §9.7)
     return block.text
 
 
-def _cosines(memory: Path, files: dict[Dimension, KeptFile | None], query: str) -> dict[str, float]:
-    """The bundled model's cosines, when every item's vector is kept; the query alone is embedded here."""
+def _cosines(memory: Path, files: dict[Dimension, KeptFile | None], query: str) -> tuple[dict[str, float] | None, int]:
+    """The bundled model's cosines of the items whose vector is kept (the query alone is embedded here), and how many
+    items have none."""
     from hylo_memory.pipeline.operations.meaning import bundled_cosines, item_texts
 
+    texts = item_texts(files)
+    if not texts:
+        return None, 0
     try:
-        found = bundled_cosines(memory, query, item_texts(files), None)
-    except (KeyError, bundled.LoadFailed):
-        raise Declined from None  # the full command embeds what is missing, or says why it cannot
-    assert not isinstance(found, str)
-    return found
+        found = bundled_cosines(memory, query, texts, 0)
+    except bundled.LoadFailed:
+        raise Declined from None  # the full command says why it cannot
+    return found.by_text, found.waiting
 
 
 def _analysed(memo: dict[str, Any]) -> Analyse:
@@ -248,13 +254,13 @@ def _query(value: str) -> str:
 
 
 def _recall(files: dict[Dimension, KeptFile | None], query: str, limit: int, day: dt.date,
-            analysed: Analyse, by_text: dict[str, float] | None) -> str:
+            analysed: Analyse, by_text: dict[str, float] | None, waiting: int) -> str:
     """recall.recall's answer, from the kept files (and the bundled model's cosines, `by_text`)."""
     entries = [Entry(dimension, fact, fading) for dimension, kept in files.items() if kept is not None
                for fading, facts in ((False, kept.active), (True, kept.fading)) for fact in facts]
     texts = [clean_text(e.item.text) for e in entries]
-    cosines = None if by_text is None or not texts else [by_text[t] for t in texts]
+    cosines = None if by_text is None or not texts else [by_text.get(t) for t in texts]
     hits = rank(entries, BM25(texts, analysed), query, limit, day, cosines, bundled.FLOOR)
     rows = [Row(n, entries[h.at].dimension, texts[h.at], entries[h.at].fading, entries[h.at].item.pinned,
                 entries[h.at].item.seen, entries[h.at].item.last) for n, h in enumerate(hits, start=1)]
-    return recall_text(rows, query, cosines is not None, None, [])
+    return recall_text(rows, query, cosines is not None, None, [], waiting)

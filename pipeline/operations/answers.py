@@ -52,19 +52,32 @@ def check_query(query: str) -> str:
 
 
 def recall_text(items: Sequence[Ranked], query: str, embeddings: bool, fallback: str | None,
-                refused: Sequence[str]) -> str:
-    """One line an item, best first; a line saying the ranking fell back, when it did."""
+                refused: Sequence[str], waiting: int = 0) -> str:
+    """One line an item, best first; a line saying the ranking fell back, when it did, and one saying how many items
+    wait to be embedded, when some do."""
     lines = []
     for found in items:
         marks = [found.dimension.value, *(["Fading"] if found.fading else []), f"seen {found.seen}",
                  *([f"last {found.last}"] if found.last else []), *(["pinned"] if found.pinned else [])]
         lines.append(f"{found.rank}. {found.text}  ({', '.join(marks)})")
-    if not items:
+    if not items and waiting and not embeddings:  # the model is there: the items wait for it (the next line)
+        lines.append(f"No item matches {query!r} by its words.")
+    elif not items:
         lines.append(f"No item matches {query!r}. {what_to_try(embeddings)}")
     if fallback:
         lines.append(f"Ranked by BM25 alone: embeddings unavailable ({fallback}).")
+    if waiting:
+        lines.append(waiting_line(waiting))
     lines += [f"Not searched: {line}" for line in refused]
     return "\n".join(lines) + "\n"
+
+
+def waiting_line(waiting: int) -> str:
+    """The line of a recall or a context whose memory holds items not embedded yet (docs/spec.md §9.2)."""
+    if waiting == 1:
+        return "1 item waits to be embedded and was matched by its words alone: `hylo-memory index` embeds it."
+    return (f"{waiting:,} items wait to be embedded and were matched by their words alone: `hylo-memory index` "
+            "embeds them.")
 
 
 def what_to_try(by_meaning: bool) -> str:

