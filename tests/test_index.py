@@ -1,5 +1,5 @@
 """No reader waits for embeddings (docs/spec.md §9.2): `hylo-memory index` embeds every item not embedded yet, a
-refresh does too however long it takes, and `remember` within its bound."""
+refresh does too however long it takes, `remember` within its bound, and the MCP server behind its answers."""
 
 from __future__ import annotations
 
@@ -7,10 +7,13 @@ import contextlib
 import itertools
 import json
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
 from cli_helpers import hylo
+from mcp_helpers import McpServer, ok
+from proc_helpers import cli_env
 from vault_helpers import memory_body, memory_file
 
 from hylo_memory.decay import Dimension
@@ -115,3 +118,24 @@ def test_remember_embeds_what_it_wrote_first_within_its_bound(tmp_path: Path, mo
     found = recalled(vault, "music instrument")
     assert found["waiting"] == MANY + 1 - bundled.BATCH
     assert "Plays the cello" in [i["text"] for i in found["items"]]  # ranked by meaning: it was embedded first
+
+
+@pytest.mark.slow  # a real server process
+def test_the_mcp_server_answers_at_once_then_embeds_what_waits_without_another_call(tmp_path: Path) -> None:
+    vault = kept_by_hand(tmp_path / "vault")
+    env = cli_env(tmp_path / "home", HYLO_MEMORY_BUNDLED_EMBEDDINGS="true")
+    with McpServer(["mcp", "--vault", str(vault), "--today", TODAY], env, tmp_path / "stderr.log") as server:
+        first = server.call("recall", {"query": "tomato", "limit": 3})
+        ok(first)
+        assert first.structured_content is not None
+        assert first.structured_content["waiting"] == MANY  # nothing embedded before the answer
+        assert f"{MANY} items wait to be embedded" in ok(first)
+        deadline = time.monotonic() + 120
+        while vectors(vault) < MANY and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert vectors(vault) == MANY
+        later = server.call("recall", {"query": "tomato", "limit": 3})
+        assert later.structured_content is not None and later.structured_content["waiting"] == 0
+        assert later.structured_content["ranking"] == "bm25+embeddings"
+    assert server.stream_errors == []  # the embedding behind the answers wrote nothing but protocol on stdout
+    assert "Traceback" not in (tmp_path / "stderr.log").read_text(encoding="utf-8")

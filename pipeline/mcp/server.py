@@ -26,6 +26,7 @@ from hylo_memory.decay import Dimension
 from hylo_memory.errors import HyloMemoryError, reason, validation_line
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.mcp import guard, wording
+from hylo_memory.pipeline.mcp.backfill import Backfill
 from hylo_memory.pipeline.mcp.calls import Failure, Memory, failure
 from hylo_memory.pipeline.mcp.tools import register
 from hylo_memory.pipeline.operations.context import build_context
@@ -71,12 +72,13 @@ def _one_line(name: str, exc: ToolError) -> str:
     return " ".join(str(exc).split())
 
 
-def build_server(memory: Memory) -> HyloServer:
-    """The server with its tools and resources, ready to run on any transport."""
+def build_server(memory: Memory, backfill: Backfill | None = None) -> HyloServer:
+    """The server with its tools and resources, ready to run on any transport; `backfill` embeds behind its answers
+    (whoever runs the server stops it)."""
 
     server = HyloServer(name=PROG, title="hylo-memory", version=version("hylo-memory"),
                         instructions=wording.INSTRUCTIONS)
-    register(server, memory)
+    register(server, memory, backfill or Backfill(memory))
     for dimension in Dimension:
         server.add_resource(FunctionResource.from_function(
             _file_reader(memory, dimension), uri=f"memory://{dimension.value}", name=dimension.value,
@@ -114,23 +116,28 @@ def _context_reader(memory: Memory) -> Callable[[], str]:
 
 def serve(memory: Memory, http: tuple[str, int] | None = None) -> None:
     """Serve until the client goes away (stdio) or the process is stopped (HTTP on a loopback address)."""
-    if http is None:
-        anyio.run(build_server(memory).run_stdio_async)
-        return
-    import uvicorn  # the SDK's own HTTP server, loaded only for --http
+    backfill = Backfill(memory)
+    try:
+        if http is None:
+            anyio.run(build_server(memory, backfill).run_stdio_async)
+            return
+        import uvicorn  # the SDK's own HTTP server, loaded only for --http
 
-    host, port = http
-    # log_config=None: uvicorn's lines go to the root logger (stderr), not its default access log on stdout.
-    config = uvicorn.Config(http_app(memory, host, port), host=host, port=port, log_config=None, log_level="info")
-    anyio.run(uvicorn.Server(config).serve)
+        host, port = http
+        # log_config=None: uvicorn's lines go to the root logger (stderr), not its default access log on stdout.
+        config = uvicorn.Config(http_app(memory, host, port, backfill), host=host, port=port, log_config=None,
+                                log_level="info")
+        anyio.run(uvicorn.Server(config).serve)
+    finally:  # the embedding behind the answers stops with the server (after its batch: what it embedded is kept)
+        backfill.stop()
 
 
-def http_app(memory: Memory, host: str, port: int) -> ASGIApp:
+def http_app(memory: Memory, host: str, port: int, backfill: Backfill | None = None) -> ASGIApp:
     """The server as streamable HTTP at /mcp, for pages of its own address or an allowed origin, and for
     clients that send no Origin; with `mcp_token` set, only for requests that carry it (pipeline/mcp/guard.py)."""
     config = memory.config
     security = guard.origins(port, config.mcp_allow_origins)
-    app = build_server(memory).streamable_http_app(host=host, transport_security=security)
+    app = build_server(memory, backfill).streamable_http_app(host=host, transport_security=security)
     return guard.Guard(app, security, None if config.mcp_token is None else config.mcp_token.get_secret_value())
 
 

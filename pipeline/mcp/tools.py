@@ -17,6 +17,7 @@ from hylo_memory.decay import Dimension
 from hylo_memory.decay.model import DIMENSION_NAMES, MAX_ITEM_TEXT
 from hylo_memory.decay.ranking import MAX_BUDGET, MIN_BUDGET
 from hylo_memory.pipeline.mcp import wording
+from hylo_memory.pipeline.mcp.backfill import Backfill
 from hylo_memory.pipeline.mcp.calls import Memory, blocking, result
 from hylo_memory.pipeline.mcp.progress import ProgressNotices
 from hylo_memory.pipeline.mcp.reading import client_name, register_reading
@@ -70,10 +71,10 @@ def _annotations(title: str, read_only: bool, destructive: bool = False, idempot
 
 
 class Tools:
-    """Every tool, as a method serving one memory."""
+    """Every tool, as a method serving one memory; `backfill` embeds what a recall or a context found waiting."""
 
-    def __init__(self, memory: Memory):
-        self.memory = memory
+    def __init__(self, memory: Memory, backfill: Backfill):
+        self.memory, self.backfill = memory, backfill
         self.vault, self.config = memory.vault, memory.config
 
     async def remember(
@@ -102,7 +103,10 @@ class Tools:
         if notes:
             passages = await blocking(lambda: recall_notes(self.vault, self.config, query, limit))
             return result(passages.to_text(), passages.to_json())
-        found = await blocking(lambda: ranked(self.vault, self.config, query, limit, self.memory.fixed_today))
+        # No embedding before the answer (0 s): items not embedded yet are matched by their words, then embedded.
+        found = await blocking(lambda: ranked(self.vault, self.config, query, limit, self.memory.fixed_today, 0))
+        if found.waiting:
+            self.backfill.wake()
         return result(found.to_text(), found.to_json())
 
     async def context(
@@ -112,7 +116,9 @@ class Tools:
                                                  "are left out first")] = DEFAULT_BUDGET,
         query: Annotated[Query | None, Field(description="put the items about this first (optional)")] = None,
     ) -> CallToolResult:
-        block = await blocking(lambda: build_context(self.vault, self.config, self.memory.today(), budget, query))
+        block = await blocking(lambda: build_context(self.vault, self.config, self.memory.today(), budget, query, 0))
+        if block.waiting:
+            self.backfill.wake()
         return result(block.to_text(), block.to_json())
 
     async def refresh(
@@ -191,9 +197,9 @@ TOOLS: dict[str, tuple[str, ToolAnnotations]] = {
 }
 
 
-def register(server: MCPServer[Any], memory: Memory) -> None:
+def register(server: MCPServer[Any], memory: Memory, backfill: Backfill) -> None:
     """Add every tool to `server`, serving `memory`."""
-    tools = Tools(memory)
+    tools = Tools(memory, backfill)
     for name, (description, hints) in TOOLS.items():
         method: Callable[..., Any] = getattr(tools, name)
         server.add_tool(method, name=name, description=description, annotations=hints)
