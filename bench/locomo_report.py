@@ -136,6 +136,8 @@ def score(conversations: list[Conversation], outcomes: list[Outcome], k: int, fl
     totals = {key: sum(s[key] for s in speakers.values())
               for key in ("active", "fading", "note_chars", "requests", "chars_sent", "prompt_tokens",
                           "completion_tokens", "partial_runs")}
+    totals["recalls"] = sum(len({k, *KS}) for o in outcomes for _ in o.asked)
+    totals["recalls_unembedded"] = sum(a.unembedded for o in outcomes for a in o.asked.values())
     totals["items_traced"] = sum(bool(turns) for o in outcomes for turns in o.turns.values())
     totals["items_asked_of_ledger"] = sum(len(o.turns) for o in outcomes)
     return {"extractor": extractor, "k": k, "floor": floor, "context_budget": 500,
@@ -203,6 +205,9 @@ def render_by_k(figures: dict[str, Any]) -> list[str]:
     else:
         lines = [f"evidence found: n/a (extractor {extractor} words its own items: no wording of theirs is a LoCoMo "
                  f"observation, so no item can be traced to a turn without a judge)"]
+    if total.get("recalls_unembedded"):
+        lines.append(f"recall ranked some items by their words alone (not embedded yet) in "
+                     f"{total['recalls_unembedded']} of {total['recalls']} calls")
     archive = figures.get("archive")
     if archive == "asked":
         lines.append("answerable % with the archive (recall --notes --limit K: the items and the notes' passages "

@@ -53,6 +53,7 @@ class Asked:
     scores: list[float]
     context: str
     ranked: dict[int, list[dict]] = field(default_factory=dict)
+    unembedded: int = 0  # recall's calls that ranked some items by their words alone (not embedded yet)
     archive: dict[int, list[Returned]] = field(default_factory=dict)
 
 
@@ -196,12 +197,14 @@ def ask(commands: Commands, question: str, job: Job, day: str) -> Asked:
     """`recall QUESTION --limit K --json` and `context --query QUESTION --budget 500 --json`, on the last day; recall
     again at each K of `KS` (a ranking at K is asked for, not cut from another K's)."""
     ranked: dict[int, list[dict]] = {}
+    unembedded = 0
     for limit in dict.fromkeys((job.k, *KS)):
         _, out = commands.run("recall", question, "--limit", str(limit), "--json", "--today", day)
-        ranked[limit] = json.loads(out)["items"]
+        answer = json.loads(out)
+        ranked[limit], unembedded = answer["items"], unembedded + bool(answer.get("waiting"))
     _, block = commands.run("context", "--query", question, "--budget", str(CONTEXT_BUDGET), "--json", "--today", day)
     return Asked(_returned(ranked[job.k]), [float(f["bm25"]) for f in ranked[job.k]], json.loads(block)["text"],
-                 {k: ranked[k] for k in KS})
+                 {k: ranked[k] for k in KS}, unembedded=unembedded)
 
 
 def ask_archive(commands: Commands, question: str, asked: Asked, day: str) -> None:
