@@ -16,11 +16,13 @@ from cli_helpers import hylo
 from vault_helpers import memory_body, memory_file, short, write_note
 
 from hylo_memory.decay import Dimension
+from hylo_memory.extractors import bundled
 from hylo_memory.pipeline.cli.quick import answer
-from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.notes.passages import MAX_CHARS, passages
 from hylo_memory.pipeline.operations import archive
-from hylo_memory.pipeline.operations.archive import rebuild_archive
+from hylo_memory.pipeline.state import archive_matrix
+from hylo_memory.pipeline.state.archive import ArchiveIndex
+from hylo_memory.pipeline.state.archive_matrix import matrix_path
 
 TODAY = "2026-12-01"
 
@@ -115,7 +117,7 @@ def test_a_refresh_reads_a_bounded_number_of_notes_newest_first(vault: Path, mon
     assert paths(vault, "bouldering") == ["_shorts/2021-03-14-gym.md"]  # the next refresh reads on
 
 
-def test_index_reads_every_note_again(vault: Path) -> None:
+def test_index_reads_every_note_again_as_one_of_its_steps(vault: Path) -> None:
     refresh(vault)
     # An edit the stamp does not show (same size, the old mtime put back, as a sync tool may): a refresh
     # passes over it, a rebuild reads it.
@@ -126,8 +128,11 @@ def test_index_reads_every_note_again(vault: Path) -> None:
     os.utime(note, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     refresh(vault)
     assert paths(vault, "pumpernik") == []
-    done = rebuild_archive(vault, Config(vault=str(vault)))
-    assert done.read == 4 and done.dropped == 0
+    done = hylo("index", "--vault", vault, "--json")
+    assert done.exit_code == 0, done.stderr
+    step = json.loads(done.stdout)["steps"][-1]
+    assert (step["step"], step["made"], step["total"], step["failed"]) == ("notes", 4, 4, False)
+    assert step["line"].startswith("Indexed 4 note(s) for `recall --notes`: 4 passage(s)")
     assert paths(vault, "pumpernik") == ["_shorts/2026-11-28-bread.md"]
     assert paths(vault, "sourdough") == []
 
@@ -229,3 +234,18 @@ def test_the_quick_path_leaves_a_query_no_item_answers_to_the_full_command(vault
             answered = answer(asked)
         assert answered is quick, query
         assert out.getvalue() == (full if quick else "")
+
+
+def test_a_search_never_reads_a_kept_matrix_of_vectors_older_than_the_index(vault: Path, bundled_model: None) -> None:
+    refresh(vault)
+    memory = vault / "_memory"
+    assert matrix_path(memory).exists()
+    with ArchiveIndex.writing(memory) as index:  # a write the matrix has not followed (a refresh stopped short)
+        index.drop(["_shorts/2026-11-28-bread.md"])
+    found = json.loads(hylo("recall", "bread for the neighbours", "--notes", "--json", "--vault", vault).stdout)
+    assert found["ranking"] == "bm25+embeddings"
+    assert "_shorts/2026-11-28-bread.md" not in {p["path"] for p in found["passages"]}
+    with ArchiveIndex.reading(memory) as index:
+        assert index is not None
+        kept = archive_matrix.load(index, memory, bundled.cache_key())
+        assert sorted(kept.ids.tolist()) == index.vectors(bundled.cache_key())[0]

@@ -68,7 +68,8 @@ def test_index_embeds_every_item_and_then_recall_says_none_wait(tmp_path: Path,
     found = recalled(vault)
     assert found["waiting"] == 0 and found["ranking"] == "bm25+embeddings"
     again = hylo("index", "--vault", vault)
-    assert again.exit_code == 0 and again.stdout == f"Nothing to embed: all {MANY} item(s) are embedded.\n"
+    assert again.exit_code == 0  # its first line; the notes' step says its own (tests/test_archive.py)
+    assert again.stdout.splitlines()[0] == f"Nothing to embed: all {MANY} item(s) are embedded."
 
 
 def test_index_with_no_model_to_rank_by_meaning_has_nothing_to_embed(tmp_path: Path) -> None:
@@ -91,7 +92,7 @@ def test_index_through_a_server_keeps_what_came_before_a_failure_and_fails(
     assert (step["made"], step["left"], step["failed"]) == (2, 3, True) and "HTTP 503: busy" in step["line"]
     assert vectors(vault) == 2
     done = hylo("index", "--vault", vault)
-    assert done.exit_code == 0 and done.stdout == "Embedded 3 item(s): all 5 are embedded.\n"
+    assert done.exit_code == 0 and done.stdout.splitlines()[0] == "Embedded 3 item(s): all 5 are embedded."
 
 
 @pytest.mark.usefixtures("bundled_model")
@@ -115,6 +116,7 @@ def test_remember_embeds_what_it_wrote_first_within_its_bound(tmp_path: Path, mo
     assert result.exit_code == 0, result.stderr
     assert vectors(vault) == bundled.BATCH  # one batch within its 10 s by this clock; the rest wait for `index`
     monkeypatch.setenv("HYLO_MEMORY_INTERACTIVE_EMBEDDING_SECONDS", "0")
+    monkeypatch.setattr(bundled, "ANSWER_FLOOR", bundled.FLOOR)  # ranked by resemblance, as a question under it is not
     found = recalled(vault, "music instrument")
     assert found["waiting"] == MANY + 1 - bundled.BATCH
     assert "Plays the cello" in [i["text"] for i in found["items"]]  # ranked by meaning: it was embedded first

@@ -13,7 +13,7 @@ import logging
 import math
 import sqlite3
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Protocol
 
@@ -23,6 +23,7 @@ from hylo_memory.errors import HyloMemoryError, LockTimeout
 from hylo_memory.extractors import bundled
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.notes.passages import ArchivedNote
+from hylo_memory.pipeline.state import archive_matrix
 from hylo_memory.pipeline.state.archive import ArchiveIndex
 from hylo_memory.pipeline.state.locking import hold
 from hylo_memory.pipeline.state.names import STATE_DIR
@@ -90,15 +91,18 @@ def update_archive(vault: Path, config: Config) -> Indexing | None:
     return None
 
 
-def rebuild_archive(vault: Path, config: Config, progress: Progress | None = None) -> Indexing:
-    """`index`'s step: every note read again, every passage without a vector embedded (docs/spec.md §9.7)."""
+def rebuild_archive(vault: Path, config: Config, progress: Progress | None = None,
+                    stop: Callable[[], bool] | None = None) -> Indexing:
+    """`index`'s step: every note read again, every passage without a vector embedded (docs/spec.md §9.7); `stop`,
+    asked between batches of passages, ends the embedding early (what was embedded is kept)."""
     folder = open_store(vault, config).folder
     with hold(folder / STATE_DIR, ARCHIVE_LOCK, config.lock_timeout, "indexing the notes"):
-        return index_notes(vault, config, None, math.inf, progress, again=True)
+        return index_notes(vault, config, None, math.inf, progress, again=True, stop=stop)
 
 
 def index_notes(vault: Path, config: Config, most: int | None, embed_seconds: float,
-                progress: Progress | None = None, again: bool = False) -> Indexing:
+                progress: Progress | None = None, again: bool = False, stop: Callable[[], bool] | None = None
+                ) -> Indexing:
     """Bring the index of the vault's notes up to date: at most `most` notes read (None: all), `embed_seconds`
     spent embedding; `again`: every note read again, not only new and changed ones. The caller holds the lock."""
     progress = progress or _Unwatched()
@@ -118,13 +122,16 @@ def index_notes(vault: Path, config: Config, most: int | None, embed_seconds: fl
         written, skipped = _read_into(index, archive.read(todo), progress)
         done = Indexing(notes=len(listed), read=len(todo), dropped=len(gone), passages=written,
                         waiting=len(changed) - len(todo), skipped=skipped)
-        if config.bundled_embeddings and bundled.installed() and embed_seconds > 0:
+        vectors = config.bundled_embeddings and bundled.installed()
+        if vectors and embed_seconds > 0:
             try:
-                done.embedded, done.unembedded = _embed(index, embed_seconds, progress)
+                done.embedded, done.unembedded = _embed(index, embed_seconds, progress, stop or (lambda: False))
             except bundled.LoadFailed as exc:  # a search says so in its own line
                 log.warning("the notes' passages were not embedded: %s", exc)
         if again:
             index.tidy()
+        if vectors:  # what a search reads at once, of the index as it is now
+            archive_matrix.keep(index, folder, bundled.cache_key())
     return done
 
 
@@ -144,7 +151,7 @@ def _read_into(index: ArchiveIndex, notes: Iterable[ArchivedNote], progress: Pro
     return written, skipped
 
 
-def _embed(index: ArchiveIndex, seconds: float, progress: Progress) -> tuple[int, int]:
+def _embed(index: ArchiveIndex, seconds: float, progress: Progress, stop: Callable[[], bool]) -> tuple[int, int]:
     """Embed passages with no vector, newest first, for at most `seconds` (a batch at least); how many were, and how
     many are left. Kept a chunk at a time: a stop loses at most one chunk's work."""
     import numpy as np
@@ -156,7 +163,7 @@ def _embed(index: ArchiveIndex, seconds: float, progress: Progress) -> tuple[int
     while (todo := index.unembedded(model, EMBED_CHUNK)) and (not embedded or time.monotonic() < end):
         rows: dict[bytes, bytes] = {}
         for start in range(0, len(todo), bundled.BATCH):
-            if rows and time.monotonic() >= end:
+            if rows and (time.monotonic() >= end or stop()):
                 break
             batch = todo[start:start + bundled.BATCH]
             got = bundled.passages([text for _, text in batch])
@@ -166,4 +173,6 @@ def _embed(index: ArchiveIndex, seconds: float, progress: Progress) -> tuple[int
             progress.advanced(len(batch))
         index.keep_vectors(model, rows)
         embedded += len(rows)
+        if stop():
+            break
     return embedded, index.unembedded_count(model)

