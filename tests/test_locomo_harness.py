@@ -36,7 +36,7 @@ QUESTIONS = [
 ]
 
 
-def conversation() -> dict:
+def conversation(qa: list[dict] = QUESTIONS) -> dict:
     """Two speakers, two sessions: the speakers' turns and their observations, as locomo10.json holds them."""
     return {
         "sample_id": "test-1",
@@ -44,7 +44,8 @@ def conversation() -> dict:
             "speaker_a": "Ana", "speaker_b": "Ben",
             "session_1_date_time": "1:00 pm on 8 May, 2023",
             "session_1": [{"speaker": "Ana", "dia_id": "D1:1", "text": "We adopted a dog, Biscuit!"},
-                          {"speaker": "Ben", "dia_id": "D1:2", "text": "I still work as a carpenter in Porto."}],
+                          {"speaker": "Ben", "dia_id": "D1:2",
+                           "text": "I still work as a carpenter in Porto, in my uncle's workshop."}],
             "session_2_date_time": "10:00 am on 20 June, 2023",
             "session_2": [{"speaker": "Ben", "dia_id": "D2:1", "text": "I ran a marathon on 3 June."},
                           {"speaker": "Ana", "dia_id": "D2:2", "text": "I started the cello."}],
@@ -56,7 +57,7 @@ def conversation() -> dict:
                                       "Ben": [["Ben ran a marathon on 3 June 2023.", "D2:1"]]},
         },
         "session_summary": {}, "event_summary": {},
-        "qa": QUESTIONS,
+        "qa": qa,
     }
 
 
@@ -182,3 +183,18 @@ def test_turn_ids_are_read_as_the_file_writes_them_askew_or_not() -> None:
 def test_other_extractors_say_evidence_found_is_not_measured() -> None:
     lines = sys.modules["locomo_report"].render_by_k({"extractor": "offline", "total": {}})
     assert lines[0].startswith("evidence found: n/a (extractor offline")
+
+
+def test_with_notes_the_archive_answers_what_the_memory_does_not_hold(tmp_path: Path) -> None:
+    # The uncle is in Ben's note, never in his observations: the archive's passage holds the answer.
+    asked = {"question": "Whose workshop does Ben work in?", "answer": "his uncle's", "category": 4,
+             "evidence": ["D1:2"]}
+    (tmp_path / "locomo10.json").write_text(json.dumps([conversation([*QUESTIONS, asked])]), encoding="utf-8")
+    out = tmp_path / "figures.json"
+    assert locomo.main(["--data", str(tmp_path), "--extractor", "oracle", "--workers", "1", "--notes",
+                        "--json", str(out)]) == 0
+    figures = json.loads(out.read_text(encoding="utf-8"))
+    verdict = next(v for v in figures["questions"] if v["index"] == len(QUESTIONS))
+    assert verdict["recall"] is False
+    assert verdict["archive"] == {"5": True, "10": True}
+    assert figures["archive"] == "asked"
