@@ -80,18 +80,26 @@ def heading(name: str | None) -> str:
     return f"# About {name}" if name else "# About the user"
 
 
+def unmatched_line(query: str) -> str:
+    """The line under the heading when no item answers the query (the block then follows as without one)."""
+    shown = query if len(query) <= NAME_CHARS else query[: NAME_CHARS - 1] + "…"
+    return f"_No item answers {shown!r}: the whole memory follows, as without a query._"
+
+
 def left_out_line(count: int, budget: int) -> str:
     return f"_{count:,} more item{'s' if count != 1 else ''} left out to fit the budget of {budget:,} tokens._"
 
 
 def build_block(files: Mapping[Dimension, Facts | None], today: dt.date, budget: int, estimate: Estimate,
                 name: str | None = None, query: str | None = None, notes: Sequence[str] = (),
-                analysed: Analyse = analyse, cosines: Mapping[str, float] | None = None, floor: float = 0.0) -> Block:
+                analysed: Analyse = analyse, cosines: Mapping[str, float] | None = None, floor: float = 0.0,
+                answer_floor: float | None = None) -> Block:
     """The Active items of `files` as one markdown block whose estimated tokens stay within `budget`.
 
     `cosines`: each Active item's cosine with the query by its text, to rank by BM25 and meaning fused, as recall
     does (decay/recall.py); an item that matches no term and whose cosine stays under `floor` is not relevant, and
-    one with no cosine (not embedded yet) is ranked by its words alone.
+    one with no cosine (not embedded yet) is ranked by its words alone. When no item answers the query (recall's
+    `answers`, with `answer_floor`), none is relevant and a line under the heading says so.
     Each line's estimate is added up, so the estimate of the whole (never more than their sum) is within it too.
     `notes` end the block (a file that could not be read), within the budget like the rest.
     """
@@ -109,13 +117,15 @@ def build_block(files: Mapping[Dimension, Facts | None], today: dt.date, budget:
                                          last=item.last, score=score(item, memory.decay_window, today)))
     if query is not None and candidates:
         texts = [c.text for c in candidates]
-        found = relevance(BM25(texts, analysed), query, None if cosines is None else [cosines.get(t) for t in texts],
-                          floor)
-        for index, value in found.items():
+        found = relevance(BM25(texts, analysed), query, [c.dimension for c in candidates],
+                          None if cosines is None else [cosines.get(t) for t in texts], floor, answer_floor)
+        for index, value in found.scores.items():
             candidates[index] = candidates[index]._replace(relevance=round(value, 6))
     order = sorted(range(len(candidates)), key=lambda i: _priority(candidates[i], i))
 
     top = heading(name)
+    if query is not None and candidates and all(c.relevance is None for c in candidates):
+        top += "\n\n" + unmatched_line(query)  # said, so no item is taken for an answer
     used = estimate(top + "\n") + estimate("\n") + sum(estimate(n + "\n") + estimate("\n") for n in notes)
     chosen: list[int] = []
     opened: set[Dimension] = set()

@@ -12,12 +12,12 @@ import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
+from .asking import GENERIC_WORDS, QUESTION_WORDS, Asked, asked, without_cjk_function_words
 from .names import Dimension, Fact
 from .words import RUN, stem
 
-# A small English list: words that say nothing about what a query asks. Left out of queries only
-# (an item is indexed whole), so a query of nothing else ("who is she") can still be searched by them;
-# the pieces of contractions ("I'm" reads "i", "m") are here.
+# A small English list: words that say nothing about what a query asks. Left out of queries only (an item is
+# indexed whole); the pieces of contractions ("I'm" reads "i", "m") are here.
 STOP_WORDS = frozenset(
     "a an and are as at be by but do does for from had has have he her his i in is it its me my of on or our "
     "she so that the their them they this to was we were what when where which who will with you your "
@@ -70,10 +70,20 @@ def analyse(text: str, stop_words: frozenset[str] = frozenset()) -> Terms:
     return Terms(tuple(terms), tuple(unigrams))
 
 
+_QUERY_STOP = STOP_WORDS | QUESTION_WORDS
+_CONTENT_STOP = _QUERY_STOP | GENERIC_WORDS
+
+
 def query_terms(query: str) -> list[str]:
-    """A query's distinct terms; a query of stop words alone ("who is she") is searched by those words."""
-    terms = analyse(query, STOP_WORDS).terms or analyse(query).terms
-    return list(dict.fromkeys(terms))
+    """A query's distinct terms: the words it is about (`content_terms`), or when it has none ("what do I like?"),
+    the words that say what kind of thing it asks. A query of stop and question words alone has none."""
+    return content_terms(query) or list(dict.fromkeys(analyse(without_cjk_function_words(query), _QUERY_STOP).terms))
+
+
+def content_terms(query: str) -> list[str]:
+    """The terms a query is about: its words but stop, question and generic words ("what", "my", "how",
+    "favourite", "name"), its Chinese without its question and function words ("我", "什么", "喜欢")."""
+    return list(dict.fromkeys(analyse(without_cjk_function_words(query, generic=True), _CONTENT_STOP).terms))
 
 
 Analyse = Callable[[str], Terms]
@@ -86,6 +96,7 @@ class BM25:
     """
 
     def __init__(self, texts: Sequence[str], analysed: Analyse = analyse):
+        self.texts = tuple(texts)  # as given: what asking.py reads the people items' names from
         self.size = len(texts)
         self.lengths: list[int] = []
         self.postings: dict[str, list[tuple[int, int]]] = {}
@@ -149,10 +160,34 @@ def fuse(bm25: Mapping[int, float], cosines: Sequence[float | None], floor: floa
     return fused
 
 
-def relevance(index: BM25, query: str, cosines: Sequence[float | None] | None, floor: float) -> dict[int, float]:
-    """How well each text of `index` answers `query`: BM25's score, or fused with `cosines` (one per text)."""
+class Scores(NamedTuple):
+    """How well each text answers a query (none when nothing does), its BM25 scores, and what the question asks."""
+
+    scores: dict[int, float]  # BM25's, or fused with the cosines; weighed by `asked`
+    bm25: dict[int, float]
+    asked: Asked
+
+
+def relevance(index: BM25, query: str, dimensions: Sequence[Dimension], cosines: Sequence[float | None] | None,
+              floor: float, answer_floor: float | None = None) -> Scores:
+    """How well each text of `index` (of these `dimensions`, one each) answers `query`: BM25's score, or fused with
+    `cosines` (one per text), weighed by what the question asks (asking.py); nothing when nothing answers it
+    (`answers`: a word of the question, a person it names, or a cosine above `answer_floor`, `floor` if None)."""
+    ask = asked(query, dimensions, index.texts, content_terms(query))
+    if not answers(index, query, ask, cosines, floor if answer_floor is None else answer_floor):
+        return Scores({}, {}, ask)
     bm25 = index.scores(query)
-    return bm25 if cosines is None else fuse(bm25, cosines, floor)
+    found = bm25 if cosines is None else fuse(bm25, cosines, floor)
+    # A person the question names is a candidate even when the words that name them are not its terms.
+    return Scores({i: found.get(i, 0.0) * ask.weight(i, dimensions[i]) for i in {*found, *ask.named}}, bm25, ask)
+
+
+def answers(index: BM25, query: str, ask: Asked, cosines: Sequence[float | None] | None, floor: float) -> bool:
+    """Whether any text may answer `query`: one holds a word it is about (`query_terms`), or it names someone in the
+    people file, or (with cosines) one is above `floor`. Else recall says nothing: an unrelated item is no answer."""
+    if ask.named or any(term in index.postings for term in query_terms(query)):
+        return True
+    return cosines is not None and any(c is not None and c > floor for c in cosines)
 
 
 def similarities(query: Sequence[float], vectors: Sequence[Sequence[float] | None]) -> list[float]:
@@ -195,27 +230,39 @@ def tie_key(entry: Entry, index: int, today: dt.date) -> tuple[int, int, int, in
 
 
 def rank(entries: Sequence[Entry], index: BM25, query: str, limit: int, today: dt.date,
-         similarities: Sequence[float | None] | None = None, floor: float = 0.0) -> list[Hit]:
+         similarities: Sequence[float | None] | None = None, floor: float = 0.0,
+         answer_floor: float | None = None) -> list[Hit]:
     """The `limit` entries that best answer `query`: by BM25, or fused with `similarities` (one per entry, None
-    for an entry not embedded yet).
+    for an entry not embedded yet); none when nothing answers it (`answers`, with `answer_floor`).
 
     Only entries that match a term, or (with similarities) rise above the model's `floor` of resemblance, are ranked.
+    Each score is weighed by what the question asks (asking.py): the person's own items before other people's in
+    a question about the person, a light prior for the dimensions its cue words name, and the person it names first
+    when the question asks who they are.
     """
-    bm25 = index.scores(query)
+    found = relevance(index, query, [e.dimension for e in entries], similarities, floor, answer_floor)
+    scores, bm25, ask = found
 
-    def ordered(scores: Mapping[int, float]) -> list[int]:
-        return sorted(scores, key=lambda i: (-scores[i], *tie_key(entries[i], i, today)))
+    def ordered(scored: Mapping[int, float]) -> list[int]:
+        return sorted(scored, key=lambda i: (-scored[i], *tie_key(entries[i], i, today)))
 
+    named = [i for i in ordered(scores) if i in ask.named] if ask.only_named else []  # "who is X": X first
     if similarities is None:
-        return [Hit(i, bm25[i], bm25[i]) for i in ordered(bm25)[:limit]]
-    fused = fuse(bm25, similarities, floor)
-    chosen = ordered(fused)[:limit]
+        chosen = named + [i for i in ordered(scores) if i not in named]
+        return [Hit(i, scores[i], bm25.get(i, 0.0)) for i in chosen[:limit]]
+    if not scores:
+        return []
+    chosen = ordered(scores)[:limit]
     # An exact keyword match is never pushed out of the top by resemblance alone: it takes the place of the
     # lowest item that is not one (BM25's order decides which exact matches, when there are more than `limit`),
     # and it comes first: what holds the very words asked for is what the person meant (it cost LoCoMo 0.1 %).
-    exact = [i for i in ordered(bm25) if i in index.exact(query)][:limit]
+    # Only those of the dimensions the question points to, when its cues point to some, and never someone else's
+    # when it asks about the person: the others compete by their weighed scores.
+    top = max(ask.weight(i, entries[i].dimension) for i in scores)
+    held = index.exact(query)
+    exact = [i for i in ordered(bm25) if i in held and ask.weight(i, entries[i].dimension) >= top][:limit]
     for i in (i for i in exact if i not in chosen):
         chosen[max(n for n, c in enumerate(chosen) if c not in exact)] = i
-    first = ordered({i: fused[i] for i in chosen if i in exact})
-    return [Hit(i, fused[i], bm25.get(i, 0.0), similarities[i])
-            for i in first + ordered({i: fused[i] for i in chosen if i not in exact})]
+    first = named + [i for i in ordered(scores) if i in chosen and i in exact and i not in named]
+    rest = ordered({i: scores[i] for i in chosen if i not in first})
+    return [Hit(i, scores[i], bm25.get(i, 0.0), similarities[i]) for i in (first + rest)[:limit]]

@@ -59,6 +59,9 @@ ASKED = [
     ("recall", "running"), ("recall", "素食"), ("recall", "running", "--limit", "1"), ("recall", "--limit=2", "café"),
     ("recall", "kubernetes"), ("context",), ("context", "--budget", "100"), ("context", "--query", "coffee"),
     ("context", "--query", "  "), ("context", "--query=压力", "--budget=200"),
+    # Recall that answers (docs/spec.md §9.2): the person's own items first, and silence when nothing answers.
+    ("recall", "what is my name?"), ("recall", "what do I like?"), ("recall", "我最近压力大吗？"), ("recall", "who is she?"),
+    ("recall", "what is my dog's name?"), ("context", "--query", "xyzzy"), ("context", "--query", "xyzzy", "--budget", "100"),
 ]
 
 

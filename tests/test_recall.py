@@ -72,9 +72,10 @@ def test_mixed_english_and_chinese_text_is_read_word_by_word_and_pair_by_pair() 
     assert analyse("猫 and 狗").terms == ("猫", "and", "狗")  # a one-character run is itself
 
 
-def test_stop_words_leave_a_query_unless_nothing_else_is_left() -> None:
-    assert query_terms("what do I like to eat") == ["like", "eat"]
-    assert query_terms("who is she") == ["who", "is", "she"]
+def test_stop_and_question_words_leave_a_query_and_a_query_of_nothing_else_has_no_term() -> None:
+    assert query_terms("what do I like to eat") == ["eat"]
+    assert query_terms("what do I like?") == ["like"]  # a word that says what is asked, when nothing else is
+    assert query_terms("who is she") == []
 
 
 def test_fading_items_are_included_and_marked(vault: Path) -> None:

@@ -122,7 +122,8 @@ def _answer(argv: list[str]) -> str:
     by_text, waiting = _cosines(memory, files, query) if meaning and query is not None else (None, 0)
     block = build_block(files, day, _number(given.get("--budget"), DEFAULT_BUDGET, MIN_BUDGET, MAX_BUDGET),
                         estimate_tokens, memo["name"], query, [f"_{waiting_line(waiting)}_"] if waiting else [],
-                        analysed=_analysed(memo), cosines=by_text, floor=bundled.FLOOR if by_text is not None else 0.0)
+                        analysed=_analysed(memo), cosines=by_text, floor=bundled.FLOOR if by_text is not None else 0.0,
+                        answer_floor=bundled.ANSWER_FLOOR if by_text is not None else 0.0)
     if query is not None and not any(c.relevance is not None for c in block.items) \
             and os.path.exists(memory / STATE_DIR / ARCHIVE_FILE):
         raise Declined  # no item answers: the full command searches the notes (docs/spec.md §9.7)
@@ -260,7 +261,7 @@ def _recall(files: dict[Dimension, KeptFile | None], query: str, limit: int, day
                for fading, facts in ((False, kept.active), (True, kept.fading)) for fact in facts]
     texts = [clean_text(e.item.text) for e in entries]
     cosines = None if by_text is None or not texts else [by_text.get(t) for t in texts]
-    hits = rank(entries, BM25(texts, analysed), query, limit, day, cosines, bundled.FLOOR)
+    hits = rank(entries, BM25(texts, analysed), query, limit, day, cosines, bundled.FLOOR, bundled.ANSWER_FLOOR)
     rows = [Row(n, entries[h.at].dimension, texts[h.at], entries[h.at].fading, entries[h.at].item.pinned,
                 entries[h.at].item.seen, entries[h.at].item.last) for n, h in enumerate(hits, start=1)]
     return recall_text(rows, query, cosines is not None, None, [], waiting)

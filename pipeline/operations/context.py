@@ -63,10 +63,10 @@ def build_context(vault: Path, config: Config, today: dt.date, budget: int | Non
     if meaning.waiting:
         notes.append(f"_{waiting_line(meaning.waiting)}_")
     block = build_block(read.files, today, budget, estimate_tokens, read.name, query, notes,
-                        cosines=meaning.by_text, floor=meaning.floor)
+                        cosines=meaning.by_text, floor=meaning.floor, answer_floor=meaning.answer_floor)
     if query is not None and not any(c.relevance is not None for c in block.items):  # the memory has no answer:
         archived = notes_section(read.store.folder, config, query, budget // 3)  # the notes may (docs/spec.md §9.7)
         if archived is not None:
             block = build_block(read.files, today, budget, estimate_tokens, read.name, query, [*notes, archived],
-                                cosines=meaning.by_text, floor=meaning.floor)
+                                cosines=meaning.by_text, floor=meaning.floor, answer_floor=meaning.answer_floor)
     return ContextResult(block, [str(e) for e in refused], meaning.fallback, meaning.waiting)

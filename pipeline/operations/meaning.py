@@ -64,6 +64,7 @@ class Cosines(NamedTuple):
     fallback: str | None = None
     model: str | None = None
     waiting: int = 0
+    answer_floor: float = 0.0  # the cosine some item must reach to answer a question that shares no word with any
 
 
 class Filled(NamedTuple):
@@ -107,7 +108,8 @@ def bundled_cosines(memory_dir: Path, query: str, texts: Sequence[str], seconds:
     if not kept:
         return Cosines(None, waiting=waiting)
     found = bundled.cosines(bundled.embed_query(query), [rows[t] for t in kept])
-    return Cosines(dict(zip(kept, found, strict=True)), bundled.FLOOR, model=bundled.MODEL, waiting=waiting)
+    return Cosines(dict(zip(kept, found, strict=True)), bundled.FLOOR, model=bundled.MODEL, waiting=waiting,
+                   answer_floor=bundled.ANSWER_FLOOR)
 
 
 def warm(memory_dir: Path, config: Config, texts: Sequence[str], seconds: float | None = WARM_SECONDS,

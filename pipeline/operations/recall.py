@@ -84,7 +84,7 @@ def recall(vault: Path, config: Config, query: str, limit: int = 10, today: dt.d
     meaning = cosines(store.folder, config, query, texts, seconds)
     by_text = meaning.by_text
     hits = rank(entries, index, query, limit, day, None if by_text is None else [by_text.get(t) for t in texts],
-                meaning.floor)
+                meaning.floor, meaning.answer_floor)
     items = [Found(rank=n, dimension=entries[h.at].dimension, text=texts[h.at], fading=entries[h.at].fading,
                    pinned=entries[h.at].item.pinned, seen=entries[h.at].item.seen,
                    last=entries[h.at].item.last, score=round(h.score, 6), bm25=round(h.bm25, 6),
