@@ -42,8 +42,10 @@ def run() -> None:
          ["why", "Ines — sister", "--vault", str(vault)])
     step("Every change to the memory files, newest first (each can be undone with `undo`).",
          ["history", "--vault", str(vault)])
-    step("Recall by meaning: no item says \"food\", the model installed with hylo-memory finds the one that answers.",
-         ["recall", "food", "--vault", str(vault), "--limit", "1", "--today", "2026-12-03"])
+    step("Recall answers a question about the person with their own items first.",
+         ["recall", "where do I live?", "--vault", str(vault), "--limit", "2", "--today", "2026-12-03"])
+    step("And with nothing when no item answers: the memory holds no dog.",
+         ["recall", "what is my dog's name?", "--vault", str(vault), "--today", "2026-12-03"])
     step("The memory as a block for an assistant's instructions (here within 300 tokens).",
          ["context", "--vault", str(vault), "--budget", "300", "--today", "2026-12-03"])
     print(f"\nThe memory files are in {vault / '_memory'}:")
