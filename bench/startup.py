@@ -19,6 +19,11 @@ the median of each with its ratio to the floor measured in this same run:
     recall, memory changed  the first recall after an edit, which parses the files and keeps the memo: no target
     mcp first recall        `hylo-memory mcp` spawned, initialized and its first `recall` answered, through
                             the SDK's own client: target <= 1.3x `python -c 'import mcp.server.lowlevel'`
+    by hand                 the same N items in a second vault that no command wrote (kept by hand, or by another
+                            tool), none of them embedded: `recall` called again and again, target <= 8x bare Python
+                            on its slowest call (the first, which parses the files, untimed as above); and the MCP
+                            server's first recall on it, the vectors removed before each spawn, target <= 1.5x
+                            `import mcp.server.lowlevel` on its slowest
 
 Ratios, not seconds: a shared machine only ever errs slow, and the floor errs with it.
 No LLM, no embeddings server (the offline extractor, no user config).
@@ -29,7 +34,6 @@ No LLM, no embeddings server (the offline extractor, no user config).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import statistics
@@ -44,6 +48,7 @@ import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp_types import TextContent
 
+from hylo_memory.pipeline.state.embedding_cache import EmbeddingCache
 from hylo_memory.pipeline.state.read_memo import memo_path
 
 TODAY = "2026-11-30"
@@ -51,6 +56,8 @@ PYTHON = sys.executable
 HYLO = str(Path(sys.executable).parent / "hylo-memory")
 QUERY = "running"
 PYDANTIC_FLOOR = "import click\nfrom pydantic import BaseModel\nclass M(BaseModel):\n    x: int = 0\nM()"
+# Rows whose target holds for every call, so for their slowest run, not their median.
+EVERY_CALL = {"recall, by hand", "mcp 1st recall, by hand"}
 
 # (file, decay_window): the six memory files, as docs/spec.md §2 names them.
 FILES = [("_identity.md", "365d"), ("_preferences.md", "90d"), ("_goals.md", "30d"),
@@ -117,8 +124,9 @@ def process(argv: list[str], env: dict[str, str], prints: bool = True,
     return run
 
 
-def mcp_recall(vault: Path, env: dict[str, str]) -> Callable[[], float]:
-    """A timed spawn of the server, its initialize and its first recall answered; its shutdown is not timed."""
+def mcp_recall(vault: Path, env: dict[str, str], before: Callable[[], None] | None = None) -> Callable[[], float]:
+    """A timed spawn of the server, its initialize and its first recall answered; its shutdown is not timed, nor
+    `before`, done first."""
     params = StdioServerParameters(command=HYLO, args=["mcp", "--vault", str(vault), "--today", TODAY], env=env)
 
     async def session(marks: list[float]) -> None:
@@ -132,6 +140,8 @@ def mcp_recall(vault: Path, env: dict[str, str]) -> Callable[[], float]:
             raise SystemExit(f"mcp recall failed: {answer.content}")
 
     def run() -> float:
+        if before is not None:
+            before()
         marks: list[float] = [time.perf_counter()]
         anyio.run(session, marks)
         return marks[1] - marks[0]
@@ -139,13 +149,9 @@ def mcp_recall(vault: Path, env: dict[str, str]) -> Callable[[], float]:
 
 
 def embed_every_item(vault: Path, env: dict[str, str]) -> None:
-    """Recall until every item's vector is kept (each call embeds for `embedding_timeout` seconds at most)."""
-    for _ in range(20):
-        done = subprocess.run([HYLO, "recall", QUERY, "--json", "--vault", str(vault), "--today", TODAY], env=env,
-                              capture_output=True, text=True, timeout=600, check=True)
-        if json.loads(done.stdout)["fallback"] is None:
-            return
-    raise SystemExit("the items' vectors were not all kept after 20 recalls")
+    """Every item's vector kept, as `hylo-memory index` keeps them (a recall embeds for a fraction of a second)."""
+    subprocess.run([HYLO, "index", "--vault", str(vault), "--quiet"], env=env, capture_output=True, text=True,
+                   timeout=3600, check=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -155,8 +161,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory(prefix="hylo-bench-startup-") as tmp:
-        vault = Path(tmp) / "vault"
-        write_memory(vault / "_memory", args.items)
+        vault, by_hand, by_hand_mcp = (Path(tmp) / name for name in ("vault", "by-hand", "by-hand-mcp"))
+        for folder in (vault, by_hand, by_hand_mcp):
+            write_memory(folder / "_memory", args.items)
+        unembedded = EmbeddingCache.for_memory_dir(by_hand_mcp / "_memory").path
         env = environment(Path(tmp) / "home")
         words_only = {**env, "HYLO_MEMORY_BUNDLED_EMBEDDINGS": "false"}
         on_vault = ["--vault", str(vault), "--today", TODAY]
@@ -181,6 +189,11 @@ def main(argv: list[str] | None = None) -> int:
                                                before=lambda: memo_path(vault / "_memory").unlink(missing_ok=True)),
                                        "python -c pass", None),
             "mcp: spawn to 1st recall": (mcp_recall(vault, env), "import mcp.server.lowlevel", 1.3),
+            # A memory no command wrote: its items wait to be embedded (the first call, untimed, kept the memo).
+            "recall, by hand": (process([HYLO, "recall", QUERY, "--vault", str(by_hand), "--today", TODAY], env),
+                                "python -c pass", 8.0),
+            "mcp 1st recall, by hand": (mcp_recall(by_hand_mcp, env, before=lambda: unembedded.unlink(missing_ok=True)),
+                                        "import mcp.server.lowlevel", 1.5),
         }
         for work, _, _ in rows.values():  # once untimed: the files in the page cache, bytecode compiled
             work()
@@ -190,16 +203,18 @@ def main(argv: list[str] | None = None) -> int:
                 times[name].append(work())
 
     median = {name: statistics.median(found) for name, found in times.items()}
-    print(f"python {sys.version.split()[0]}, {args.items:,} memory items, median of {args.repeat} runs each")
-    print(f"{'':<28} {'s':>7} {'ratio':>7}  {'to':<28} {'target':>7}  result")
+    print(f"python {sys.version.split()[0]}, {args.items:,} memory items, median of {args.repeat} runs each "
+          f"(worst: the slowest run's ratio; * the target is the worst's)")
+    print(f"{'':<28} {'s':>7} {'ratio':>7} {'worst':>7}  {'to':<28} {'target':>8}  result")
     for name, (_, floor, target) in rows.items():
         if floor is None:
             print(f"{name:<28} {median[name]:7.3f}")
             continue
-        ratio = median[name] / median[floor]
-        verdict = "" if target is None else ("met" if ratio <= target else "MISSED")
-        goal = "" if target is None else f"<= {target:g}x"
-        print(f"{name:<28} {median[name]:7.3f} {ratio:6.2f}x  {floor:<28} {goal:>7}  {verdict}")
+        ratio, worst = median[name] / median[floor], max(times[name]) / median[floor]
+        judged = worst if name in EVERY_CALL else ratio
+        verdict = "" if target is None else ("met" if judged <= target else "MISSED")
+        goal = "" if target is None else f"<= {target:g}x" + ("*" if name in EVERY_CALL else "")
+        print(f"{name:<28} {median[name]:7.3f} {ratio:6.2f}x {worst:6.2f}x  {floor:<28} {goal:>8}  {verdict}")
     return 0
 
 
