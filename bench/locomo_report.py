@@ -184,10 +184,10 @@ def render(figures: dict[str, Any]) -> str:
 def _by_k(total: dict[str, Any], cell: Any, last: Any) -> list[str]:
     """A row per K of `KS`: a cell per category and overall, then `last`."""
     cols = "".join(f" {CATEGORIES[c][:11]:>11}" for c in CATEGORIES)
-    rows = [f"{'K':>5}{cols}     overall  {last(None)}"]
+    rows = [f"{'K':>5}{cols}     overall  {last(None)}".rstrip()]
     for n in map(str, KS):
         cells = "".join(f" {cell(total[str(c)], n):>11}" for c in CATEGORIES)
-        rows.append(f"{n:>5}{cells} {cell(total['overall'], n):>11}  {last(n)}")
+        rows.append(f"{n:>5}{cells} {cell(total['overall'], n):>11}  {last(n)}".rstrip())
     return rows
 
 
