@@ -249,3 +249,13 @@ def test_a_search_never_reads_a_kept_matrix_of_vectors_older_than_the_index(vaul
         assert index is not None
         kept = archive_matrix.load(index, memory, bundled.cache_key())
         assert sorted(kept.ids.tolist()) == index.vectors(bundled.cache_key())[0]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_pipe_named_like_a_note_is_passed_over_and_the_rest_indexed(vault: Path) -> None:
+    os.mkfifo(vault / "_shorts" / "2026-11-29-pipe.md")  # opening it to read would block for ever
+    refresh(vault)
+    assert paths(vault, "sourdough") == ["_shorts/2026-11-28-bread.md"]
+    with sqlite3.connect(vault / "_memory/.state/archive.sqlite") as db:
+        [(skipped,)] = db.execute("SELECT skipped FROM notes WHERE path = '_shorts/2026-11-29-pipe.md'")
+    assert "not a regular file" in skipped
