@@ -43,7 +43,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "unforget": ("trust:unforget_command", "let a forgotten fact be kept again"),
     "context": ("assist:context_command", "print the memory as one markdown block for an assistant's prompt"),
     "recall": ("assist:recall_command", "the items that best answer QUERY, best first (Active and Fading)"),
-    "index": ("index:index_command", "embed every memory item not embedded yet, so no recall waits for it"),
+    "index": ("index:index_command",
+              "embed every memory item not embedded yet and index the notes, so no recall waits for them"),
     "skill": ("assist:skill_command", "print a SKILL.md that makes your assistant the memory's reader, or install it"),
     "mcp": ("serve:mcp_command", "serve the memory to assistants over the Model Context Protocol (stdio)"),
 }

@@ -10,7 +10,8 @@ from hylo_memory.pipeline.cli.options import json_failures, options, setup
 from hylo_memory.pipeline.cli.progress_bar import progress_bar
 
 
-@click.command("index", help="embed every memory item not embedded yet, so no recall waits for it")
+@click.command("index",
+               help="embed every memory item not embedded yet and index the notes, so no recall waits for them")
 @options(today=False)
 @click.option("--quiet", is_flag=True, help="no progress bar")
 @click.option("--json", "as_json", is_flag=True, help="print what each step did as one JSON object")
