@@ -57,6 +57,8 @@ def judge(question: Question, outcomes: Sequence[Outcome], k: int, floor: float,
         pairs = list(zip(outcomes, asked, strict=True))
         verdict["evidence"] = {str(n): found(question, observed, [o.turns.get(item_key(f["dimension"], f["text"]), ())
                                                                   for o, a in pairs for f in a.ranked[n]]) for n in KS}
+        # The ceiling: an item of the whole final memory came from it (what a perfect ranking could return).
+        verdict["evidence"]["held"] = found(question, observed, [t for o in outcomes for t in o.turns.values()])
     if all(a.archive for a in asked):
         verdict["archive"] = {str(n): answerable(question.answer, [r for a in asked for r in a.archive[n]],
                                                  question.speakers) for n in KS}
@@ -66,7 +68,7 @@ def judge(question: Question, outcomes: Sequence[Outcome], k: int, floor: float,
 def _evidence(group: list[dict[str, Any]]) -> dict[str, Any]:
     """Evidence found at each K: of the questions with evidence to find, the share reached by any and by all."""
     table = {}
-    for n in map(str, KS):
+    for n in (*map(str, KS), "held"):
         judged = [v["evidence"][n] for v in group if v.get("evidence", {}).get(n) is not None]
         table[n] = {"questions": len(judged), "any": _share(sum(j["any"] for j in judged), len(judged)),
                     "all": _share(sum(j["all"] for j in judged), len(judged))}
@@ -181,14 +183,14 @@ def render(figures: dict[str, Any]) -> str:
     return "\n".join(lines + render_by_k(figures))
 
 
-def _by_k(total: dict[str, Any], cell: Any, last: Any) -> list[str]:
-    """A row per K of `KS`: a cell per category and overall, then `last`."""
+def _by_k(total: dict[str, Any], cell: Any, last: Any, rows: tuple[str, ...] = tuple(map(str, KS))) -> list[str]:
+    """A row per K of `KS` (or of `rows`): a cell per category and overall, then `last`."""
     cols = "".join(f" {CATEGORIES[c][:11]:>11}" for c in CATEGORIES)
-    rows = [f"{'K':>5}{cols}     overall  {last(None)}".rstrip()]
-    for n in map(str, KS):
+    lines = [f"{'K':>5}{cols}     overall  {last(None)}".rstrip()]
+    for n in rows:
         cells = "".join(f" {cell(total[str(c)], n):>11}" for c in CATEGORIES)
-        rows.append(f"{n:>5}{cells} {cell(total['overall'], n):>11}  {last(n)}".rstrip())
-    return rows
+        lines.append(f"{n:>5}{cells} {cell(total['overall'], n):>11}  {last(n)}".rstrip())
+    return lines
 
 
 def render_by_k(figures: dict[str, Any]) -> list[str]:
@@ -199,9 +201,11 @@ def render_by_k(figures: dict[str, Any]) -> list[str]:
                  "traced through the ledger; no judge), any/all of those turns:"]
         lines += _by_k(total, lambda f, n: f"{_pct(f['evidence'][n]['any']).strip()}/"
                                            f"{_pct(f['evidence'][n]['all']).strip()}",
-                       lambda n: "judged" if n is None else f"{total['overall']['evidence'][n]['questions']:6d}")
-        lines.append(f"questions with no evidence turn an asked speaker's observation cites are not judged; items "
-                     f"traced to an observation: {total['items_traced']} of {total['items_asked_of_ledger']}")
+                       lambda n: "judged" if n is None else f"{total['overall']['evidence'][n]['questions']:6d}",
+                       (*map(str, KS), "held"))
+        lines.append(f"held: an item of the whole final memory came from it; questions with no evidence turn an asked "
+                     f"speaker's observation cites are not judged; items traced to an observation: "
+                     f"{total['items_traced']} of {total['items_asked_of_ledger']}")
     else:
         lines = [f"evidence found: n/a (extractor {extractor} words its own items: no wording of theirs is a LoCoMo "
                  f"observation, so no item can be traced to a turn without a judge)"]

@@ -150,14 +150,14 @@ def test_evidence_is_found_through_the_ledger_whatever_the_words_of_the_answer(f
     # says the answer ("the violin") is not held.
     verdict = _verdict(figures, "What instrument is Ana learning?")
     assert verdict["recall"] is False
-    assert verdict["evidence"] == {"5": {"any": True, "all": True}, "10": {"any": True, "all": True}}
+    assert verdict["evidence"] == {n: {"any": True, "all": True} for n in ("5", "10", "held")}
     assert _verdict(figures, "What is the name of Ana's dog?")["evidence"]["5"] == {"any": True, "all": True}
 
 
 def test_evidence_no_observation_of_the_asked_speaker_cites_is_not_judged(figures: dict) -> None:
     # D1:2 is Ben's turn, cited by Ben's observation: Ana's memory could never hold it.
-    assert _verdict(figures, "When did Ana adopt her dog?")["evidence"] == {"5": None, "10": None}
-    assert _verdict(figures, "When did Ben run his marathon?")["evidence"] == {"5": None, "10": None}  # no evidence
+    assert _verdict(figures, "When did Ana adopt her dog?")["evidence"] == {"5": None, "10": None, "held": None}
+    assert _verdict(figures, "When did Ben run his marathon?")["evidence"]["5"] is None  # it cites no turn
     assert figures["total"]["overall"]["evidence"]["5"] == {"questions": 3, "any": 1.0, "all": 1.0}
 
 
