@@ -19,12 +19,12 @@ pytestmark = pytest.mark.slow  # real processes (docs/development.md: the tiers)
 
 TODAY = "2026-11-28"
 HOBBIES = ["archery", "baking", "chess", "diving", "embroidery", "fencing"]
-STUCK = "I love diving."  # the fourth batch: the model hangs on it until the test lets go
+STUCK = "I love chess."  # the fourth batch, newest first: the model hangs on it until the test lets go
 
 
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
-    for i, hobby in enumerate(HOBBIES):  # one note a batch (see `llm_env`), oldest first
+    for i, hobby in enumerate(HOBBIES):  # one note a batch (see `llm_env`), read newest first
         short(tmp_path / "vault", f"2026-11-{10 + i}", f"I love {hobby}. " + "Filler words here. " * 80,
               slug=f"n{i}")
     return tmp_path / "vault"
@@ -71,7 +71,7 @@ def test_ctrl_c_keeps_the_finished_batches_and_writes_no_memory(processes: Proce
     db = sqlite3.connect(vault / "_memory" / ".state" / "ledger.db")
     kept = sorted(row[0] for row in db.execute("SELECT path FROM kept_evidence"))
     db.close()
-    assert kept == [f"_shorts/2026-11-1{i}-n{i}.md" for i in range(3)]
+    assert kept == [f"_shorts/2026-11-1{i}-n{i}.md" for i in (3, 4, 5)]
 
 
 def test_the_next_run_sends_only_the_unfinished_batches_and_applies_the_kept_ones_once(
