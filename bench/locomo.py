@@ -56,8 +56,9 @@ to infer; the figures that matter most for a profile are single hop (4) and mult
 is a lexical proxy, not LoCoMo's F1 or an LLM judge, and is not comparable with vendors' published
 numbers. Nothing in the product is tuned to LoCoMo: no pattern, threshold or window was chosen for it,
 and no LoCoMo text is in the repository. Figures depend on the extractor; offline and oracle need no
-network and give the same figures on every machine; over all ten conversations each takes under a minute
-on a shared 2-core machine (23 s offline, 31–45 s oracle). Figures and the gap analysis: docs/locomo.md.
+network and give the same figures on every machine (but for a few verdicts that depend on timing). Over all
+ten conversations the oracle with `--notes` took 1,226 s with one worker on a shared, loaded 2-core machine:
+recall is asked at K = 5 and 10, each question embedded. Figures and the gap analysis: docs/locomo.md.
 
 The commands run through the package's real click group (`hylo_memory.pipeline.cli.group.cli`),
 invoked in process with click's CliRunner: the code path of `.venv/bin/hylo-memory …` without ~0.4 s of
