@@ -60,7 +60,7 @@ def _word_shares(texts: Sequence[str]) -> dict[tuple[int, int], float]:
     """For each pair sharing words enough to be asked about: the share of the shorter text's words the other holds
     (stemmed, stop words left out). Two words at least, unless the shorter has one; and a word held by many of the
     file's items ("likes" in a file of likings) does not count."""
-    terms = [set(analyse(text, STOP_WORDS).terms) for text in texts]
+    terms = [set(analyse(text, STOP_WORDS, with_concepts=False).terms) for text in texts]
     holders: dict[str, list[int]] = {}
     for i, found in enumerate(terms):
         for term in found:

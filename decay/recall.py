@@ -12,6 +12,7 @@ import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
+from . import concepts
 from .asking import GENERIC_WORDS, QUESTION_WORDS, Asked, asked, without_cjk_function_words
 from .names import Dimension, Fact
 from .words import RUN, stem
@@ -49,25 +50,30 @@ class Terms(NamedTuple):
     unigrams: tuple[str, ...] = ()
 
 
-def analyse(text: str, stop_words: frozenset[str] = frozenset()) -> Terms:
+def analyse(text: str, stop_words: frozenset[str] = frozenset(), with_concepts: bool = True) -> Terms:
     """The terms of `text`: Latin words folded and stemmed, CJK runs as bigrams (a 1-character run as itself).
 
     Case and compatibility forms are normalised first (NFKC, casefold): "Ｒｕｎ", "RUN" and "run" are one term.
+    `with_concepts`: the concepts its words name follow them (concepts.py: recall's terms, not a likeness of words).
     """
     terms: list[str] = []
     unigrams: list[str] = []
+    named: list[str] = []  # the concepts its words name (concepts.py), after its words
     for match in RUN.finditer(unicodedata.normalize("NFKC", text).casefold()):
         run = match[1]
         if run is None:
             folded, term = _word(match[0])
             if folded not in stop_words:
                 terms.append(term)
-        elif len(run) == 1:
+                named += concepts.of_term(term)
+            continue
+        if len(run) == 1:
             terms.append(run)
         else:
             terms += [run[i:i + 2] for i in range(len(run) - 1)]
             unigrams += run  # so a query of one character finds the runs that hold it
-    return Terms(tuple(terms), tuple(unigrams))
+        named += concepts.of_run(run)
+    return Terms((*terms, *dict.fromkeys(named)) if with_concepts else tuple(terms), tuple(unigrams))
 
 
 _QUERY_STOP = STOP_WORDS | QUESTION_WORDS

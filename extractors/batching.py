@@ -143,4 +143,4 @@ def relevant(existing: list[Candidate], text: str, limit: int) -> list[Candidate
 
 def _terms(text: str) -> list[str]:
     # Words of one or two letters ("I", "to") and the note words carry no signal.
-    return [t for t in analyse(text, STOP_WORDS).terms if len(t) >= 3 or not t.isascii()]
+    return [t for t in analyse(text, STOP_WORDS, with_concepts=False).terms if len(t) >= 3 or not t.isascii()]

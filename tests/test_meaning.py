@@ -21,7 +21,7 @@ from cli_helpers import hylo
 from proc_helpers import cli_env
 from vault_helpers import memory_body, memory_file
 
-from hylo_memory.decay import Dimension
+from hylo_memory.decay import Dimension, concepts
 from hylo_memory.decay.recall import analyse, query_terms
 from hylo_memory.extractors import bundled
 from hylo_memory.pipeline.cli.quick import answer
@@ -66,7 +66,8 @@ def top(vault: Path, query: str, limit: int = 3) -> list[str]:
 def test_the_set_shares_no_word_between_a_question_and_its_answer() -> None:
     for language in ("en", "zh"):
         for question, item in SET[language]["questions"]:
-            assert not set(query_terms(question)) & set(analyse(item).terms), (question, item)
+            words = {t for t in query_terms(question) if not t.startswith(concepts.PREFIX)}
+            assert not words & set(analyse(item).terms), (question, item)
 
 
 @pytest.mark.usefixtures("no_answer_floor")
@@ -91,14 +92,14 @@ def test_most_of_the_set_is_answered_within_the_top_three(tmp_path: Path, langua
     assert found >= 0.85 * len(SET[language]["questions"])  # 20 of 22 and 19 of 22 when written
 
 
-@pytest.mark.parametrize(("language", "least"), [("en", 2), ("zh", 12)])
+@pytest.mark.parametrize(("language", "least"), [("en", 6), ("zh", 13)])
 def test_the_answer_floor_keeps_the_answers_the_model_is_surest_of(tmp_path: Path, language: str, least: int) -> None:
     # The price of silence (docs/spec.md §9.2): the model's cosines for English keywords with no word in common
     # with their answer ("diet": Vegetarian, 0.86) crowd among those of unrelated questions, and stay under it.
     vault = vault_of(tmp_path, *SET[language]["items"])
     found = sum(item in top(vault, question) for question, item in SET[language]["questions"])
     print(f"\n{language}: {found} of {len(SET[language]['questions'])} within the top three above the answer floor")
-    assert found >= least  # 2 of 22 and 12 of 22 when written
+    assert found >= least  # 6 of 22 and 13 of 22 with the concepts (decay/concepts.py), 2 and 12 before them
 
 
 def test_without_the_model_the_same_question_finds_nothing(english: Path) -> None:

@@ -69,7 +69,7 @@ def test_mixed_english_and_chinese_text_is_read_word_by_word_and_pair_by_pair() 
     assert analyse("Python编程很有趣").terms == ("python", "编程", "程很", "很有", "有趣")
     assert analyse("私はコーヒー").terms[:2] == ("私は", "はコ")
     assert analyse("커피를 좋아해요").terms == ("커피", "피를", "좋아", "아해", "해요")
-    assert analyse("猫 and 狗").terms == ("猫", "and", "狗")  # a one-character run is itself
+    assert analyse("猫 and 狗").terms == ("猫", "and", "狗", "~cat", "~dog")  # a one-character run is itself
 
 
 def test_stop_and_question_words_leave_a_query_and_a_query_of_nothing_else_has_no_term() -> None:

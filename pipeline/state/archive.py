@@ -23,7 +23,7 @@ from hylo_memory.pipeline.notes.passages import ArchivedNote, Stamp, passages
 from hylo_memory.pipeline.state.names import ARCHIVE_FILE, STATE_DIR
 
 # The cut into passages and the words' analysis: a file of another format has every note read again.
-FORMAT = "1"
+FORMAT = "2"  # 2: concept terms (decay/concepts.py)
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS notes (path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL,
