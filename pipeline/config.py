@@ -28,6 +28,7 @@ from hylo_memory.extractors.costs import Prices
 from hylo_memory.extractors.settings import LLMSettings
 from hylo_memory.pipeline.config_memo import DEFAULT_CONFIG as DEFAULT_CONFIG
 from hylo_memory.pipeline.config_memo import VAULT_FILE as VAULT_FILE
+from hylo_memory.pipeline.scopes import Scope, check_layout, check_names
 
 # Every setting has a ceiling as well as a floor: a value past it is a typo, and would
 # otherwise end in a date past the calendar's end or a run that never stops.
@@ -66,6 +67,9 @@ class Config(LLMSettings):
         ["_knowledge"], max_length=100, description="The folders of knowledge units.")
     extra_scan_paths: list[Annotated[str, Field(max_length=PATH_CHARS)]] = Field([], max_length=100, description=(
         "More folders of personal notes, read as short notes."))
+    scopes: dict[str, Scope] = Field({}, description=(
+        "Folders with a memory of their own, a project's (`[scopes.NAME]` with `folders = [\"projects/NAME\"]`): "
+        "their notes make the memory in the first folder's `_memory/`, and the person's memory leaves them out."))
     timezone: str | None = Field(None, max_length=100, description=(
         "The time zone in which today is decided and a file's mtime is dated; none: the machine's."))
     max_note_bytes: int = Field(1_000_000, ge=1, le=100_000_000, description=(
@@ -93,6 +97,12 @@ class Config(LLMSettings):
     archive_keep: int = Field(10, ge=0, le=10_000, description=(
         "Prior versions kept per memory file in `.archive/`, beyond every version of the last 24 hours "
         "(up to 16 MiB a file)."))
+    soft_cap: int = Field(150, ge=1, le=100_000, description=(
+        "Active items a memory file may hold before the run summary, `status` and `context` say it is past its soft "
+        "cap and suggest `forget` or a shorter `decay_window`; nothing is ever deleted for it."))
+    me_max_bytes: int = Field(16_384, ge=256, le=1_000_000, description=(
+        "The largest `_me.md` (your own file in the memory folder) that is read; a larger one is named in one line "
+        "and left out until it is shortened."))
     lock_timeout: float = Field(600.0, ge=0, le=7 * 86_400, description=(
         "Seconds a command waits for another one on the same vault."))
     schedule: str = Field("0 3 * * *", max_length=200, description=(
@@ -154,6 +164,17 @@ class Config(LLMSettings):
         if not parts:  # ".", "./": the vault itself, whose notes the memory would sit among
             raise ValueError(f"{value!r} is the vault itself; it must be a folder inside the vault, like _memory")
         return value
+
+    @field_validator("scopes")
+    @classmethod
+    def _scope_names(cls, value: dict[str, Scope]) -> dict[str, Scope]:
+        return check_names(value)
+
+    @model_validator(mode="after")
+    def _scopes_apart(self) -> Config:
+        """A scope's folders overlap no other's, nor the memory or the person's own folders (docs/spec.md §1.1)."""
+        check_layout(self)
+        return self
 
     @model_validator(mode="after")
     def _memory_is_not_scanned(self) -> Config:

@@ -94,8 +94,10 @@ def newest_note(root: Path, config: Config, before: dt.date) -> dt.date | None:
 
 def _folder(root: Path, config: Config, author: Sequence[str] = (), future: Collection[str] = ()) -> FolderVault:
     from hylo_memory.pipeline import clock
+    from hylo_memory.pipeline.scopes import scope_folders
 
     from .folder import FolderVault
 
     return FolderVault(root, config.extra_scan_paths, config.memory_dir, config.max_note_bytes, config.shorts_paths,
-                       config.knowledge_paths, author=author, zone=clock.zone(config.timezone), future=future)
+                       config.knowledge_paths, author=author, zone=clock.zone(config.timezone), future=future,
+                       left_out=scope_folders(config))  # a scope's notes are its memory's (docs/spec.md §1.1)

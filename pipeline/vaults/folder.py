@@ -56,8 +56,9 @@ class FolderVault:
     def __init__(self, root: Path, extra_paths: list[str], memory_dir: str, max_bytes: int,
                  shorts_paths: list[str] | None = None, knowledge_paths: list[str] | None = None,
                  author: Sequence[str] = (), zone: dt.tzinfo | None = None, future: Collection[str] = (),
-                 note_reader: Callable[[], NoteReader] = NoteReader):
+                 note_reader: Callable[[], NoteReader] = NoteReader, left_out: Collection[str] = ()):
         self.root = root.resolve()
+        self.left_out = frozenset(_relative(f) for f in left_out)  # folders never read: the scopes' (docs/spec.md §1.1)
         self.note_reader = note_reader
         self.author = author  # the person's name and aliases: a clipping they wrote is theirs (docs/spec.md §1)
         self.zone = zone or clock.zone()
@@ -78,11 +79,11 @@ class FolderVault:
     def _left_out(self, folder: str, kind: SourceKind, scans: list[tuple[str, SourceKind]],
                   templates: frozenset[str] = frozenset()) -> frozenset[str]:
         """Vault-relative folders a walk of `folder` passes over: the memory, Obsidian's templates folders,
-        and scan paths of other kinds in it."""
+        scan paths of other kinds in it, and the folders left out (the scopes')."""
         top = _relative(folder)
         inner = {_relative(p) for p, k in scans if k is not kind}
         inside = {p for p in inner if p != top and (top == "." or p.startswith(f"{top}/"))}
-        return frozenset(inside | templates | {_relative(self.memory_dir)})
+        return frozenset(inside | templates | self.left_out | {_relative(self.memory_dir)})
 
     def pull(self, window: Span) -> None:
         pass  # its notes are here already
