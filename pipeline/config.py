@@ -83,6 +83,10 @@ class Config(LLMSettings):
     similarity_threshold: float = Field(90.0, gt=0, le=100, description=(
         "How alike in letters (0–100, rapidfuzz's ratio) two wordings must be to be weighed as near-duplicates; "
         "it finds candidates, it never decides."))
+    min_sightings: int = Field(1, ge=1, le=10, description=(
+        "How many distinct sources must propose a new fact, within its file's window, before a run writes it; "
+        "until then it waits as a candidate (`hylo-memory candidates`). 1: one mention makes an item. `remember`, "
+        "`promote` and pinned facts never wait."))
     stuck_after: int = Field(3, ge=1, le=1000, description=(
         "Runs in a row a source may fail before it is set aside as `stuck` (named in the summary and `status`, "
         "never again holding back the others); `refresh --retry-stuck` tries them again."))

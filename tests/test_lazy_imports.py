@@ -21,7 +21,7 @@ from proc_helpers import cli_env
 from hylo_memory.pipeline.cli import group as cli_module
 
 HEAVY = ("openai", "mcp", "markdown_it", "apscheduler")
-COMMAND_MODULES = tuple(f"hylo_memory.pipeline.cli.{m}" for m in ("memory", "trust", "assist", "index", "serve"))
+COMMAND_MODULES = tuple(f"hylo_memory.pipeline.cli.{m}" for m in ("memory", "trust", "waiting", "assist", "index", "serve"))
 
 
 def imported(code: str, env: dict[str, str] | None = None) -> set[str]:

@@ -41,6 +41,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "forget": ("trust:forget_command",
                "remove an item for good and keep it from coming back; --list shows what is forgotten"),
     "unforget": ("trust:unforget_command", "let a forgotten fact be kept again"),
+    # Promotion after sightings (docs/spec.md §3.2).
+    "candidates": ("waiting:candidates_command",
+                   "the facts waiting for another sighting before a run writes them (min_sightings)"),
+    "promote": ("waiting:promote_command", "write a waiting candidate into its file now, approved by you"),
+    "reject": ("waiting:reject_command", "drop a waiting candidate for good: it never waits or is kept again"),
     "context": ("assist:context_command", "print the memory as one markdown block for an assistant's prompt"),
     "recall": ("assist:recall_command", "the items that best answer QUERY, best first (Active and Fading)"),
     "index": ("index:index_command",

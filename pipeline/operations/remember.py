@@ -18,6 +18,7 @@ from hylo_memory.extractors.offline import OfflineExtractor
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.after_write import after_write
+from hylo_memory.pipeline.state.candidates import taken_with
 from hylo_memory.pipeline.state.changes import change_of
 from hylo_memory.pipeline.state.journal import Journal, commit_planned
 from hylo_memory.pipeline.state.ledger import Ledger
@@ -82,8 +83,10 @@ def remember(
         def plan() -> tuple[Journal | None, FileUpdate]:
             before = store.read(decision.dimension)
             stones = tombstones(ledger)
-            after, changes = apply_rules(before or MemoryFile.new(decision.dimension), [evidence], today,
-                                         threshold, decay=False, forgotten=stones)
+            # The person's word never waits; a candidate it names comes with it, its sightings summed (§3.2).
+            waiting, sightings = taken_with(ledger, evidence, threshold)
+            after, changes = apply_rules(before or MemoryFile.new(decision.dimension), [evidence, *sightings.evidence],
+                                         today, threshold, decay=False, forgotten=stones)
             in_their_words = [evidence.model_copy(update={"text": stated})] if stated else []
             if changes.forgotten or screen(in_their_words, stones, threshold)[1]:
                 raise InputError(f'remember: "{decision.text}" is a fact you asked to forget; '
@@ -91,8 +94,9 @@ def remember(
             update = FileUpdate(dimension=decision.dimension, before=before, after=after, changes=changes)
             if not update.write:
                 return None, update
-            change = change_of("remember", [update], today, decision.text)
-            return Journal(files={decision.dimension: render(after)}, change=change), update
+            change = change_of("remember", [update], today, decision.text, sightings.hashes, actors=sightings.actors,
+                               candidates=sightings.restore)
+            return Journal(files={decision.dimension: render(after)}, change=change, candidates=waiting), update
 
         update = commit_planned(store, ledger, plan)  # planned again on a file the person saved meanwhile
     after, changes = update.after, update.changes

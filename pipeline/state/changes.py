@@ -15,9 +15,11 @@ from pydantic import BaseModel, Field
 
 from hylo_memory.decay import Dimension, FileUpdate, Tombstone
 from hylo_memory.decay.match import normalise
+from hylo_memory.pipeline.state.candidates import Actors as Actors
+from hylo_memory.pipeline.state.candidates import Restore
 from hylo_memory.pipeline.state.ledger import Counts
 
-Command = Literal["refresh", "remember", "apply", "review", "forget", "unforget", "undo"]
+Command = Literal["refresh", "remember", "apply", "review", "forget", "unforget", "undo", "promote", "reject"]
 ProvenanceKind = Literal["added", "refreshed", "adopted", "superseded", "forgotten"]
 
 
@@ -32,6 +34,10 @@ class Provenance(BaseModel):
     content_hash: str | None = None  # a note's content when it was read
     kind: ProvenanceKind
     via: str | None = None  # "synthesis": a theme's preference, drawn from this unit and others of its cluster
+    # Who proposed it ("you", the model's name, `assistant (<client>)`, "offline") and who let it into the file: the
+    # same but for a candidate (docs/spec.md §3.2) the person promoted ("you"); the loop is never recorded as "you".
+    actor: str | None = None
+    approved: str | None = None
 
 
 class Alias(BaseModel):
@@ -70,6 +76,7 @@ class ChangeRecord(BaseModel):
     # A refresh's sources that earlier runs had recorded (read again: `--reextract`, an edit), as they
     # were; filled in when the run's sources are recorded, so undoing the run puts them back.
     replaced_sources: list[SourceRow] = []
+    candidates: Restore = Restore()  # the candidates as they were before this change (docs/spec.md §3.2)
 
 
 def key(text: str) -> str:
@@ -79,28 +86,36 @@ def key(text: str) -> str:
 
 def change_of(command: Command, updates: list[FileUpdate], today: dt.date, detail: str = "",
               hashes: Mapping[str, str] | None = None, run_id: int | None = None,
-              synthesised: Collection[tuple[str, str]] = ()) -> ChangeRecord:
-    """The change a command that applied the rules records: the evidence it applied, its merges, its counts."""
-    rows, aliases = record_updates(updates, hashes, synthesised)
+              synthesised: Collection[tuple[str, str]] = (), actors: Actors | None = None,
+              candidates: Restore | None = None) -> ChangeRecord:
+    """The change a command that applied the rules records: the evidence it applied, its merges, its counts, and
+    the candidates as they were before it (`candidates`, what undoing it puts back)."""
+    rows, aliases = record_updates(updates, hashes, synthesised, actors)
     return ChangeRecord(command=command, today=today, detail=detail, provenance=rows, aliases=aliases,
-                        counts=Counts.of(u.changes for u in updates).nonzero(), run_id=run_id)
+                        counts=Counts.of(u.changes for u in updates).nonzero(), run_id=run_id,
+                        candidates=candidates or Restore())
 
 
 def record_updates(updates: Iterable[FileUpdate], hashes: Mapping[str, str] | None = None,
-                   synthesised: Collection[tuple[str, str]] = ()) -> tuple[list[Provenance], list[Alias]]:
+                   synthesised: Collection[tuple[str, str]] = (),
+                   actors: Actors | None = None) -> tuple[list[Provenance], list[Alias]]:
     """The provenance and merges of the rules' updates; `hashes` gives each note source's content hash,
-    `synthesised` the (source, wording) of the evidence a theme's synthesis proposed."""
+    `synthesised` the (source, wording) of the evidence a theme's synthesis proposed, `actors` who proposed it."""
     hashes = hashes or {}
+    actors = actors or Actors()
     rows: list[Provenance] = []
     aliases: list[Alias] = []
     for update in updates:
         changes, dimension = update.changes, update.dimension
         rows += [Provenance(dimension=dimension, item=text, wording=text, source="hand-written", kind="adopted")
                  for text in changes.adopted]
-        rows += [Provenance(dimension=dimension, item=a.item, wording=a.wording, source=a.source,
-                            source_date=a.date, content_hash=hashes.get(a.source), kind=a.kind,
-                            via="synthesis" if (a.source, a.wording) in synthesised else None)
-                 for a in changes.applied]
+        for a in changes.applied:
+            promoted = actors.sightings.get((a.source, a.wording))
+            actor = promoted or actors.actor
+            via = "synthesis" if (a.source, a.wording) in synthesised else "sightings" if promoted else None
+            rows.append(Provenance(dimension=dimension, item=a.item, wording=a.wording, source=a.source,
+                                   source_date=a.date, content_hash=hashes.get(a.source), kind=a.kind, via=via,
+                                   actor=actor, approved=actors.approved or actor))
         rows += [Provenance(dimension=dimension, item=s.text, wording=s.by, source="rule H", kind="superseded")
                  for s in changes.superseded]
         aliases += [Alias(dimension=dimension, dropped=m.dropped, kept=m.kept) for m in changes.merged]

@@ -42,6 +42,8 @@ from hylo_memory.decay import Dimension
 from hylo_memory.decay.store import ARCHIVE_DIR, MemoryStore, atomic_write, digest, fsync_dir
 from hylo_memory.errors import FileChanged, HyloMemoryError, JournalError, storage_error
 from hylo_memory.extractors.base import PoolUnit, Usage
+from hylo_memory.pipeline.state.candidates import Waiting
+from hylo_memory.pipeline.state.candidates import write as write_candidates
 from hylo_memory.pipeline.state.changes import ChangeRecord
 from hylo_memory.pipeline.state.leases import close
 from hylo_memory.pipeline.state.ledger import STATE_DIR, Counts, Ledger, RunStatus
@@ -84,6 +86,7 @@ class Journal(BaseModel):
     run: RunEnd | None = None
     change: ChangeRecord | None = None  # what `history` and `undo` will know of this command (docs/spec.md §8)
     lease: str | None = None  # the assistant's lease this run answers, closed as its sources are marked read
+    candidates: Waiting | None = None  # what the command does to the facts waiting for a sighting (docs/spec.md §3.2)
 
 
 def commit_planned(store: MemoryStore, ledger: Ledger | None, plan: Callable[[], tuple[Journal | None, T]]) -> T:
@@ -295,6 +298,8 @@ def _record(ledger: Ledger, journal: Journal) -> None:
             ledger.finish_run(run.run_id, run.status, run.waiting, run.counts.model_dump(), run.usage)
             if journal.lease is not None:
                 close(ledger, journal.lease)
+        if journal.candidates is not None:  # a delta: applied again on a replay, it ends the same
+            write_candidates(ledger, journal.candidates)
         if change is not None and not has_change(ledger, change.token):
             record_change(ledger, change, dict(journal.files))
 

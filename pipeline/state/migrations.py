@@ -200,6 +200,25 @@ def _m014_judged_pairs(db: sqlite3.Connection) -> None:
     )
 
 
+def _m015_candidates(db: sqlite3.Connection) -> None:
+    # Promotion after sightings (docs/spec.md §3.2): a fact seen fewer than `min_sightings` times waits here, with
+    # its sightings (JSON: wording, source, date, actor), not in its file. And every piece of provenance names its
+    # actor (who proposed it: `you`, the model, the assistant, `offline`) and who let it into the file.
+    db.execute(
+        """CREATE TABLE candidates (
+            dimension TEXT NOT NULL,
+            key TEXT NOT NULL,
+            text TEXT NOT NULL,
+            first_seen TEXT NOT NULL,
+            last_seen TEXT NOT NULL,
+            sightings TEXT NOT NULL,
+            PRIMARY KEY (dimension, key)
+        )"""
+    )
+    db.execute("ALTER TABLE provenance ADD COLUMN actor TEXT")
+    db.execute("ALTER TABLE provenance ADD COLUMN approved TEXT")
+
+
 MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("m001_initial", _m001_initial),
     ("m002_hash_index", _m002_hash_index),
@@ -215,4 +234,5 @@ MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("m012_batched_requests", _m012_batched_requests),
     ("m013_lease_day", _m013_lease_day),
     ("m014_judged_pairs", _m014_judged_pairs),
+    ("m015_candidates", _m015_candidates),
 ]

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from pydantic import BaseModel
 
 from hylo_memory.decay import Dimension, Tombstone
+from hylo_memory.pipeline.state.candidates import Restore, restore
 from hylo_memory.pipeline.state.changes import ChangeRecord, Provenance, SourceRow, key
 from hylo_memory.pipeline.state.ledger import Ledger, guarded, stamp
 
@@ -49,6 +50,7 @@ class TakeBack(BaseModel):
     buried: list[Tombstone] = []
     raised: list[Tombstone] = []
     sources: list[SourceRow] = []  # the earlier records of the sources a refresh read again
+    candidates: Restore = Restore()  # the candidates as they were before (docs/spec.md §3.2)
 
 
 @guarded
@@ -61,7 +63,8 @@ def record_change(ledger: Ledger, change: ChangeRecord, after: dict[Dimension, s
     """Record a change (call inside the command's transaction); an undo also takes back what it reverts."""
     db = ledger.db
     files = [d.value for d in Dimension if d in after]
-    stones = TakeBack(buried=change.buried, raised=change.raised, sources=change.replaced_sources)
+    stones = TakeBack(buried=change.buried, raised=change.raised, sources=change.replaced_sources,
+                      candidates=change.candidates)
     cursor = db.execute(
         "INSERT INTO changes (token, at, today, command, detail, counts, files, tombstones, run_id, undoes) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -72,9 +75,10 @@ def record_change(ledger: Ledger, change: ChangeRecord, after: dict[Dimension, s
     db.executemany("INSERT INTO change_files VALUES (?, ?, ?, ?)",
                    [(change_id, d.value, change.before.get(d), text) for d, text in after.items()])
     db.executemany("INSERT INTO provenance (change_id, dimension, item, wording, source, source_date, content_hash, "
-                   "kind, via) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   "kind, via, actor, approved) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                    [(change_id, p.dimension.value, key(p.item), p.wording, p.source,
-                     p.source_date.isoformat() if p.source_date else None, p.content_hash, p.kind, p.via)
+                     p.source_date.isoformat() if p.source_date else None, p.content_hash, p.kind, p.via,
+                     p.actor, p.approved)
                     for p in change.provenance])
     db.executemany("INSERT INTO aliases VALUES (?, ?, ?, ?)",
                    [(change_id, a.dimension.value, key(a.dropped), key(a.kept)) for a in change.aliases
@@ -120,6 +124,7 @@ def _take_back(ledger: Ledger, change_id: int, undo_id: int) -> None:
     db.execute("DELETE FROM aliases WHERE change_id = ?", (change_id,))
     _raise(db, record.buried)
     _bury(db, record.raised, None)
+    restore(ledger, record.candidates)
     if row and row["run_id"] is not None:
         earlier = record.sources
         # The external units only this run read leave the pool: no later theme counts them.
@@ -197,7 +202,8 @@ def support(ledger: Ledger, dimension: Dimension, item: str) -> list[Support]:
                     detail=r["detail"],
                     row=Provenance(dimension=dimension, item=r["item"], wording=r["wording"], source=r["source"],
                                    source_date=dt.date.fromisoformat(r["source_date"]) if r["source_date"] else None,
-                                   content_hash=r["content_hash"], kind=r["kind"], via=r["via"]))
+                                   content_hash=r["content_hash"], kind=r["kind"], via=r["via"],
+                                   actor=r["actor"], approved=r["approved"]))
             for r in rows]
 
 
