@@ -15,7 +15,7 @@ from typing import NamedTuple
 from . import concepts
 from .asking import GENERIC_WORDS, QUESTION_WORDS, Asked, asked, without_cjk_function_words
 from .names import Dimension, Fact
-from .words import RUN, stem
+from .words import RUN, is_cjk, stem
 
 # A small English list: words that say nothing about what a query asks. Left out of queries only (an item is
 # indexed whole); the pieces of contractions ("I'm" reads "i", "m") are here.
@@ -145,16 +145,21 @@ class BM25:
         return set.intersection(*holders)
 
 
-def fuse(bm25: Mapping[int, float], cosines: Sequence[float | None], floor: float) -> dict[int, float]:
+def fuse(bm25: Mapping[int, float], cosines: Sequence[float | None], floor: float,
+         scripts: Sequence[bool] | None = None) -> dict[int, float]:
     """Each entry's fused score, for the entries that match a term or whose cosine is above `floor`.
 
     Both parts are scaled to [0, 1] within this memory and query: BM25 by its best score, the cosine between
-    the lowest and the highest of every entry (scores of one model are not comparable across queries). An entry
-    with no cosine (its vector not embedded yet) is scored by its words alone, on the same scale."""
+    the lowest and the highest of every entry of its script (`scripts`: whether each entry is written in CJK; scores
+    of one model are not comparable across queries, nor across languages: a Chinese question's cosines with English
+    items run lower than with Chinese ones). An entry with no cosine (its vector not embedded yet) is scored by its
+    words alone, on the same scale."""
     best = max(bm25.values(), default=0.0) or 1.0
-    known = [c for c in cosines if c is not None]
-    low, high = min(known, default=0.0), max(known, default=0.0)
-    span = high - low
+    group = scripts or [False] * len(cosines)
+    spans: dict[bool, tuple[float, float]] = {}
+    for script in set(group):
+        known = [c for c, g in zip(cosines, group, strict=True) if c is not None and g == script]
+        spans[script] = (min(known, default=0.0), max(known, default=0.0))
     fused: dict[int, float] = {}
     for i, cosine in enumerate(cosines):
         words = bm25.get(i, 0.0) / best
@@ -162,6 +167,8 @@ def fuse(bm25: Mapping[int, float], cosines: Sequence[float | None], floor: floa
             if i in bm25:
                 fused[i] = words
         elif i in bm25 or cosine > floor:
+            low, high = spans[group[i]]
+            span = high - low
             fused[i] = BM25_WEIGHT * words + (1 - BM25_WEIGHT) * ((cosine - low) / span if span else 1.0)
     return fused
 
@@ -183,7 +190,7 @@ def relevance(index: BM25, query: str, dimensions: Sequence[Dimension], cosines:
     if not answers(index, query, ask, cosines, floor if answer_floor is None else answer_floor):
         return Scores({}, {}, ask)
     bm25 = index.scores(query)
-    found = bm25 if cosines is None else fuse(bm25, cosines, floor)
+    found = bm25 if cosines is None else fuse(bm25, cosines, floor, [is_cjk(text) for text in index.texts])
     # A person the question names is a candidate even when the words that name them are not its terms.
     return Scores({i: found.get(i, 0.0) * ask.weight(i, dimensions[i]) for i in {*found, *ask.named}}, bm25, ask)
 

@@ -38,3 +38,15 @@ def stem(folded: str) -> str:
         return folded
     with _stem_lock:
         return str(_stemmer.stemWord(folded))
+
+
+@functools.lru_cache(maxsize=100_000)
+def is_cjk(text: str) -> bool:
+    """Whether a text is written in Chinese, Japanese or Korean: its CJK letters at least as many as its other words."""
+    letters = words = 0
+    for match in RUN.finditer(text):
+        if match[1] is None:
+            words += 1
+        else:
+            letters += len(match[1])
+    return letters > 0 and letters >= words

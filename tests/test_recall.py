@@ -12,6 +12,7 @@ from vault_helpers import memory_body, memory_file, snapshot_but_memo
 
 from hylo_memory.decay import Dimension, Item
 from hylo_memory.decay.recall import BM25, Entry, analyse, fuse, query_terms, rank
+from hylo_memory.decay.words import is_cjk
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.recall import recall
 
@@ -222,3 +223,17 @@ def test_an_item_with_only_some_of_the_query_words_may_give_way_to_a_closer_mean
     index = BM25([e.item.text for e in found])
     hits = rank(found, index, "lisbon marathon", 2, TODAY, similarities=[0.0, 0.2, 0.95, 0.9, 0.9])
     assert 1 in {h.at for h in hits}  # the exact match stays; "Marathon tips" holds one word of two
+
+
+def test_cosines_are_scaled_within_each_script_so_an_item_in_the_other_language_can_come_first() -> None:
+    # A Chinese question's cosines with English items run lower than with Chinese ones: the best English item is
+    # as good a match among its own as the best Chinese one among theirs.
+    texts = ["Lives in Lisbon", "Plays padel", "喜欢喝茶", "最近睡得不好"]
+    cosines = [0.84, 0.80, 0.86, 0.90]
+    fused = fuse({}, cosines, 0.79, [is_cjk(t) for t in texts])
+    assert fused[0] == fused[3] == pytest.approx(0.7) and fused[1] == fused[2] == 0.0
+    assert fuse({}, cosines, 0.79)[0] < fuse({}, cosines, 0.79)[3]  # one scale for all: the language wins
+
+
+def test_a_text_is_cjk_when_its_cjk_letters_outnumber_its_other_words() -> None:
+    assert is_cjk("在 Tramline 工作了两年") and not is_cjk("Name is Lin Xiao (林晓)") and not is_cjk("Uses Neovim")
