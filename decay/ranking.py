@@ -59,6 +59,7 @@ class Block(NamedTuple):
     left_out: int  # Active items that did not fit
     items: list[Chosen]
     text: str
+    me: str | None = None  # the person's own `_me.md`, whole, first (docs/spec.md §2.1)
 
 
 _PLACE = {d: i for i, d in enumerate(SECTIONS)}
@@ -90,10 +91,24 @@ def left_out_line(count: int, budget: int) -> str:
     return f"_{count:,} more item{'s' if count != 1 else ''} left out to fit the budget of {budget:,} tokens._"
 
 
+ME_HEADING = "## About me (written by you)"
+
+
+def me_section(me: str) -> str:
+    """The person's own `_me.md`, whole, under its heading: first in the block, before any item."""
+    return f"{ME_HEADING}\n\n{me.strip()}"
+
+
+def me_over_line(tokens: int, budget: int) -> str:
+    """Said when `_me.md` alone takes the budget: it is given whole, never cut, and the items get none."""
+    return (f"_About me (_me.md) is about {tokens:,} tokens, more than the budget of {budget:,}: it is given whole, "
+            f"and no room is left for the items._")
+
+
 def build_block(files: Mapping[Dimension, Facts | None], today: dt.date, budget: int, estimate: Estimate,
                 name: str | None = None, query: str | None = None, notes: Sequence[str] = (),
                 analysed: Analyse = analyse, cosines: Mapping[str, float] | None = None, floor: float = 0.0,
-                answer_floor: float | None = None) -> Block:
+                answer_floor: float | None = None, title: str | None = None, me: str | None = None) -> Block:
     """The Active items of `files` as one markdown block whose estimated tokens stay within `budget`.
 
     `cosines`: each Active item's cosine with the query by its text, to rank by BM25 and meaning fused, as recall
@@ -101,7 +116,10 @@ def build_block(files: Mapping[Dimension, Facts | None], today: dt.date, budget:
     one with no cosine (not embedded yet) is ranked by its words alone. When no item answers the query (recall's
     `answers`, with `answer_floor`), none is relevant and a line under the heading says so.
     Each line's estimate is added up, so the estimate of the whole (never more than their sum) is within it too.
-    `notes` end the block (a file that could not be read), within the budget like the rest.
+    `notes` end the block (a file that could not be read), within the budget like the rest. `title`: the block's
+    first line instead of the person's name (a scope's memory names its scope). `me`: the person's own `_me.md`,
+    given whole under its heading before any item; the items get what budget it leaves, maybe none, and when it
+    alone is over the budget one line says so.
     """
     if not MIN_BUDGET <= budget <= MAX_BUDGET:
         raise ValueError(f"the budget must be {MIN_BUDGET:,} to {MAX_BUDGET:,} tokens, not {budget:,}")
@@ -123,10 +141,15 @@ def build_block(files: Mapping[Dimension, Facts | None], today: dt.date, budget:
             candidates[index] = candidates[index]._replace(relevance=round(value, 6))
     order = sorted(range(len(candidates)), key=lambda i: _priority(candidates[i], i))
 
-    top = heading(name)
+    top = title or heading(name)
     if query is not None and candidates and all(c.relevance is None for c in candidates):
         top += "\n\n" + unmatched_line(query)  # said, so no item is taken for an answer
     used = estimate(top + "\n") + estimate("\n") + sum(estimate(n + "\n") + estimate("\n") for n in notes)
+    own = me_section(me) if me and me.strip() else None
+    if own is not None:
+        used += estimate(own + "\n") + estimate("\n")
+        if used > budget:
+            own += "\n\n" + me_over_line(estimate(own), budget)
     chosen: list[int] = []
     opened: set[Dimension] = set()
     for k, index in enumerate(order):
@@ -144,16 +167,16 @@ def build_block(files: Mapping[Dimension, Facts | None], today: dt.date, budget:
 
     left_out = len(candidates) - len(chosen)
     picked = [candidates[i] for d in SECTIONS for i in chosen if candidates[i].dimension == d]  # as printed
-    parts = [top]
+    parts = [top] + ([own] if own is not None else [])
     for dimension in SECTIONS:
         lines = [f"- {c.text}" for c in picked if c.dimension == dimension]
         if lines:
             parts.append("\n".join([f"## {TITLES[dimension]}", *lines]))
     if left_out:
         parts.append(left_out_line(left_out, budget))
-    elif not candidates:
+    elif not candidates and own is None:  # `_me.md` alone is something known
         parts.append(NOTHING)
     parts += notes
     text = "\n\n".join(parts) + "\n"
     return Block(name=name, query=query, budget=budget, tokens=estimate(text), left_out=left_out,
-                 items=picked, text=text)
+                 items=picked, text=text, me=me.strip() if own is not None and me else None)

@@ -135,6 +135,11 @@ def scope_config(config: Config, name: str) -> Config:
                                      "scopes": {}})
 
 
+def each_scope(config: Config) -> list[tuple[str, Config]]:
+    """Every scope's name and configuration, by name."""
+    return [(name, scope_config(config, name)) for name in sorted(config.scopes)]
+
+
 def scoped(config: Config, name: str | None) -> Config:
     """`config` itself when `name` is None, else scope `name`'s."""
     return config if name is None else scope_config(config, name)

@@ -112,7 +112,7 @@ def test_the_tools_are_listed_with_typed_bounded_arguments_and_hints(server: Mcp
     assert {"type": "boolean"} in schema["properties"]["pin"]["anyOf"]
     refresh = tools["refresh"].input_schema["properties"]
     assert refresh["dry_run"]["type"] == "boolean" and refresh["dry_run"]["default"] is False
-    assert tools["status"].input_schema["properties"] == {}
+    assert set(tools["status"].input_schema["properties"]) == {"scope"}  # a scope's memory (docs/spec.md §1.1)
     recall = tools["recall"].input_schema
     assert recall["required"] == ["query"]
     assert (recall["properties"]["limit"]["minimum"], recall["properties"]["limit"]["maximum"]) == (1, 100)
@@ -120,7 +120,7 @@ def test_the_tools_are_listed_with_typed_bounded_arguments_and_hints(server: Mcp
     assert (budget["default"], budget["minimum"]) == (1500, 100)
     for name in ("why", "forget"):
         assert tools[name].input_schema["required"] == ["text"]
-        assert set(tools[name].input_schema["properties"]) == {"text", "dimension"}
+        assert set(tools[name].input_schema["properties"]) == {"text", "dimension", "scope"}
     limit = tools["history"].input_schema["properties"]["limit"]
     assert (limit["default"], limit["minimum"], limit["maximum"]) == (20, 1, 100)
 

@@ -45,7 +45,7 @@ def vault_with_a_scope(tmp_path: Path) -> Path:
     vault = tmp_path / "vault"
     settings(vault, 'extra_scan_paths = ["projects"]\n' + TIDEPOOL)
     note(vault, "_shorts/2026-03-01.md", "I live in Lisbon.", "2026-03-01")
-    note(vault, f"{SCOPE}/design.md", "I love the SQLite index we chose.")
+    note(vault, f"{SCOPE}/design.md", "I prefer SQLite for the index.")
     note(vault, "projects/garden/plan.md", "I want to plant tomatoes this spring.")
     return vault
 
@@ -125,3 +125,188 @@ def test_the_persons_refresh_leaves_the_scopes_notes_out(tmp_path: Path) -> None
     person = memory(vault / "_memory")
     assert "Lives in Lisbon" in person and "Wants to plant tomatoes" in person
     assert "SQLite" not in person
+
+
+def test_each_scope_is_refreshed_from_its_own_notes_after_the_person(tmp_path: Path) -> None:
+    vault = vault_with_a_scope(tmp_path)
+    out = refreshed(vault)
+    assert "Prefers SQLite for the index" in memory(vault / SCOPE_MEMORY)
+    assert "Lisbon" not in memory(vault / SCOPE_MEMORY)
+    assert out.index("Lives in Lisbon") < out.index(f"Scope tidepool ({SCOPE_MEMORY}/):") < out.index("SQLite")
+
+
+def test_a_scopes_ledger_and_state_live_in_its_own_memory_folder(tmp_path: Path) -> None:
+    vault = vault_with_a_scope(tmp_path)
+    refreshed(vault)
+    assert (vault / SCOPE_MEMORY / ".state" / "ledger.db").is_file()
+    assert (vault / "_memory" / ".state" / "ledger.db").is_file()
+
+
+def test_the_summary_as_json_holds_each_scopes_under_its_name(tmp_path: Path) -> None:
+    vault = vault_with_a_scope(tmp_path)
+    data = json.loads(refreshed(vault, "--json"))
+    assert data["sources"]["extra"] == 1 and data["scopes"]["tidepool"]["sources"]["extra"] == 1
+    assert data["scopes"]["tidepool"]["memory_dir"] == SCOPE_MEMORY
+
+
+def test_a_scopes_memory_is_never_read_as_its_notes(tmp_path: Path) -> None:
+    vault = vault_with_a_scope(tmp_path)
+    refreshed(vault)
+    note(vault, f"{SCOPE}/later.md", "I prefer SQLite for the index.", "2026-03-03")  # a known fact again
+    data = json.loads(refreshed(vault, "--json"))["scopes"]["tidepool"]
+    assert data["sources"]["extra"] == 1 and data["skipped"] == []  # the new note; no memory file among them
+    assert "seen:2" in (vault / SCOPE_MEMORY / "_preferences.md").read_text(encoding="utf-8")
+
+
+def test_a_dry_run_writes_no_scopes_memory(tmp_path: Path) -> None:
+    vault = vault_with_a_scope(tmp_path)
+    out = refreshed(vault, "--dry-run")
+    assert f"+++ {vault.resolve() / SCOPE_MEMORY / '_preferences.md'}" in out
+    assert not (vault / SCOPE_MEMORY).exists()
+
+
+# The readers and the trust commands
+
+
+def run(*args: str | Path) -> str:
+    with freeze_time(f"{TODAY} 12:00:00"):
+        result = hylo(*args)
+    assert result.exit_code == 0, result.stderr
+    return result.stdout
+
+
+def test_context_with_a_scope_gives_the_persons_memory_then_the_scopes_under_its_name(tmp_path: Path) -> None:
+    vault = vault_with_a_scope(tmp_path)
+    refreshed(vault)
+    out = run("context", "--vault", vault, "--scope", "tidepool")
+    assert out.startswith("# About the user\n")
+    assert out.index("Lives in Lisbon") < out.index("\n# Scope tidepool\n") < out.index("SQLite")
+
+
+def test_context_with_a_scope_stays_within_its_budget(tmp_path: Path) -> None:
+    from hylo_memory.extractors.tokens import estimate_tokens
+
+    vault = vault_with_a_scope(tmp_path)
+    for n in range(40):
+        note(vault, f"{SCOPE}/n{n}.md", f"I love the tool number {n} of the project.")
+        note(vault, f"_shorts/n{n}.md", f"I love the hobby number {n} of mine.")
+    refreshed(vault)
+    out = run("context", "--vault", vault, "--scope", "tidepool", "--budget", "300")
+    assert estimate_tokens(out) <= 300 and "# Scope tidepool" in out and "# About the user" in out
+
+
+def test_context_with_a_scope_as_json_holds_the_scopes_block_under_scope(tmp_path: Path) -> None:
+    vault = vault_with_a_scope(tmp_path)
+    refreshed(vault)
+    data = json.loads(run("context", "--vault", vault, "--scope", "tidepool", "--json"))
+    assert data["scope"]["name"] == "tidepool" and "SQLite" in data["scope"]["text"] and "SQLite" not in data["text"]
+
+
+def test_recall_with_a_scope_searches_the_scopes_memory(tmp_path: Path) -> None:
+    vault = vault_with_a_scope(tmp_path)
+    refreshed(vault)
+    assert "SQLite" in run("recall", "sqlite", "--vault", vault, "--scope", "tidepool")
+    assert "SQLite" not in run("recall", "sqlite", "--vault", vault)
+
+
+def test_why_with_a_scope_names_the_scopes_source(tmp_path: Path) -> None:
+    vault = vault_with_a_scope(tmp_path)
+    refreshed(vault)
+    assert f"{SCOPE}/design.md" in run("why", "Prefers SQLite for the index", "--vault", vault, "--scope", "tidepool")
+
+
+def test_forget_with_a_scope_forgets_in_the_scopes_memory_alone(tmp_path: Path) -> None:
+    vault = vault_with_a_scope(tmp_path)
+    refreshed(vault)
+    person = memory(vault / "_memory")
+    run("forget", "Prefers SQLite for the index", "--vault", vault, "--scope", "tidepool")
+    assert "SQLite" not in memory(vault / SCOPE_MEMORY) and memory(vault / "_memory") == person
+    assert "SQLite" in run("forget", "--list", "--vault", vault, "--scope", "tidepool")
+
+
+def test_status_with_a_scope_reports_the_scopes_memory(tmp_path: Path) -> None:
+    vault = vault_with_a_scope(tmp_path)
+    refreshed(vault)
+    data = json.loads(run("status", "--vault", vault, "--scope", "tidepool", "--json"))
+    assert SCOPE_MEMORY in json.dumps(data) and "Lisbon" not in json.dumps(data)
+
+
+@pytest.mark.parametrize("command", [["context"], ["recall", "x"], ["why", "x"], ["forget", "x"], ["status"]])
+def test_an_unknown_scope_is_one_line_naming_the_known_ones(tmp_path: Path, command: list[str]) -> None:
+    vault = vault_with_a_scope(tmp_path)
+    result = hylo(*command, "--vault", vault, "--scope", "tidpool")
+    assert result.exit_code == 2
+    assert "unknown scope 'tidpool' (known: tidepool)" in one_line(result.stderr)
+
+
+def test_the_quick_path_leaves_a_scope_to_the_full_command(tmp_path: Path) -> None:
+    from hylo_memory.pipeline.cli.quick import answer
+
+    vault = vault_with_a_scope(tmp_path)
+    refreshed(vault)
+    run("context", "--vault", vault)  # the memos kept: the quick path would answer the person's
+    assert answer(["context", "--vault", str(vault), "--scope", "tidepool"]) is False
+
+
+# The MCP tools
+
+
+def tools(vault: Path):  # type: ignore[no-untyped-def]
+    from hylo_memory.pipeline.mcp.backfill import Backfill
+    from hylo_memory.pipeline.mcp.calls import Memory
+    from hylo_memory.pipeline.mcp.tools import Tools
+
+    memory = Memory(vault.resolve(), load_config(vault=str(vault)), None)
+    return Tools(memory, Backfill(memory))
+
+
+def test_the_mcp_tools_take_a_scope(tmp_path: Path) -> None:
+    import anyio
+
+    vault = vault_with_a_scope(tmp_path)
+    refreshed(vault)
+    served = tools(vault)
+    found = anyio.run(lambda: served.recall("sqlite", 10, False, "tidepool"))
+    block = anyio.run(lambda: served.context(1500, None, "tidepool"))
+    why = anyio.run(lambda: served.why("Prefers SQLite for the index", None, "tidepool"))
+    assert "SQLite" in found.content[0].text and "# Scope tidepool" in block.content[0].text  # type: ignore[union-attr]
+    assert f"{SCOPE}/design.md" in why.content[0].text  # type: ignore[union-attr]
+
+
+def test_an_mcp_tool_given_an_unknown_scope_fails_in_one_line(tmp_path: Path) -> None:
+    import anyio
+
+    from hylo_memory.pipeline.mcp.calls import Failure
+
+    vault = vault_with_a_scope(tmp_path)
+    with pytest.raises(Failure, match=r"unknown scope 'nope' \(known: tidepool\)"):
+        anyio.run(lambda: tools(vault).recall("x", 10, False, "nope"))
+
+
+# init
+
+
+def test_init_proposes_a_folder_under_projects_as_a_scope_and_writes_none(tmp_path: Path) -> None:
+    note(tmp_path, "Journal/2026-03-01.md", "I wrote.")
+    for name in ("design", "roadmap"):
+        note(tmp_path, f"projects/tidepool/{name}.md", "Notes.")
+    result = hylo("init", "--vault", tmp_path, "--yes")
+    assert '[scopes.tidepool]\n  folders = ["projects/tidepool"]\n' in result.stdout
+    assert "scopes" not in (tmp_path / ".hylo-memory.toml").read_text(encoding="utf-8")
+
+
+def test_init_proposes_a_folder_whose_notes_carry_its_name(tmp_path: Path) -> None:
+    for name in ("standup", "design", "retro"):
+        note(tmp_path, f"kelp/kelp-{name}.md", "Notes.")
+    note(tmp_path, "kelp/other.md", "Notes.")
+    assert "[scopes.kelp]" in hylo("init", "--vault", tmp_path, "--yes").stdout
+
+
+def test_init_keeps_the_scopes_a_file_declares_and_proposes_them_no_more(tmp_path: Path) -> None:
+    for name in ("design", "roadmap"):
+        note(tmp_path, f"projects/tidepool/{name}.md", "Notes.")
+    settings(tmp_path, 'extra_scan_paths = ["projects"]\n\n' + TIDEPOOL)
+    result = hylo("init", "--vault", tmp_path, "--yes", "--force")
+    assert result.exit_code == 0, result.stderr
+    assert "Scopes proposed" not in result.stdout
+    assert load_config(vault=str(tmp_path)).scopes["tidepool"].folders == [SCOPE]

@@ -10,7 +10,7 @@ import click
 from hylo_memory.decay.ranking import MAX_BUDGET, MIN_BUDGET
 from hylo_memory.errors import InputError
 from hylo_memory.pipeline import clock
-from hylo_memory.pipeline.cli.options import json_failures, options, setup
+from hylo_memory.pipeline.cli.options import SCOPE, in_scope, json_failures, options, setup
 from hylo_memory.pipeline.operations.context import DEFAULT_BUDGET, build_context
 from hylo_memory.pipeline.operations.recall import MAX_LIMIT, check_query, recall
 
@@ -31,12 +31,21 @@ def _query(ctx: click.Context, param: click.Parameter, value: str | None) -> str
               metavar="TOKENS", help="the most tokens the block may take; the lowest-scored items are left out first")
 @click.option("--query", callback=_query, help="put the items relevant to this text first")
 @click.option("--json", "as_json", is_flag=True, help="print the chosen items with their scores as one JSON object")
+@SCOPE
 @click.pass_context
 @json_failures
 def context_command(ctx: click.Context, vault: Path | None, config_file: Path | None, today: dt.date | None,
-                    budget: int, query: str | None, as_json: bool) -> int:
+                    budget: int, query: str | None, as_json: bool, scope: str | None) -> int:
     config, vault = setup(ctx, config_file, vault)
-    result = build_context(vault, config, today or clock.today(config.timezone), budget, query)
+    day = today or clock.today(config.timezone)
+    if scope is not None:  # the person's memory, then the scope's (docs/spec.md §1.1)
+        from hylo_memory.pipeline.operations.scoped import scoped_context
+
+        in_scope(ctx, config, scope)
+        both = scoped_context(vault, config, scope, day, budget, query)
+        click.echo(both.to_json() if as_json else both.to_text(), nl=as_json)
+        return 0
+    result = build_context(vault, config, day, budget, query)
     click.echo(result.to_json() if as_json else result.to_text(), nl=as_json)
     return 0
 
@@ -48,11 +57,13 @@ def context_command(ctx: click.Context, vault: Path | None, config_file: Path | 
 @click.option("--json", "as_json", is_flag=True, help="print the ranked items as one JSON object")
 @click.option("--notes", is_flag=True, help="search the notes themselves, passage by passage, each with its note and "
                                             "date, rather than the memory")
+@SCOPE
 @click.pass_context
 @json_failures
 def recall_command(ctx: click.Context, query: str, vault: Path | None, config_file: Path | None,
-                   today: dt.date | None, limit: int, as_json: bool, notes: bool) -> int:
+                   today: dt.date | None, limit: int, as_json: bool, notes: bool, scope: str | None) -> int:
     config, vault = setup(ctx, config_file, vault)
+    config = in_scope(ctx, config, scope)
     if notes:
         from hylo_memory.pipeline.operations.archive_search import recall_notes
 

@@ -15,10 +15,12 @@ from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.cli.arguments import not_blank
 from hylo_memory.pipeline.cli.options import (
     PROG,
+    SCOPE,
     DateType,
     DimensionType,
     PathType,
     fail,
+    in_scope,
     json_failures,
     options,
     setup,
@@ -29,12 +31,14 @@ from hylo_memory.pipeline.operations.apply import apply_evidence, summary_of
 from hylo_memory.pipeline.operations.evidence_file import read_answer, read_evidence
 from hylo_memory.pipeline.operations.init import file_diff, propose_file, write_file
 from hylo_memory.pipeline.operations.outcome import not_ok_line
-from hylo_memory.pipeline.operations.refresh import collect_batches, refresh_memory
+from hylo_memory.pipeline.operations.refresh import Refreshed, collect_batches, refresh_memory
 from hylo_memory.pipeline.operations.remember import remember_text
 from hylo_memory.pipeline.operations.schedule import parse_cron, run_schedule
+from hylo_memory.pipeline.operations.scoped import refresh_scopes, scopes_text, with_scopes
 from hylo_memory.pipeline.operations.status import gather
 from hylo_memory.pipeline.run.profile import MAX_INTRO
 from hylo_memory.pipeline.run.summary import render_changes
+from hylo_memory.pipeline.state.names import ME_FILE
 from hylo_memory.pipeline.state.writing import open_store
 
 
@@ -78,26 +82,36 @@ def refresh_command(ctx: click.Context, vault: Path | None, config_file: Path | 
         if why is not None:
             fail(f"{PROG}: --batch: {why} asks the model directly")
     with progress_bar(quiet) as progress:
-        summary, changes = refresh_memory(vault, config, day, dry_run, intro, progress, reextract=reextract,
-                                          since=since, retry_stuck=retry_stuck,
-                                          batch=config.batch if batch is None else batch)
+        def run(on: Config, intro: str | None = None) -> Refreshed:
+            return refresh_memory(vault, on, day, dry_run, intro, progress, reextract=reextract, since=since,
+                                  retry_stuck=retry_stuck, batch=config.batch if batch is None else batch)
+
+        summary, changes = run(config, intro)
+        scopes = refresh_scopes(config, run)  # then each scope's memory from its own notes (docs/spec.md §1.1)
     if as_json:
-        click.echo(summary.to_json())
+        click.echo(with_scopes(summary.to_json(), scopes))
     else:
         click.echo(summary.to_text(), nl=False)
         if changes is not None:  # after the summary, so the header comes first
             click.echo("\n" + changes, nl=False)
-    for hint in summary.hints:
-        fail(f"{PROG}: hint: {hint}")
-    line = not_ok_line(summary)
-    if line is not None:
-        fail(line)
-        return 2
-    return 0
+        click.echo(scopes_text(scopes), nl=False)
+    code = 0
+    for name, each in [(None, summary), *((s.name, s.refreshed.summary) for s in scopes)]:
+        where = "" if name is None else f"scope {name}: "
+        for hint in each.hints:
+            fail(f"{PROG}: hint: {where}{hint}")
+        line = not_ok_line(each)
+        if line is not None:
+            fail(line if name is None else line.replace(f"{PROG}: ", f"{PROG}: {where}", 1))
+            code = 2
+    return code
 
 
 def _collect(vault: Path, config: Config, day: dt.date, as_json: bool) -> int:
-    reports = collect_batches(vault, config, day)
+    from hylo_memory.pipeline.scopes import each_scope
+
+    every = [config, *(scope for _, scope in each_scope(config))]  # the person's, then each scope's (spec §1.1)
+    reports = [r for on in every for r in collect_batches(vault, on, day)]
     if as_json:
         click.echo(json.dumps({"batches": [json.loads(r.model_dump_json()) for r in reports]}))
     else:
@@ -209,11 +223,13 @@ def schedule_command(ctx: click.Context, vault: Path | None, config_file: Path |
 @options()
 @click.option("--json", "as_json", is_flag=True, help="print the status as one JSON object")
 @click.option("--costs", is_flag=True, help="also what the last 30 days of runs spent: tokens, and cost if priced")
+@SCOPE
 @click.pass_context
 @json_failures
 def status_command(ctx: click.Context, vault: Path | None, config_file: Path | None, today: dt.date | None,
-                   as_json: bool, costs: bool) -> int:
+                   as_json: bool, costs: bool, scope: str | None) -> int:
     config, vault = setup(ctx, config_file, vault)
+    config = in_scope(ctx, config, scope)
     report = gather(vault, config, today, costs=costs)
     click.echo(report.model_dump_json() if as_json else report.to_text(), nl=as_json)
     return 0
@@ -228,13 +244,23 @@ def init_command(ctx: click.Context, vault: Path | None, config_file: Path | Non
     if force and not yes:
         raise click.UsageError("--force goes with --yes", ctx)
     config, vault = setup(ctx, config_file, vault)
+    _init_settings(vault, config, yes, force)
+    _offer_me(vault, config, yes)
+    return 0
+
+
+def _init_settings(vault: Path, config: Config, yes: bool, force: bool) -> None:
+    """The survey, the proposed settings, and `.hylo-memory.toml` written when asked to (never over a different
+    one without --force)."""
     proposed = propose_file(vault, config.memory_dir)
     click.echo(proposed.survey)
     click.echo("Proposed settings:")
     click.echo(proposed.settings_lines())
+    if proposed.scopes:  # printed, never written: a scope takes its notes out of the person's memory (spec §1.1)
+        click.echo(proposed.scopes)
     if proposed.before == proposed.text:
         click.echo(f"{proposed.path} already says this: nothing written.")
-        return 0
+        return
     if proposed.before is not None:
         click.echo(file_diff(proposed.path, proposed.before, proposed.text))
         if yes and not force:
@@ -242,10 +268,31 @@ def init_command(ctx: click.Context, vault: Path | None, config_file: Path | Non
                                        "--yes --force replaces it")
     if not yes and not _ask(f"{'Replace' if proposed.before is not None else 'Write'} {proposed.path}?"):
         click.echo("Nothing written.")
-        return 0
+        return
     write_file(vault, proposed.text)
     click.echo(f"Wrote {proposed.path} (readable by you only):\n{proposed.text}", nl=False)
-    return 0
+
+
+def _offer_me(vault: Path, config: Config, yes: bool) -> None:
+    """Offer to start `_me.md`, the person's own file, from a short template; one already there is left as it is
+    (docs/spec.md §2.1)."""
+    from hylo_memory.pipeline.operations.init_me import me_exists, me_file_of, start_me
+
+    if me_exists(vault, config):
+        click.echo(f"{me_file_of(vault, config)} is there: your own file, left as it is.")
+        return
+    question = (f"Start {me_file_of(vault, config)}, your own file about yourself (every reader gets it whole; "
+                "no command writes it), from a short template?")
+    try:
+        wanted = yes or click.confirm(question, default=False)
+    except click.Abort:  # no one to answer: the settings' answer stands, and this is only an offer
+        wanted = False
+    if not wanted:
+        click.echo(f"Not started: write {ME_FILE} in the memory folder whenever you like.")
+        return
+    started = start_me(vault, config)
+    click.echo(f"Wrote {started.path}: edit it in your own words." if started.started
+               else f"{started.path} is there: your own file, left as it is.")
 
 
 def _ask(question: str) -> bool:

@@ -125,6 +125,22 @@ def _check_path(text: str, kind: click.Path | VaultType, param: click.Parameter 
         kind.fail(problem, param, ctx)
 
 
+SCOPE = click.option("--scope", metavar="NAME", help="a scope's memory (a folder with a memory of its own: "
+                                                      "`[scopes.NAME]` in the vault's .hylo-memory.toml)")
+
+
+def in_scope(ctx: click.Context, config: Config, name: str | None) -> Config:
+    """`config`, or with `--scope NAME` the scope's (docs/spec.md §1.1); an unknown one is a usage mistake naming the
+    known ones."""
+    from hylo_memory.errors import ConfigError
+    from hylo_memory.pipeline.scopes import scoped
+
+    try:
+        return scoped(config, name)
+    except ConfigError as exc:
+        raise click.BadParameter(str(exc), ctx, param_hint="'--scope'") from None
+
+
 def setup(ctx: click.Context, config_file: Path | None, vault: Path | str | None,
           extractor: str | None = None, **settings: Any) -> tuple[Config, Path]:
     """The configuration (the command's --config over the group's, and the vault's own file; `settings`: a

@@ -10,7 +10,7 @@ import click
 from hylo_memory.decay import Dimension
 from hylo_memory.decay.model import DIMENSION_NAMES
 from hylo_memory.pipeline.cli.arguments import not_blank
-from hylo_memory.pipeline.cli.options import DimensionType, json_failures, options, setup
+from hylo_memory.pipeline.cli.options import SCOPE, DimensionType, in_scope, json_failures, options, setup
 from hylo_memory.pipeline.operations.forget import forget, forgotten, unforget
 from hylo_memory.pipeline.operations.history import history, undo
 from hylo_memory.pipeline.operations.items import Report
@@ -35,11 +35,13 @@ _DIMENSION = click.option("--dimension", type=DimensionType(), help=f"only this 
 @options(today=False)
 @_DIMENSION
 @_JSON
+@SCOPE
 @click.pass_context
 @json_failures
 def why_command(ctx: click.Context, text: str, vault: Path | None, config_file: Path | None,
-                dimension: Dimension | None, as_json: bool) -> int:
+                dimension: Dimension | None, as_json: bool, scope: str | None) -> int:
     config, vault = setup(ctx, config_file, vault)
+    config = in_scope(ctx, config, scope)
     return _print(explain(vault, config, text, dimension), as_json)
 
 
@@ -75,13 +77,16 @@ def undo_command(ctx: click.Context, change: int | None, vault: Path | None, con
 @_DIMENSION
 @click.option("--list", "listing", is_flag=True, help="list the forgotten facts")
 @_JSON
+@SCOPE
 @click.pass_context
 @json_failures
 def forget_command(ctx: click.Context, text: str | None, vault: Path | None, config_file: Path | None,
-                   today: dt.date | None, dimension: Dimension | None, listing: bool, as_json: bool) -> int:
+                   today: dt.date | None, dimension: Dimension | None, listing: bool, as_json: bool,
+                   scope: str | None) -> int:
     if listing == (text is not None):
         raise click.UsageError("give the item's TEXT, or --list", ctx)
     config, vault = setup(ctx, config_file, vault)
+    config = in_scope(ctx, config, scope)
     if listing:
         return _print(forgotten(vault, config), as_json)
     assert text is not None

@@ -30,11 +30,11 @@ from hylo_memory.pipeline.operations.outcome import not_ok_line
 from hylo_memory.pipeline.operations.recall import MAX_QUERY_CHARS
 from hylo_memory.pipeline.operations.recall import recall as ranked
 from hylo_memory.pipeline.operations.why import explain
+from hylo_memory.pipeline.scopes import NAME_CHARS, scoped
 
 if TYPE_CHECKING:  # the run, the extractors and the status load with the first call that needs them
     from hylo_memory.extractors.base import Extractor
     from hylo_memory.pipeline.operations.status import Status
-    from hylo_memory.pipeline.run.summary import RunSummary
 
 # The limits the commands themselves enforce, so a schema never advertises what the call then refuses.
 MAX_TEXT = MAX_ITEM_TEXT  # `remember`: a fact is one item's line (decay/model.py)
@@ -58,6 +58,9 @@ Narrowing = Annotated[Dimension | None, BeforeValidator(_dimension), Field(
 ItemText = Annotated[str, Field(max_length=MAX_ITEM_TEXT, description="the item's wording, or close to it")]
 Pin = Annotated[StrictBool | None, Field(  # "yes" is not true: a wrong type is refused, not guessed
     description="true: a standing fact that never fades; false: it may fade; leave it out to let the memory decide")]
+ScopeName = Annotated[str | None, Field(max_length=NAME_CHARS, description=(
+    "a scope's memory (a project's folder with a memory of its own, as the vault's .hylo-memory.toml names it); "
+    "leave it out for the person's"))]
 Intro = Annotated[str | None, Field(
     max_length=MAX_INTRO, description="a self-introduction: name, role, projects (optional; kept for later runs)")]
 
@@ -99,13 +102,15 @@ class Tools:
         limit: Annotated[int, Field(ge=1, le=MAX_RECALLED, description="the most items returned")] = 10,
         notes: Annotated[StrictBool, Field(description="search the person's notes themselves (passages, each with "
                                                        "its note's path and date), not the memory")] = False,
+        scope: ScopeName = None,
     ) -> CallToolResult:
         if notes:
-            passages = await blocking(lambda: recall_notes(self.vault, self.config, query, limit))
+            passages = await blocking(lambda: recall_notes(self.vault, scoped(self.config, scope), query, limit))
             return result(passages.to_text(), passages.to_json())
         # No embedding before the answer (0 s): items not embedded yet are matched by their words, then embedded.
-        found = await blocking(lambda: ranked(self.vault, self.config, query, limit, self.memory.fixed_today, 0))
-        if found.waiting:
+        found = await blocking(lambda: ranked(self.vault, scoped(self.config, scope), query, limit,
+                                              self.memory.fixed_today, 0))
+        if found.waiting and scope is None:  # the backfill embeds the person's; a refresh embeds a scope's
             self.backfill.wake()
         return result(found.to_text(), found.to_json())
 
@@ -115,7 +120,16 @@ class Tools:
                                      description="the most tokens the block may take; the lowest-scored items "
                                                  "are left out first")] = DEFAULT_BUDGET,
         query: Annotated[Query | None, Field(description="put the items about this first (optional)")] = None,
+        scope: Annotated[str | None, Field(max_length=NAME_CHARS, description=(
+            "also a scope's memory, after the person's, under a heading naming it (a project's folder with a memory "
+            "of its own, as the vault's .hylo-memory.toml names it)"))] = None,
     ) -> CallToolResult:
+        if scope is not None:  # the person's memory, then the scope's (docs/spec.md §1.1)
+            from hylo_memory.pipeline.operations.scoped import scoped_context
+
+            both = await blocking(lambda: scoped_context(self.vault, self.config, scope, self.memory.today(), budget,
+                                                         query, 0))
+            return result(both.to_text(), both.to_json())
         block = await blocking(lambda: build_context(self.vault, self.config, self.memory.today(), budget, query, 0))
         if block.waiting:
             self.backfill.wake()
@@ -132,14 +146,15 @@ class Tools:
         lent = None  # no model configured: the client's own, when it offers it (docs/spec.md §9.5)
         if not self.config.uses_llm and offers_sampling(context):
             lent = sampling_extractor(context, self.config, client_name(context))
-        summary, text = await blocking(lambda: self._refresh(day, dry_run, intro, progress, lent))
-        line = not_ok_line(summary)
-        if line is not None:  # the command line's exit 2 and its line: notes were left for the next run
-            return result(f"{line}\n\n{text}", summary.to_json(), error=True)
-        return result(text, summary.to_json())
+        text, data, lines = await blocking(lambda: self._refresh(day, dry_run, intro, progress, lent))
+        if lines:  # the command line's exit 2 and its line: notes were left for the next run
+            return result("\n".join(lines) + f"\n\n{text}", data, error=True)
+        return result(text, data)
 
     def _refresh(self, day: dt.date, dry_run: bool, intro: str | None, progress: ProgressNotices,
-                 lent: Extractor | None) -> tuple[RunSummary, str]:
+                 lent: Extractor | None) -> tuple[str, str, list[str]]:
+        """The person's run then each scope's (docs/spec.md §1.1): their summaries' text, their JSON, and the line of
+        each run that was not ok."""
         # The run loads with the first refresh, on its worker thread: the server starts (and answers a first
         # recall) without it, and no call waits on the event loop while it loads.
         from hylo_memory.pipeline.operations.refresh import refresh_memory
@@ -149,30 +164,40 @@ class Tools:
 
         if is_held(open_store(self.vault, self.config).folder / STATE_DIR, RUN_LOCK):  # a notice only: the lock decides
             progress.waiting()
+        from hylo_memory.pipeline.operations.scoped import refresh_scopes, scopes_text, with_scopes
+
         summary, changes = refresh_memory(self.vault, self.config, day, dry_run, intro, progress, fallback=lent)
+        scopes = refresh_scopes(self.config, lambda on: refresh_memory(self.vault, on, day, dry_run, None, progress,
+                                                                       fallback=lent))
         text = summary.to_text()
         if changes is not None:  # after the summary, as the command line prints it
             text += "\n" + changes
+        text += scopes_text(scopes)
         progress.finished()
-        return summary, text
+        lines = [line for line in [not_ok_line(summary)] if line is not None]
+        for run in scopes:
+            line = not_ok_line(run.refreshed.summary)
+            if line is not None:
+                lines.append(f"scope {run.name}: {line}")
+        return text, with_scopes(summary.to_json(), scopes), lines
 
-    async def status(self) -> CallToolResult:
+    async def status(self, scope: ScopeName = None) -> CallToolResult:
         def gathered() -> Status:
             from hylo_memory.pipeline.operations.status import (
                 gather,  # with the run's modules: loaded on the worker when first asked
             )
 
-            return gather(self.vault, self.config, self.memory.fixed_today)
+            return gather(self.vault, scoped(self.config, scope), self.memory.fixed_today)
 
         report = await blocking(gathered)
         return result(report.to_text(), report.model_dump_json())
 
-    async def why(self, text: ItemText, dimension: Narrowing = None) -> CallToolResult:
-        explanation = await blocking(lambda: explain(self.vault, self.config, text, dimension))
+    async def why(self, text: ItemText, dimension: Narrowing = None, scope: ScopeName = None) -> CallToolResult:
+        explanation = await blocking(lambda: explain(self.vault, scoped(self.config, scope), text, dimension))
         return result(explanation.to_text(), explanation.to_json())
 
-    async def forget(self, text: ItemText, dimension: Narrowing = None) -> CallToolResult:
-        report = await blocking(lambda: forget_item(self.vault, self.config, text, dimension,
+    async def forget(self, text: ItemText, dimension: Narrowing = None, scope: ScopeName = None) -> CallToolResult:
+        report = await blocking(lambda: forget_item(self.vault, scoped(self.config, scope), text, dimension,
                                                     self.memory.fixed_today))
         return result(report.to_text(), report.to_json())
 

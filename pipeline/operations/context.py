@@ -12,6 +12,7 @@ from typing import NamedTuple
 from pydantic_core import to_json
 
 from hylo_memory.decay.ranking import MAX_BUDGET, MIN_BUDGET, Block, build_block
+from hylo_memory.decay.soft_cap import OverCap, over_cap
 from hylo_memory.errors import InputError
 from hylo_memory.extractors.tokens import estimate_tokens
 from hylo_memory.pipeline.config import Config
@@ -20,6 +21,7 @@ from hylo_memory.pipeline.operations.answers import check_query, waiting_line
 from hylo_memory.pipeline.operations.archive_search import notes_section
 from hylo_memory.pipeline.operations.meaning import Cosines, cosines, item_texts
 from hylo_memory.pipeline.operations.recall import read_memory
+from hylo_memory.pipeline.state.me_file import read_me
 
 
 class ContextResult(NamedTuple):
@@ -29,6 +31,7 @@ class ContextResult(NamedTuple):
     refused: list[str]  # one line each: the block holds the other files' items
     fallback: str | None = None  # why a query was matched by BM25 alone, when embeddings were meant to rank it
     waiting: int = 0  # items not embedded yet, matched to the query by their words alone
+    soft_cap: list[OverCap] = []  # noqa: RUF012 - a NamedTuple's default, never changed: files past the soft cap
 
     def to_text(self) -> str:
         """The markdown block, as the command line prints it."""
@@ -37,14 +40,17 @@ class ContextResult(NamedTuple):
     def to_json(self) -> str:
         """The block's fields, its items' and `refused`, as one JSON object."""
         fields = self.block._asdict() | {"items": [c._asdict() for c in self.block.items], "refused": self.refused,
-                                         "fallback": self.fallback, "waiting": self.waiting}
+                                         "fallback": self.fallback, "waiting": self.waiting,
+                                         "soft_cap": [o.model_dump() for o in self.soft_cap]}
         return to_json(fields).decode()
 
 
 def build_context(vault: Path, config: Config, today: dt.date, budget: int | None = None,
-                  query: str | None = None, embed_seconds: float | None = None) -> ContextResult:
+                  query: str | None = None, embed_seconds: float | None = None,
+                  title: str | None = None) -> ContextResult:
     """The vault's memory as a block of at most `budget` estimated tokens, items relevant to `query` first (items
-    not embedded yet embedded for `embed_seconds` at most, default `interactive_embedding_seconds`)."""
+    not embedded yet embedded for `embed_seconds` at most, default `interactive_embedding_seconds`); `title`: its
+    first line instead of the person's name (a scope's)."""
     budget = DEFAULT_BUDGET if budget is None else budget
     if not MIN_BUDGET <= budget <= MAX_BUDGET:
         raise InputError(f"the budget must be {MIN_BUDGET:,} to {MAX_BUDGET:,} tokens, not {budget:,}")
@@ -62,11 +68,23 @@ def build_context(vault: Path, config: Config, today: dt.date, budget: int | Non
         meaning = cosines(read.store.folder, config, query, item_texts(read.files), seconds)
     if meaning.waiting:
         notes.append(f"_{waiting_line(meaning.waiting)}_")
-    block = build_block(read.files, today, budget, estimate_tokens, read.name, query, notes,
-                        cosines=meaning.by_text, floor=meaning.floor, answer_floor=meaning.answer_floor)
+    # The person's own file first, whole (docs/spec.md §2.1); a file past the soft cap said at the end (§2.2).
+    me = read_me(read.store.folder, config.me_max_bytes)
+    notes += [f"_{me.problem}_"] if me.problem else []
+    over = over_cap(read.files, config.soft_cap)
+    notes += [f"_{o.line()}_" for o in over]
+    name = read.name
+    if me.text:  # its name is the person's own word for it
+        from hylo_memory.pipeline.run.profile import build_profile  # as read_store does: only when needed
+
+        name = build_profile(None, None, None, me=me.text).name or name
+    block = build_block(read.files, today, budget, estimate_tokens, name, query, notes,
+                        cosines=meaning.by_text, floor=meaning.floor, answer_floor=meaning.answer_floor, title=title,
+                        me=me.text)
     if query is not None and not any(c.relevance is not None for c in block.items):  # the memory has no answer:
         archived = notes_section(read.store.folder, config, query, budget // 3)  # the notes may (docs/spec.md §9.7)
         if archived is not None:
-            block = build_block(read.files, today, budget, estimate_tokens, read.name, query, [*notes, archived],
-                                cosines=meaning.by_text, floor=meaning.floor, answer_floor=meaning.answer_floor)
-    return ContextResult(block, [str(e) for e in refused], meaning.fallback, meaning.waiting)
+            block = build_block(read.files, today, budget, estimate_tokens, name, query, [*notes, archived],
+                                cosines=meaning.by_text, floor=meaning.floor, answer_floor=meaning.answer_floor,
+                                title=title, me=me.text)
+    return ContextResult(block, [str(e) for e in refused], meaning.fallback, meaning.waiting, over)

@@ -237,24 +237,46 @@ class Proposed(NamedTuple):
     text: str  # the file it would write
     before: str | None  # the file as it is, None when there is none
     survey: str  # what the vault holds and why these settings, for a person
+    scopes: str = ""  # the scopes proposed, as the TOML to add (docs/spec.md §1.1): never written by `init`
 
     def settings_lines(self) -> str:
         return "".join(f"  {line}\n" for line in self.text.splitlines() if line and not line.startswith("#"))
 
 
 def propose_file(vault: Path, memory_dir: str) -> Proposed:
-    """Look at the vault and propose its `.hylo-memory.toml`, its other settings kept."""
+    """Look at the vault and propose its `.hylo-memory.toml`, its other settings kept, and the scopes it might add."""
+    from hylo_memory.pipeline.operations.init_scopes import keep_apart, propose_scopes, scopes_text
+
     found = survey(vault, memory_dir)
     proposal = propose(found)
     before, existing = existing_file(vault)
+    proposal.reasons |= keep_apart([proposal.shorts_paths, proposal.knowledge_paths, proposal.extra_scan_paths],
+                                   existing)
     text = render_toml(new_settings(proposal, existing, memory_dir))
-    return Proposed(vault / VAULT_FILE, text, before, survey_text(found, proposal))
+    scopes = propose_scopes(vault, memory_dir, existing, proposal.extra_scan_paths)
+    return Proposed(vault / VAULT_FILE, text, before, survey_text(found, proposal),
+                    scopes_text(scopes, vault / VAULT_FILE))
 
 
 def render_toml(settings: dict[str, Any]) -> str:
     lines = ["# hylo-memory's settings for this vault (`hylo-memory init` wrote it; edit freely).",
              "# Read after ~/.config/hylo-memory/config.toml; HYLO_MEMORY_* and options win over it."]
-    return "\n".join(lines + [f"{key} = {_toml_value(value)}" for key, value in settings.items()]) + "\n"
+    plain = [f"{key} = {_toml_value(value)}" for key, value in settings.items() if not isinstance(value, dict)]
+    tables = [line for key, value in settings.items() if isinstance(value, dict) for line in _tables(key, value)]
+    return "\n".join(lines + plain + tables) + "\n"
+
+
+def _tables(key: str, table: dict[str, Any]) -> list[str]:
+    """A table kept from the file (`[scopes.NAME]`), after the plain settings as TOML wants: its plain values, then
+    its own tables."""
+    lines = ["", f"[{key}]"] if any(not isinstance(v, dict) for v in table.values()) else []
+    lines += [f"{_toml_key(k)} = {_toml_value(v)}" for k, v in table.items() if not isinstance(v, dict)]
+    inner = [(f"{key}.{_toml_key(k)}", v) for k, v in table.items() if isinstance(v, dict)]
+    return lines + [line for name, value in inner for line in _tables(name, value)]
+
+
+def _toml_key(key: str) -> str:
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key, ensure_ascii=False)
 
 
 def existing_file(vault: Path) -> tuple[str | None, dict[str, Any]]:

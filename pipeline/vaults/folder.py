@@ -58,7 +58,7 @@ class FolderVault:
                  author: Sequence[str] = (), zone: dt.tzinfo | None = None, future: Collection[str] = (),
                  note_reader: Callable[[], NoteReader] = NoteReader, left_out: Collection[str] = ()):
         self.root = root.resolve()
-        self.left_out = frozenset(_relative(f) for f in left_out)  # folders never read: the scopes' (docs/spec.md §1.1)
+        self.left_out = frozenset(_relative(f) for f in left_out)  # never read: the scopes' (docs/spec.md §1.1)
         self.note_reader = note_reader
         self.author = author  # the person's name and aliases: a clipping they wrote is theirs (docs/spec.md §1)
         self.zone = zone or clock.zone()

@@ -1,0 +1,91 @@
+"""What the doors do with scopes (docs/spec.md §1.1): a refresh of the person's memory then of each scope's, and a
+context of the person's memory then the scope's. Every other command works on a scope's memory with the scope's
+configuration (pipeline/scopes.py), unchanged."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import NamedTuple
+
+from hylo_memory.decay.ranking import MIN_BUDGET
+from hylo_memory.errors import InputError
+from hylo_memory.extractors.tokens import estimate_tokens
+from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.operations.context import DEFAULT_BUDGET, ContextResult, build_context
+from hylo_memory.pipeline.operations.refresh import Refreshed
+from hylo_memory.pipeline.scopes import each_scope, scope_config
+
+
+class ScopeRun(NamedTuple):
+    """One scope's refresh, after the person's."""
+
+    name: str
+    memory_dir: str
+    refreshed: Refreshed
+
+
+def refresh_scopes(config: Config, run: Callable[[Config], Refreshed]) -> list[ScopeRun]:
+    """`run` (the person's refresh, as the door started it) on each scope's configuration in turn, by name."""
+    return [ScopeRun(name, scope.memory_dir, run(scope)) for name, scope in each_scope(config)]
+
+
+def scope_heading(run: ScopeRun) -> str:
+    return f"Scope {run.name} ({run.memory_dir}/):"
+
+
+def scopes_text(runs: list[ScopeRun]) -> str:
+    """Each scope's summary (and a dry run's diff) under a line naming it, after the person's."""
+    parts = []
+    for run in runs:
+        text = run.refreshed.summary.to_text()
+        if run.refreshed.diff:
+            text += "\n" + run.refreshed.diff
+        parts.append(f"\n{scope_heading(run)}\n{text}")
+    return "".join(parts)
+
+
+def with_scopes(summary_json: str, runs: list[ScopeRun]) -> str:
+    """The person's summary as JSON with each scope's under `scopes`, by name (absent when none is configured)."""
+    if not runs:
+        return summary_json
+    data = json.loads(summary_json)
+    data["scopes"] = {r.name: json.loads(r.refreshed.summary.to_json()) | {"memory_dir": r.memory_dir} for r in runs}
+    return json.dumps(data, ensure_ascii=False)
+
+
+class ScopedContext(NamedTuple):
+    """The person's block, then the scope's under a heading naming it."""
+
+    name: str
+    person: ContextResult
+    scope: ContextResult
+
+    @property
+    def waiting(self) -> int:
+        return self.person.waiting + self.scope.waiting
+
+    def to_text(self) -> str:
+        return f"{self.person.to_text()}\n{self.scope.to_text()}"
+
+    def to_json(self) -> str:
+        data = json.loads(self.person.to_json())
+        data["scope"] = json.loads(self.scope.to_json()) | {"name": self.name}  # the block's own name is the scope's
+        return json.dumps(data, ensure_ascii=False)
+
+
+def scoped_context(vault: Path, config: Config, name: str, today: dt.date, budget: int | None = None,
+                   query: str | None = None, embed_seconds: float | None = None) -> ScopedContext:
+    """The person's memory and scope `name`'s, together within `budget`: the scope's block takes at most half, the
+    person's what the scope's left (so an empty scope costs the person nothing)."""
+    scope = scope_config(config, name)
+    budget = DEFAULT_BUDGET if budget is None else budget
+    if budget < 2 * MIN_BUDGET:
+        raise InputError(f"the budget with a scope must be at least {2 * MIN_BUDGET:,} tokens (two blocks), "
+                         f"not {budget:,}")
+    own = build_context(vault, scope, today, budget // 2, query, embed_seconds, title=f"# Scope {name}")
+    rest = budget - own.block.tokens - estimate_tokens("\n")
+    person = build_context(vault, config, today, max(MIN_BUDGET, rest), query, embed_seconds)
+    return ScopedContext(name, person, own)
