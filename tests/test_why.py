@@ -39,7 +39,8 @@ def test_why_prints_the_item_line_first(tmp_path: Path) -> None:
 def test_why_says_when_and_by_which_command_the_item_was_first_added(tmp_path: Path) -> None:
     two_notes_on_jazz(tmp_path)
     out = ok(why(tmp_path, JAZZ)).stdout
-    assert out.splitlines()[1] == f"First: added on {TODAY} by refresh (run 1, first) from _shorts/{ago(20)}-first.md"
+    assert out.splitlines()[1] == (f"First: added on {TODAY} by refresh (run 1, first) from _shorts/{ago(20)}-first.md"
+                                   ", proposed by offline")
 
 
 def test_why_lists_every_source_newest_first_with_date_path_and_wording(tmp_path: Path) -> None:
@@ -47,8 +48,8 @@ def test_why_lists_every_source_newest_first_with_date_path_and_wording(tmp_path
     lines = ok(why(tmp_path, JAZZ)).stdout.splitlines()
     assert lines[2:] == [
         "Sources, newest first:",
-        f'  {ago(10)}  _shorts/{ago(10)}-second.md  "{JAZZ}"',
-        f'  {ago(20)}  _shorts/{ago(20)}-first.md  "{JAZZ}"',
+        f'  {ago(10)}  _shorts/{ago(10)}-second.md  "{JAZZ}"  [by offline]',
+        f'  {ago(20)}  _shorts/{ago(20)}-first.md  "{JAZZ}"  [by offline]',
     ]
 
 
@@ -144,7 +145,8 @@ def test_why_json_is_one_object_with_the_item_and_its_sources(tmp_path: Path) ->
     assert report["line"] == f"- {JAZZ} `last:{ago(10)} seen:2`"
     assert report["first"].startswith(f"added on {TODAY} by refresh")
     assert [s["date"] for s in report["sources"]] == [str(ago(10)), str(ago(20))]
-    assert set(report["sources"][0]) == {"date", "source", "wording", "command", "detail", "via"}
+    assert set(report["sources"][0]) == {"date", "source", "wording", "command", "detail", "via", "actor",
+                                            "approved"}
 
 
 # Items kept without a source

@@ -6,16 +6,27 @@ import datetime as dt
 from typing import NamedTuple
 
 from hylo_memory.decay import Dimension, Evidence, FileUpdate, plan_updates, render
+from hylo_memory.decay.sightings import Gated
 from hylo_memory.decay.store import MemoryStore
 from hylo_memory.errors import MemoryFileError
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.after_write import after_write
-from hylo_memory.pipeline.run.summary import Deleted, RunSummary, file_reports, total_counts, trust_lists
-from hylo_memory.pipeline.state.changes import change_of
+from hylo_memory.pipeline.run.summary import (
+    Deleted,
+    RunSummary,
+    candidate_counts,
+    file_reports,
+    total_counts,
+    trust_lists,
+)
+from hylo_memory.pipeline.state.candidates import Restore, Waiting, hold_back
+from hylo_memory.pipeline.state.changes import Actors, change_of
 from hylo_memory.pipeline.state.journal import Journal, commit_planned
 from hylo_memory.pipeline.state.ledger import Ledger
 from hylo_memory.pipeline.state.trust import tombstones
 from hylo_memory.pipeline.state.writing import writing
+
+APPLY_ACTOR = "apply"  # who proposed an evidence file's facts: a script or an assistant, never taken for the person
 
 
 class Applied(NamedTuple):
@@ -24,6 +35,9 @@ class Applied(NamedTuple):
 
     updates: list[FileUpdate]
     left_out: list[MemoryFileError]
+    gated: Gated | None = None  # the evidence the rules applied, and the candidates (docs/spec.md §3.2)
+    waiting: Waiting | None = None
+    restore: Restore | None = None
 
 
 def apply_evidence(
@@ -43,10 +57,13 @@ def apply_evidence(
         def plan() -> tuple[Journal | None, Applied]:
             applied = _plan(store, evidence, today, config, ledger)
             changed: dict[Dimension, str | None] = {u.dimension: render(u.after) for u in applied.updates if u.write}
-            if not changed:
+            if not changed and not applied.waiting:
                 return None, applied
+            actors = Actors(actor=APPLY_ACTOR, sightings=applied.gated.actors if applied.gated else {})
+            change = change_of("apply", applied.updates, today, detail, actors=actors,
+                               candidates=applied.restore) if changed else None
             # Several files change together or not at all, even if the process dies midway.
-            return Journal(files=changed, change=change_of("apply", applied.updates, today, detail)), applied
+            return Journal(files=changed, change=change, candidates=applied.waiting or None), applied
 
         done = commit_planned(store, ledger, plan)
     after_write(store, config)
@@ -62,7 +79,7 @@ def summary_of(applied: Applied, today: dt.date, dry_run: bool = False) -> RunSu
         changed_files=[r.file for r in reports if r.written], counts=total_counts(reports),
         deleted=[Deleted(file=r.file, text=t) for r in reports for t in r.changes.deleted], **trust_lists(reports),
         dry_run=dry_run, failures=[f"left as it is, it cannot be read: {refused}" for refused in applied.left_out],
-        files=reports)
+        files=reports, candidates=candidate_counts(applied.gated, 1) if applied.gated else None)
 
 
 def _plan(store: MemoryStore, evidence: list[Evidence], today: dt.date, config: Config, ledger: Ledger) -> Applied:
@@ -70,5 +87,8 @@ def _plan(store: MemoryStore, evidence: list[Evidence], today: dt.date, config: 
     refused, naming each such file); a hand-broken other is left out, never written (docs/spec.md §7): its
     decay only waits, as rules D and E count from its items' dates, not from the last command."""
     files, refused = store.read_writing({e.dimension for e in evidence})
-    updates = plan_updates(files, evidence, today, config.similarity_threshold, forgotten=tombstones(ledger))
-    return Applied([u for u in updates if u.dimension not in refused], list(refused.values()))
+    stones = tombstones(ledger)
+    gated, waiting, restore = hold_back(ledger, files, evidence, today, config, APPLY_ACTOR, stones)
+    updates = plan_updates(files, gated.evidence, today, config.similarity_threshold, forgotten=stones)
+    return Applied([u for u in updates if u.dimension not in refused], list(refused.values()), gated, waiting,
+                   restore)

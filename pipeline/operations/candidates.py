@@ -12,7 +12,7 @@ from hylo_memory.decay import Dimension, FileUpdate, MemoryFile, Tombstone, appl
 from hylo_memory.decay.lines import item_line
 from hylo_memory.decay.find import CLOSEST, by_words, closest, find_items
 from hylo_memory.decay.model import MAX_ITEM_TEXT
-from hylo_memory.decay.sightings import Candidate, as_files, window_of
+from hylo_memory.decay.sightings import Candidate, Sighting, as_files, window_of
 from hylo_memory.errors import InputError
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
@@ -35,7 +35,7 @@ class Waits(BaseModel):
     first: dt.date
     last: dt.date
     expires_after: dt.date  # its first sighting plus its file's window: not seen enough by then, it is dropped
-    sources: list[str]  # newest first, each with the actor who read it there: `_shorts/a.md (offline)`
+    sources: list[Sighting]  # newest first, each with its date, wording and the actor who read it there
 
 
 class CandidateList(Report):
@@ -53,7 +53,8 @@ class CandidateList(Report):
         for c in self.candidates:
             seen = f"{c.sightings} sighting" + ("s" if c.sightings != 1 else "")
             lines.append(f"  {c.dimension.value}: \"{c.text}\"  {seen}, first {c.first}, last {c.last}, "
-                         f"expires after {c.expires_after}; from {', '.join(c.sources)}")
+                         f"expires after {c.expires_after}; from "
+                         + ", ".join(f"{s.source} ({s.date}, {s.actor})" for s in c.sources))
         return "\n".join(lines) + "\n"
 
 
@@ -84,7 +85,7 @@ def waiting(vault: Path, config: Config) -> CandidateList:
     return CandidateList(min_sightings=config.min_sightings, candidates=[
         Waits(text=c.text, dimension=c.dimension, sightings=len(c.sources), first=c.first, last=c.last,
               expires_after=c.first + dt.timedelta(days=window_of(files, c.dimension)),
-              sources=[f"{s.source} ({s.actor})" for s in sorted(c.sightings, key=lambda s: s.date, reverse=True)])
+              sources=sorted(c.sightings, key=lambda s: s.date, reverse=True))
         for c in found])
 
 

@@ -27,6 +27,8 @@ class Sighting(BaseModel):
     command: str  # refresh, remember, apply
     detail: str
     via: str | None = None  # "synthesis": one unit of a theme the preference was drawn from
+    actor: str | None = None  # who proposed it: "you", the model, `assistant (<client>)`, "offline" (§3.2)
+    approved: str | None = None  # who let it into the file: "you" (remember, promote), else its actor
 
 
 class Replacement(BaseModel):
@@ -46,6 +48,7 @@ class Explanation(Report):
     text: str
     first: str  # when and how it was first added, in words
     adopted: bool  # written by hand, then adopted by a run
+    approved_by: list[str] = []  # who let it into the file (docs/spec.md §3.2): "you", or the loop's actors
     superseded_by: list[Replacement] = []
     sources: list[Sighting] = []  # newest first
     refused: list[str] = []  # memory files that could not be searched, one line each (as `recall` names them)
@@ -73,6 +76,7 @@ def explain(vault: Path, config: Config, text: str, dimension: Dimension | None 
         file=found.dimension.filename, dimension=found.dimension, section=found.section,
         line=item_line(found.item), text=found.item.text, first=_first(records),
         adopted=any(r.row.kind == "adopted" for r in records),
+        approved_by=list(dict.fromkeys(r.row.approved for r in records if r.row.approved)),
         superseded_by=[Replacement(by=r.row.wording, on=r.day) for r in records if r.row.kind == "superseded"],
         sources=[_sighting(r) for r in sorted((r for r in records if r.row.kind in ("added", "refreshed")),
                                               key=lambda r: (r.row.source_date or r.day, r.change_id), reverse=True)],
@@ -83,13 +87,21 @@ def explain(vault: Path, config: Config, text: str, dimension: Dimension | None 
 def _sighting(record: Support) -> Sighting:
     row = record.row
     return Sighting(date=row.source_date or record.day, source=row.source, wording=row.wording,
-                    command=record.command, detail=record.detail, via=row.via)
+                    command=record.command, detail=record.detail, via=row.via, actor=row.actor,
+                    approved=row.approved)
 
 
 def _how(sighting: Sighting) -> str:
     if sighting.via == "synthesis":
-        return "  (synthesis: a theme this unit shares with others)"
-    return f"  (via {sighting.command} {sighting.detail})" if sighting.command == "apply" else ""
+        how = "  (synthesis: a theme this unit shares with others)"
+    else:
+        how = f"  (via {sighting.command} {sighting.detail})" if sighting.command == "apply" else ""
+    if sighting.actor is None:
+        return how
+    by = f"by {sighting.actor}"
+    if sighting.approved and sighting.approved != sighting.actor:
+        by += f", approved by {sighting.approved}"
+    return f"{how}  [{by}]"
 
 
 def _first(records: list[Support]) -> str:
@@ -99,7 +111,24 @@ def _first(records: list[Support]) -> str:
             return f"written by hand, adopted on {record.day} by {record.command}"
         if row.kind == "added":
             how = {"refresh": f"by refresh ({record.detail}) from {row.source}",
+                   "promote": "by promote",
                    "remember": f'by remember ("{record.detail}")',
                    "apply": f"by apply {record.detail} from {row.source}"}.get(record.command, record.command)
-            return f"added on {record.day} {how}"
+            return f"added on {record.day} {how}" + _approval(records, record)
     return NO_SOURCES if not records else "added before hylo-memory recorded provenance"
+
+
+def _approval(records: list[Support], first: Support) -> str:
+    """Who let the item in when it was added (docs/spec.md §3.2): the person, or the loop after its sightings."""
+    added = [r.row for r in records if r.change_id == first.change_id and r.row.kind == "added"]
+    approved = list(dict.fromkeys(row.approved for row in added if row.approved))
+    if not approved:
+        return ""  # recorded before actors were
+    sources = {row.source for row in added if row.via == "sightings"}
+    if not sources:
+        return ", approved by you" if approved == ["you"] else f", proposed by {', '.join(approved)}"
+    seen = f"{len(sources)} sighting" + ("s" if len(sources) != 1 else "")
+    proposed = list(dict.fromkeys(row.actor for row in added if row.via == "sightings" and row.actor))
+    if first.command == "promote":
+        return f", approved by you after {seen} (proposed by {', '.join(proposed)})"
+    return f", promoted after {seen}, approved by {', '.join(approved)} (not by you)"

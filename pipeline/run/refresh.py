@@ -23,6 +23,7 @@ from hylo_memory.pipeline.run.progress import RunProgress, Silent
 from hylo_memory.pipeline.run.summary import (
     Deleted,
     RunSummary,
+    candidate_counts,
     SourceCounts,
     file_reports,
     others_words,
@@ -30,7 +31,8 @@ from hylo_memory.pipeline.run.summary import (
     trust_lists,
 )
 from hylo_memory.pipeline.run.window import Window
-from hylo_memory.pipeline.state.changes import change_of
+from hylo_memory.pipeline.state.candidates import hold_back, sighting_hashes
+from hylo_memory.pipeline.state.changes import Actors, change_of
 from hylo_memory.pipeline.state.failing import Failed, Failing
 from hylo_memory.pipeline.state.journal import RUNS_DIR, Journal, RunEnd, commit_planned
 from hylo_memory.pipeline.state.leases import Lease, Leases
@@ -126,9 +128,14 @@ def _run(
 
     def plan_writes() -> tuple[Journal | None, tuple[RunSummary, list[FileUpdate]]]:
         files = store.read_all()
-        updates = plan_updates(files, extraction.evidence, today, config.similarity_threshold,
-                               forgotten=tombstones(ledger), known=known(ledger, hashes))
+        stones = tombstones(ledger)
+        # A new fact seen fewer than `min_sightings` times waits as a candidate, not in its file (docs/spec.md §3.2).
+        gated, waiting, restore = hold_back(ledger, files, extraction.evidence, today, config, extractor.name, stones,
+                                            hashes)
+        updates = plan_updates(files, gated.evidence, today, config.similarity_threshold,
+                               forgotten=stones, known=known(ledger, hashes))
         summary = _summary(window, extractor.name, collected, extraction, extracted, updates, dry_run)
+        summary.candidates = candidate_counts(gated, config.min_sightings)
         summary.resumed = len(kept)
         summary.stuck = failing.stuck()
         summary.hints = layout_hints(vault, config) + ([old_vault] if old_vault else [])
@@ -144,9 +151,11 @@ def _run(
             run=RunEnd(run_id=run_id, today=today, status=summary.status, waiting=summary.waiting,
                        counts=summary.counts, usage=summary.usage, extractor=extractor.name),
             # A run that wrote nothing is no change to take back: `history` lists what changed files.
-            change=change_of("refresh", updates, today, detail, hashes, run_id, outcome.synthesised)
+            change=change_of("refresh", updates, today, detail, {**sighting_hashes(gated), **hashes}, run_id,
+                             outcome.synthesised, Actors(actor=extractor.name, sightings=gated.actors), restore)
             if written else None,
             lease=lease.token if lease else None,
+            candidates=waiting or None,
         )
         return journal, (summary, updates)
 

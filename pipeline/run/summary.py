@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from hylo_memory.decay import Dimension, FileChanges, FileUpdate
 from hylo_memory.decay.rules import Conflict, Expiry, Supersession
+from hylo_memory.decay.sightings import Gated
 from hylo_memory.extractors.base import Dropped, DroppedEntry, Source, SourceKind, Usage
 from hylo_memory.extractors.costs import Cost, total
 from hylo_memory.pipeline.notes.whose import Reason
@@ -151,6 +152,25 @@ class BatchReport(BaseModel):
         return f"; {u.prompt_tokens} prompt{cached} + {u.completion_tokens} completion tokens{cost}"
 
 
+class CandidateCounts(BaseModel):
+    """Facts waiting for another sighting (docs/spec.md §3.2): how many wait after the run, and what it did to them."""
+
+    waiting: int = 0
+    new: int = 0  # first seen in this run
+    seen_again: int = 0  # seen again, still short of `min_sightings`
+    promoted: list[str] = []  # written to their files by this run's sightings
+    expired: int = 0  # their window passed: dropped, not written
+
+
+def candidate_counts(gated: Gated, min_sightings: int) -> CandidateCounts | None:
+    """The summary's `candidates`; None when no fact ever waits (`min_sightings` 1, none left from before)."""
+    if min_sightings <= 1 and not (gated.promoted or gated.expired or gated.waiting):
+        return None
+    new = sum(1 for c in gated.put if len(c.sightings) == 1)
+    return CandidateCounts(waiting=gated.waiting, new=new, seen_again=len(gated.put) - new,
+                           promoted=[c.text for c in gated.promoted], expired=len(gated.expired))
+
+
 class RunSummary(BaseModel):
     """Everything docs/spec.md §4.8 asks a run to report; `--json` prints exactly this."""
 
@@ -195,6 +215,7 @@ class RunSummary(BaseModel):
     files: list[FileReport] = []
     batches: list[BatchReport] = []  # the provider's batches this run submitted, collected, or found in flight
     review: str | None = None  # the model's review of the memory after the run, in a line (docs/spec.md §3.1)
+    candidates: CandidateCounts | None = None  # with `min_sightings` above 1 (docs/spec.md §3.2)
 
     def add_batches(self, found: list[BatchReport]) -> None:
         """The batches collected (or found in flight) before this run's own: listed first, and what their answers
