@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from pydantic import BaseModel
 
 from .forgetting import Tombstone
 from .model import Dimension, Evidence, MemoryFile
-from .rules import DEFAULT_THRESHOLD, FileChanges, apply_rules
+from .rules import DEFAULT_THRESHOLD, FileChanges, StatedConflict, apply_rules
+from .stated import Stated
 
 
 class FileUpdate(BaseModel):
@@ -36,12 +37,22 @@ def plan_updates(
     threshold: float = DEFAULT_THRESHOLD,
     forgotten: Iterable[Tombstone] = (),
     known: Mapping[Dimension, Collection[tuple[str, str]]] | None = None,
+    stated: Sequence[str] = (),
 ) -> list[FileUpdate]:
-    """Apply rules A–H to every dimension's file, in the order of `Dimension` (see `apply_rules`)."""
+    """Apply rules A–H to every dimension's file, in the order of `Dimension` (see `apply_rules`).
+
+    `stated`: the statements of the person's own `_me.md` (decay/stated.py); evidence saying the opposite of one
+    is not applied, and is reported with the statement it contradicts (docs/spec.md §2.1)."""
     by_dimension: dict[Dimension, list[Evidence]] = defaultdict(list)
+    against: dict[Dimension, list[StatedConflict]] = defaultdict(list)
+    own = Stated(list(stated)) if stated else None
     # Oldest first, whatever order the sources were read in (newest first, docs/spec.md §9.5): a new item takes
     # the wording it was first written in, and one run gives the same files in any reading order.
     for ev in sorted(evidence, key=lambda ev: ev.date or today):
+        line = own.contradicted_by(ev.text) if own is not None else None
+        if line is not None:
+            against[ev.dimension].append(StatedConflict(line=line, evidence=ev.text, source=ev.source))
+            continue
         by_dimension[ev.dimension].append(ev)
     stones: dict[Dimension, list[Tombstone]] = defaultdict(list)
     for stone in forgotten:
@@ -51,5 +62,6 @@ def plan_updates(
         before = files.get(dimension)
         after, changes = apply_rules(before or MemoryFile.new(dimension), by_dimension[dimension], today, threshold,
                                      forgotten=stones[dimension], known=(known or {}).get(dimension, frozenset()))
+        changes.stated = against[dimension]
         updates.append(FileUpdate(dimension=dimension, before=before, after=after, changes=changes))
     return updates

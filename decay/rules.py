@@ -40,6 +40,14 @@ class Conflict(BaseModel):
     source: str
 
 
+class StatedConflict(BaseModel):
+    """Evidence that says the opposite of what the person wrote in `_me.md`: not applied, reported (§2.1)."""
+
+    line: str  # the statement of `_me.md`, as written
+    evidence: str
+    source: str
+
+
 class Expiry(BaseModel):
     """Evidence not applied: seen before `kept_from`, today less twice its file's window (docs/spec.md §3)."""
 
@@ -73,6 +81,7 @@ class FileChanges(BaseModel):
     superseded: list[Supersession] = []
     conflicts: list[Conflict] = []
     forgotten: list[str] = []  # evidence a tombstone kept out
+    stated: list[StatedConflict] = []  # evidence `_me.md` says the opposite of: not applied
     applied: list[Applied] = []  # provenance: every piece of evidence applied, in order
     expired: int = 0
     expired_entries: list[Expiry] = []  # each piece of evidence counted in `expired`, in order
