@@ -61,6 +61,7 @@ class AuthorProfile(BaseModel):
     roles: list[str] = []
     people: list[str] = []
     intro: str | None = None
+    me: str | None = None  # the person's own `_me.md`, whole: what every reader is told about them (docs/spec.md §2.1)
     note_folders: list[str] = ["_shorts"]  # where the author writes their own notes
 
 

@@ -8,11 +8,17 @@ from pathlib import Path
 import jinja2
 
 _FRAME_TAG = re.compile(r"<(\s*/?\s*source)", re.IGNORECASE)
+_ME_TAG = re.compile(r"<(\s*/?\s*(?:source|me)\b)", re.IGNORECASE)
 
 
 def source_text(value: object) -> str:
     """Text from notes, made unable to open or close the <source> frame it sits in."""
     return _FRAME_TAG.sub(r"‹\1", str(value))
+
+
+def me_text(value: object) -> str:
+    """The person's `_me.md`, made unable to open or close the <me> frame it sits in, or a <source> frame."""
+    return _ME_TAG.sub(r"‹\1", str(value))
 
 
 def counted(count: int, noun: str) -> str:
@@ -31,6 +37,7 @@ def environment() -> jinja2.Environment:
         autoescape=False,  # plain text and prompts, never HTML
     )
     env.filters["source_text"] = source_text
+    env.filters["me_text"] = me_text
     env.filters["counted"] = counted
     env.filters["shell"] = shlex.quote  # a command the person can paste: an item's text as one argument
     return env

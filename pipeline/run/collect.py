@@ -17,6 +17,7 @@ from hylo_memory.pipeline.run.window import Window, choose_window
 from hylo_memory.pipeline.state.failing import Failing
 from hylo_memory.pipeline.state.leases import Leases
 from hylo_memory.pipeline.state.ledger import Ledger, read_by_assistant
+from hylo_memory.pipeline.state.me_file import read_me
 from hylo_memory.pipeline.vaults import Skipped, Vault, notes_of
 
 
@@ -71,8 +72,9 @@ def plan(vault: Path, config: Config, ledger: Ledger, files: dict[Dimension, Mem
     for since in (reread.since if reread is not None else None, reach):
         if since is not None:
             window = window.model_copy(update={"start": min(window.start, since)})
+    me = read_me(vault / config.memory_dir, config.me_max_bytes).text  # the person's own file: every reader gets it
     profile = build_profile(files.get(Dimension.identity), files.get(Dimension.goals), intro,
-                            config.shorts_paths + config.extra_scan_paths)  # the author's own note folders
+                            config.shorts_paths + config.extra_scan_paths, me)  # the author's own note folders
     reader = notes_of(vault, config, author=[n for n in (profile.name, *profile.aliases) if n],  # whose clippings
                       future=ledger.future())
     reader.pull(window)  # a Hylo vault's window, brought to where it is read (docs/spec.md §10)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from hylo_memory.decay import MemoryFile
+from hylo_memory.decay.stated import statements
 from hylo_memory.decay.store import MemoryStore, atomic_write
 from hylo_memory.extractors.base import AuthorProfile, Perspective, Source
 from hylo_memory.extractors.relations import RELATIONS
@@ -34,12 +35,14 @@ def build_profile(
     goals: MemoryFile | None,
     intro: str | None,
     extra_note_folders: list[str] | None = None,
+    me: str | None = None,
 ) -> AuthorProfile:
-    """Name, aliases, projects, roles and people from `_identity.md`, `_goals.md` and the intro."""
-    texts = [i.text for f in (identity, goals) if f is not None for i in f.items]
+    """Name, aliases, projects, roles and people from `_me.md` (the person's own words come first: its name wins),
+    `_identity.md`, `_goals.md` and the intro."""
+    texts = statements(me) + [i.text for f in (identity, goals) if f is not None for i in f.items]
     if intro:
         texts += [s for s in re.split(r"(?<=[.!?;])\s+|\n+", intro) if s.strip()]
-    profile = AuthorProfile(intro=intro or None)
+    profile = AuthorProfile(intro=intro or None, me=me.strip() if me and me.strip() else None)
     profile.note_folders += [f.strip("/") for f in extra_note_folders or [] if f.strip("/")]
     for text in texts:
         if profile.name is None and (m := _NAME.search(text)):

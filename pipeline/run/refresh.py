@@ -11,6 +11,7 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from hylo_memory.decay import Evidence, FileUpdate, plan_updates, render
+from hylo_memory.decay.soft_cap import over_cap
 from hylo_memory.decay.store import MemoryStore, atomic_write
 from hylo_memory.extractors.base import Extraction, Extractor, Source
 from hylo_memory.extractors.costs import cost_of
@@ -37,6 +38,7 @@ from hylo_memory.pipeline.state.failing import Failed, Failing
 from hylo_memory.pipeline.state.journal import RUNS_DIR, Journal, RunEnd, commit_planned
 from hylo_memory.pipeline.state.leases import Lease, Leases
 from hylo_memory.pipeline.state.ledger import STATE_DIR, Ledger
+from hylo_memory.pipeline.state.me_file import read_me
 from hylo_memory.pipeline.state.trust import known, tombstones
 from hylo_memory.pipeline.state.writing import open_store, running, writing
 
@@ -126,6 +128,8 @@ def _run(
     empty = collected.empty() and lease is None
     old_vault = old_vault_hint(vault, config, ledger, window, first=None if dry_run else False) if empty else None
 
+    me = read_me(store.folder, config.me_max_bytes)  # the person's own file: what it says holds (§2.1)
+
     def plan_writes() -> tuple[Journal | None, tuple[RunSummary, list[FileUpdate]]]:
         files = store.read_all()
         stones = tombstones(ledger)
@@ -133,12 +137,14 @@ def _run(
         gated, waiting, restore = hold_back(ledger, files, extraction.evidence, today, config, extractor.name, stones,
                                             hashes)
         updates = plan_updates(files, gated.evidence, today, config.similarity_threshold,
-                               forgotten=stones, known=known(ledger, hashes))
+                               forgotten=stones, known=known(ledger, hashes), stated=me.statements)
         summary = _summary(window, extractor.name, collected, extraction, extracted, updates, dry_run)
         summary.candidates = candidate_counts(gated, config.min_sightings)
+        summary.soft_cap = over_cap({u.dimension: u.after for u in updates}, config.soft_cap)
         summary.resumed = len(kept)
         summary.stuck = failing.stuck()
-        summary.hints = layout_hints(vault, config) + ([old_vault] if old_vault else [])
+        summary.hints = layout_hints(vault, config) + ([old_vault] if old_vault else []) \
+            + ([me.problem] if me.problem else [])
         summary.cost = cost_of(summary.usage, config.prices())
         if dry_run:
             return None, (summary, updates)

@@ -10,8 +10,9 @@ from typing import Literal
 from pydantic import BaseModel
 
 from hylo_memory.decay import Dimension, FileChanges, FileUpdate
-from hylo_memory.decay.rules import Conflict, Expiry, Supersession
+from hylo_memory.decay.rules import Conflict, Expiry, StatedConflict, Supersession
 from hylo_memory.decay.sightings import Gated
+from hylo_memory.decay.soft_cap import OverCap
 from hylo_memory.extractors.base import Dropped, DroppedEntry, Source, SourceKind, Usage
 from hylo_memory.extractors.costs import Cost, total
 from hylo_memory.pipeline.notes.whose import Reason
@@ -71,6 +72,12 @@ class Superseded(Supersession):
 
 class Conflicted(Conflict):
     """Rule H on a pinned item, with the file it is in."""
+
+    file: str
+
+
+class StatedConflicted(StatedConflict):
+    """Evidence the person's `_me.md` says the opposite of, not applied, with the file it was for (§2.1)."""
 
     file: str
 
@@ -187,6 +194,8 @@ class RunSummary(BaseModel):
     superseded: list[Superseded] = []
     conflicts: list[Conflicted] = []
     forgotten: list[Deleted] = []  # evidence a forgotten item's tombstone kept out
+    conflicts_with_me: list[StatedConflicted] = []  # evidence `_me.md` says the opposite of: not applied (§2.1)
+    soft_cap: list[OverCap] = []  # files past the soft cap after the run (docs/spec.md §2.2): nothing deleted
     expired: list[Expired] = []  # the first MAX_EXPIRED pieces of evidence too old to apply (docs/spec.md §3)
     skipped: list[Skipped] = []
     # Sources whose frontmatter date could not be read, or that had none but their mtime: dated
@@ -253,6 +262,8 @@ def trust_lists(reports: list[FileReport]) -> dict[str, list[object]]:
         "superseded": [Superseded(file=r.file, text=s.text, by=s.by) for r in reports for s in r.changes.superseded],
         "conflicts": [Conflicted(file=r.file, **c.model_dump()) for r in reports for c in r.changes.conflicts],
         "forgotten": [Deleted(file=r.file, text=t) for r in reports for t in r.changes.forgotten],
+        "conflicts_with_me": [StatedConflicted(file=r.file, **c.model_dump())
+                              for r in reports for c in r.changes.stated],
         "expired": [Expired(file=r.file, dimension=r.changes.dimension, **e.model_dump())
                     for r, e in islice(((r, e) for r in reports for e in r.changes.expired_entries), MAX_EXPIRED)],
     }

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
 STATE_DIR = ".state"
 JOURNAL_FILE = "journal.json"
 ARCHIVE_FILE = "archive.sqlite"  # the notes as the archive: their passages, words and vectors (docs/spec.md §9.7)
+ME_FILE = "_me.md"  # the person's own file in the memory folder: read by every reader, written by none (§2.1)
 INTRO_FILE = "intro.txt"  # the last `refresh --intro`: the profile keeps it for later runs, `context` its name
 
 
