@@ -54,13 +54,14 @@ def _folder() -> Path:
 
 
 def keep(vault_arg: str | None, named: str, vault: Path, memory_dir: str, timezone: str | None, quick: bool,
-         meaning: bool = False) -> None:
+         meaning: bool = False, soft_cap: int | None = None) -> None:
     """Keep what the configuration of a folder vault resolved to: the vault as `named` and as resolved (`vault`),
     and the settings; `quick`: nothing configured that the quick path leaves to the full one (a server's
-    embeddings); `meaning`: queries are ranked with the bundled model too."""
+    embeddings); `meaning`: queries are ranked with the bundled model too; `soft_cap`: past it, `context` is the
+    full command's."""
     try:
         memo = {"named": named, "vault": str(vault), "memory_dir": memory_dir, "timezone": timezone, "quick": quick,
-                "meaning": meaning, "vault_file": _file_digest(vault / VAULT_FILE)}
+                "meaning": meaning, "soft_cap": soft_cap, "vault_file": _file_digest(vault / VAULT_FILE)}
         folder = _folder()
         path = folder / f"{key(vault_arg)}.json"
         data = json.dumps(memo).encode("utf-8")

@@ -37,7 +37,7 @@ from hylo_memory.pipeline.operations.answers import (
     waiting_line,
 )
 from hylo_memory.pipeline.state import read_memo
-from hylo_memory.pipeline.state.names import ARCHIVE_FILE, JOURNAL_FILE, STATE_DIR
+from hylo_memory.pipeline.state.names import ARCHIVE_FILE, JOURNAL_FILE, ME_FILE, STATE_DIR
 
 # The options each command may be given here, every one taking a value; any other sends it the full way.
 OPTIONS = {"recall": ("--vault", "--today", "--limit"), "context": ("--vault", "--today", "--budget", "--query")}
@@ -117,6 +117,8 @@ def _answer(argv: list[str]) -> str:
         return _recall(files, asked, limit, day, _analysed(memo), by_text, waiting)
     if words:
         raise Declined
+    if os.path.lexists(memory / ME_FILE) or _past_soft_cap(files, settings.get("soft_cap")):
+        raise Declined  # the person's own file, or a file past the soft cap: the full command says them (§2.1, §2.2)
     given_query = given.get("--query")
     query = _query(given_query) if given_query is not None and given_query.strip() else None
     by_text, waiting = _cosines(memory, files, query) if meaning and query is not None else (None, 0)
@@ -128,6 +130,13 @@ def _answer(argv: list[str]) -> str:
             and os.path.exists(memory / STATE_DIR / ARCHIVE_FILE):
         raise Declined  # no item answers: the full command searches the notes (docs/spec.md §9.7)
     return block.text
+
+
+def _past_soft_cap(files: dict[Dimension, KeptFile | None], cap: object) -> bool:
+    """Whether a file holds more Active items than the soft cap the configuration memo keeps (none kept: it may)."""
+    if not isinstance(cap, int):
+        return True
+    return any(kept is not None and len(kept.active) > cap for kept in files.values())
 
 
 def _cosines(memory: Path, files: dict[Dimension, KeptFile | None], query: str) -> tuple[dict[str, float] | None, int]:

@@ -23,5 +23,6 @@ def open_vault(config: Config, given: str | None = None, memo: bool = False) -> 
             pass  # taking the memory lock syncs the memory files with Hylo
     elif memo:
         config_memo.keep(given, config.vault, root, config.memory_dir, config.timezone,
-                         quick=config.embedding_model is None, meaning=config.ranks_by_bundled_model())
+                         quick=config.embedding_model is None, meaning=config.ranks_by_bundled_model(),
+                         soft_cap=config.soft_cap)
     return root

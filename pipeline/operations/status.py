@@ -12,6 +12,7 @@ from apscheduler.triggers.cron import CronTrigger
 from pydantic import BaseModel
 
 from hylo_memory.decay import Dimension, MemoryFile, apply_rules
+from hylo_memory.decay.soft_cap import OverCap, over_cap
 from hylo_memory.decay.store import MemoryStore
 from hylo_memory.errors import HyloMemoryError, LedgerError
 from hylo_memory.extractors.base import Usage
@@ -30,6 +31,7 @@ from hylo_memory.pipeline.state.journal import journal_path
 from hylo_memory.pipeline.state.leases import Leases
 from hylo_memory.pipeline.state.ledger import STATE_DIR, Counts, Ledger, RunRecord
 from hylo_memory.pipeline.state.locking import RUN_LOCK, is_held
+from hylo_memory.pipeline.state.me_file import read_me
 from hylo_memory.pipeline.state.writing import open_store
 from hylo_memory.templates import render
 
@@ -113,6 +115,7 @@ class Status(BaseModel):
     costs: Costs | None = None  # asked for with `--costs`
     batches: list[BatchReport] = []  # the provider's batches not applied yet, as the ledger has them
     hints: list[str] = []  # no note in the next run's window, but older ones: the newest's date, how to read it
+    soft_cap: list[OverCap] = []  # files past the soft cap (docs/spec.md §2.2): said, nothing deleted
 
     def to_text(self) -> str:
         return render("status.txt.j2", status=self, now=dt.datetime.now(dt.UTC))
@@ -133,6 +136,8 @@ def gather(vault: Path, config: Config, today: dt.date | None = None, now: dt.da
     problems: list[str] = []
     parsed: dict[Dimension, MemoryFile | None] = {}
     files = [_file_line(store.path(d), d, store, parsed, ahead, config.similarity_threshold) for d in Dimension]
+    if (me := read_me(store.folder, config.me_max_bytes)).problem:  # the person's own file, left out (§2.1)
+        problems.append(me.problem)
     try:
         with Ledger.for_memory_dir(store.folder, readonly=True) as ledger:
             records = ledger.recent_runs(RECENT_RUNS)
@@ -157,7 +162,7 @@ def gather(vault: Path, config: Config, today: dt.date | None = None, now: dt.da
         runs=runs, last_run=last_run(state, records, config), schedule=listed[0] if listed else None,
         schedules=listed, files=files, waiting=waiting, problems=problems,
         extractor=extractor_name(config.llm()), read_by_others=others, read_by_others_since=others_since,
-        costs=spent, batches=in_flight, hints=[hint] if hint else [],
+        costs=spent, batches=in_flight, hints=[hint] if hint else [], soft_cap=over_cap(parsed, config.soft_cap),
     )
 
 

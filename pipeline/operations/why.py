@@ -9,9 +9,12 @@ from pydantic import BaseModel
 
 from hylo_memory.decay import Dimension
 from hylo_memory.decay.lines import item_line
+from hylo_memory.decay.stated import Stated
+from hylo_memory.errors import InputError
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.items import Report, found_and_unread
 from hylo_memory.pipeline.state.ledger import Ledger
+from hylo_memory.pipeline.state.me_file import ME_FILE, read_me
 from hylo_memory.pipeline.state.trust import Support, support
 from hylo_memory.pipeline.state.writing import open_store, settle
 
@@ -42,7 +45,7 @@ class Explanation(Report):
     """Why an item is in the memory."""
 
     file: str
-    dimension: Dimension
+    dimension: Dimension | None  # None: a fact only the person's `_me.md` holds
     section: str
     line: str
     text: str
@@ -52,9 +55,15 @@ class Explanation(Report):
     superseded_by: list[Replacement] = []
     sources: list[Sighting] = []  # newest first
     refused: list[str] = []  # memory files that could not be searched, one line each (as `recall` names them)
+    stated: str | None = None  # the statement of the person's `_me.md` that holds it (docs/spec.md §2.1)
 
     def to_text(self) -> str:
+        if self.dimension is None:  # no item: the person's own file holds it
+            return f"{ME_FILE}: {self.line}\nStated by you in {ME_FILE} (your own file; no command writes it)\n" \
+                + "".join(f"Not searched: {line}\n" for line in self.refused)
         lines = [f"{self.file} ({self.section}): {self.line}", f"First: {self.first}"]
+        if self.stated is not None:
+            lines.append(f"Stated by you in {ME_FILE}: {self.stated}")
         lines += [f"Superseded on {r.on} by: {r.by}" for r in self.superseded_by]
         if self.sources:
             lines.append("Sources, newest first:")
@@ -69,7 +78,15 @@ def explain(vault: Path, config: Config, text: str, dimension: Dimension | None 
     """The item `text` names and its provenance; an `InputError` naming the closest items when none."""
     store = open_store(vault, config)
     settle(store, config.lock_timeout)
-    found, refused = found_and_unread("why", store, text, config.similarity_threshold, dimension, any_words=True)
+    own = Stated(read_me(store.folder, config.me_max_bytes).statements)
+    try:
+        found, refused = found_and_unread("why", store, text, config.similarity_threshold, dimension, any_words=True)
+    except InputError:
+        held = own.holding(text)
+        if held is None:
+            raise
+        return Explanation(file=ME_FILE, dimension=None, section="written by you", line=held, text=held,
+                           first=f"stated by you in {ME_FILE}", adopted=False, stated=held)
     with Ledger.for_memory_dir(store.folder, readonly=True) as ledger:
         records = support(ledger, found.dimension, found.item.text)
     return Explanation(
@@ -80,7 +97,7 @@ def explain(vault: Path, config: Config, text: str, dimension: Dimension | None 
         superseded_by=[Replacement(by=r.row.wording, on=r.day) for r in records if r.row.kind == "superseded"],
         sources=[_sighting(r) for r in sorted((r for r in records if r.row.kind in ("added", "refreshed")),
                                               key=lambda r: (r.row.source_date or r.day, r.change_id), reverse=True)],
-        refused=[str(exc) for exc in refused],
+        refused=[str(exc) for exc in refused], stated=own.holding(found.item.text) or own.holding(text),
     )
 
 
