@@ -224,14 +224,18 @@ def test_forget_with_a_scope_forgets_in_the_scopes_memory_alone(tmp_path: Path) 
     assert "SQLite" in run("forget", "--list", "--vault", vault, "--scope", "tidepool")
 
 
-def test_status_with_a_scope_reports_the_scopes_memory(tmp_path: Path) -> None:
+def test_status_with_a_scope_reports_the_scopes_memory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hylo_memory.pipeline.operations import status
+
+    monkeypatch.setattr(status, "read_crontab", lambda: None)  # no `crontab -l`: no process in the fast tier
     vault = vault_with_a_scope(tmp_path)
     refreshed(vault)
     data = json.loads(run("status", "--vault", vault, "--scope", "tidepool", "--json"))
     assert SCOPE_MEMORY in json.dumps(data) and "Lisbon" not in json.dumps(data)
 
 
-@pytest.mark.parametrize("command", [["context"], ["recall", "x"], ["why", "x"], ["forget", "x"], ["status"]])
+@pytest.mark.parametrize("command", [["context"], ["recall", "x"], ["why", "x"], ["forget", "x"], ["status"],
+                                     ["unforget", "x"], ["history"], ["undo"]])
 def test_an_unknown_scope_is_one_line_naming_the_known_ones(tmp_path: Path, command: list[str]) -> None:
     vault = vault_with_a_scope(tmp_path)
     result = hylo(*command, "--vault", vault, "--scope", "tidpool")
@@ -310,3 +314,20 @@ def test_init_keeps_the_scopes_a_file_declares_and_proposes_them_no_more(tmp_pat
     assert result.exit_code == 0, result.stderr
     assert "Scopes proposed" not in result.stdout
     assert load_config(vault=str(tmp_path)).scopes["tidepool"].folders == [SCOPE]
+
+
+def test_history_and_undo_take_a_scope_too(tmp_path: Path) -> None:
+    vault = vault_with_a_scope(tmp_path)
+    refreshed(vault)
+    run("forget", "Prefers SQLite for the index", "--vault", vault, "--scope", "tidepool")
+    assert "forget" in run("history", "--vault", vault, "--scope", "tidepool")
+    run("undo", "--vault", vault, "--scope", "tidepool")
+    assert "SQLite" in memory(vault / SCOPE_MEMORY)
+
+
+def test_unforget_takes_a_scope_too(tmp_path: Path) -> None:
+    vault = vault_with_a_scope(tmp_path)
+    refreshed(vault)
+    run("forget", "Prefers SQLite for the index", "--vault", vault, "--scope", "tidepool")
+    run("unforget", "Prefers SQLite for the index", "--vault", vault, "--scope", "tidepool")
+    assert "SQLite" not in run("forget", "--list", "--vault", vault, "--scope", "tidepool")

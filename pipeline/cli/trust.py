@@ -50,11 +50,13 @@ def why_command(ctx: click.Context, text: str, vault: Path | None, config_file: 
 @click.option("--limit", type=click.IntRange(1, MAX_HISTORY), default=20, show_default=True,
               help="how many changes")
 @click.option("--json", "as_json", is_flag=True, help="print the changes as a JSON array, one object each")
+@SCOPE
 @click.pass_context
 @json_failures
 def history_command(ctx: click.Context, vault: Path | None, config_file: Path | None, limit: int,
-                    as_json: bool) -> int:
+                    as_json: bool, scope: str | None) -> int:
     config, vault = setup(ctx, config_file, vault)
+    config = in_scope(ctx, config, scope)
     return _print(history(vault, config, limit), as_json)
 
 
@@ -63,11 +65,13 @@ def history_command(ctx: click.Context, vault: Path | None, config_file: Path | 
 @options(today=False)
 @click.option("--dry-run", is_flag=True, help="print the diff; write nothing")
 @_JSON
+@SCOPE
 @click.pass_context
 @json_failures
 def undo_command(ctx: click.Context, change: int | None, vault: Path | None, config_file: Path | None,
-                 dry_run: bool, as_json: bool) -> int:
+                 dry_run: bool, as_json: bool, scope: str | None) -> int:
     config, vault = setup(ctx, config_file, vault)
+    config = in_scope(ctx, config, scope)
     return _print(undo(vault, config, change, dry_run), as_json)
 
 
@@ -98,11 +102,13 @@ def forget_command(ctx: click.Context, text: str | None, vault: Path | None, con
 @options(today=False)
 @_DIMENSION
 @_JSON
+@SCOPE
 @click.pass_context
 @json_failures
 def unforget_command(ctx: click.Context, text: str, vault: Path | None, config_file: Path | None,
-                     dimension: Dimension | None, as_json: bool) -> int:
+                     dimension: Dimension | None, as_json: bool, scope: str | None) -> int:
     config, vault = setup(ctx, config_file, vault)
+    config = in_scope(ctx, config, scope)
     return _print(unforget(vault, config, text, dimension), as_json)
 
 
