@@ -24,8 +24,8 @@ from hylo_memory.pipeline.run.progress import RunProgress, Silent
 from hylo_memory.pipeline.run.summary import (
     Deleted,
     RunSummary,
-    candidate_counts,
     SourceCounts,
+    candidate_counts,
     file_reports,
     others_words,
     total_counts,
