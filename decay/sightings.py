@@ -172,7 +172,7 @@ class _Waiting:
             gated.actors[(ev.source, ev.text)] = actor
             return
         candidate = self.slots[hit] if hit is not None else None
-        if candidate is not None:
+        if candidate is not None and hit is not None:
             span = max(candidate.last, seen_on) - min(candidate.first, seen_on)
             if span.days > window:
                 if seen_on < candidate.first:
