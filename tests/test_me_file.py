@@ -18,6 +18,7 @@ from hylo_memory.decay.ranking import ME_HEADING
 from hylo_memory.extractors.agent import extract_handout
 from hylo_memory.extractors.base import Perspective, Source, SourceKind
 from hylo_memory.extractors.batching import Part
+from hylo_memory.pipeline.operations import status
 from hylo_memory.pipeline.run.profile import build_profile
 from hylo_memory.pipeline.state.me_file import read_me
 
@@ -38,6 +39,12 @@ def me_file(vault: Path, text: str = ME) -> Path:
 
 def kept(path: Path) -> tuple[bytes, int]:
     return path.read_bytes(), path.stat().st_mtime_ns
+
+
+@pytest.fixture(autouse=True)
+def no_crontab(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`status` looks for a crontab line with `crontab -l`: none here, so no process starts in the fast tier."""
+    monkeypatch.setattr(status, "read_crontab", lambda: None)
 
 
 @pytest.fixture

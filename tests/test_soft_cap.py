@@ -13,8 +13,15 @@ from vault_helpers import short, texts
 from hylo_memory.decay import Dimension
 from hylo_memory.decay.soft_cap import DEFAULT_SOFT_CAP, over_cap
 from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.operations import status
 
 LIKES = [f"Likes the colour number {n}" for n in range(5)]
+
+
+@pytest.fixture(autouse=True)
+def no_crontab(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`status` looks for a crontab line with `crontab -l`: none here, so no process starts in the fast tier."""
+    monkeypatch.setattr(status, "read_crontab", lambda: None)
 
 
 @pytest.fixture
