@@ -148,6 +148,13 @@ def test_an_automatic_promotion_is_never_recorded_as_you(tmp_path: Path) -> None
     assert first.endswith("promoted after 2 sightings, approved by offline (not by you)")
 
 
+def test_why_says_a_remember_took_a_waiting_candidate_with_it(tmp_path: Path) -> None:
+    root = seen_once(tmp_path)
+    ok(remember(root, "I love grilled sardines", "--dimension", "preferences"))
+    first = ok(hylo("why", "sardines", "--vault", root)).stdout.splitlines()[1]
+    assert first.endswith(", approved by you after 1 sighting (proposed by apply)")
+
+
 def test_remember_is_recorded_as_you(tmp_path: Path) -> None:
     root = vault(tmp_path)
     ok(remember(root, "I love grilled sardines", "--dimension", "preferences"))

@@ -146,6 +146,6 @@ def _approval(records: list[Support], first: Support) -> str:
         return ", approved by you" if approved == ["you"] else f", proposed by {', '.join(approved)}"
     seen = f"{len(sources)} sighting" + ("s" if len(sources) != 1 else "")
     proposed = list(dict.fromkeys(row.actor for row in added if row.via == "sightings" and row.actor))
-    if first.command == "promote":
+    if "you" in approved:  # `promote`, or a `remember` that took a waiting candidate with it
         return f", approved by you after {seen} (proposed by {', '.join(proposed)})"
     return f", promoted after {seen}, approved by {', '.join(approved)} (not by you)"
