@@ -81,10 +81,8 @@ def _folders(scopes: dict[str, Scope]) -> Iterator[tuple[str, str]]:
 
 
 def check_layout(config: Config) -> None:
-    """The scopes' folders overlap neither each other, the person's memory folder nor a folder the person's notes are
-    read from (one holding a scope's is fine: the scope is left out of it); a Hylo vault by URL has no scopes."""
-    from hylo_memory.pipeline.config import is_whole_vault
-
+    """The scopes' folders overlap neither each other nor the person's memory folder; a Hylo vault by URL has no
+    scopes. (A folder of the person's notes holding a scope's, or inside one, is read without the scope's.)"""
     if not config.scopes:
         return
     if config.vault and config.vault.strip().lower().startswith(("http://", "https://")):
@@ -98,12 +96,6 @@ def check_layout(config: Config) -> None:
         memory = folder_of(config.memory_dir)
         if _holds(folder, memory) or _holds(memory, folder):
             raise ValueError(f"scope {name!r} folder {folder!r} overlaps memory_dir {config.memory_dir!r}")
-        for label, paths in (("shorts path", config.shorts_paths), ("knowledge path", config.knowledge_paths),
-                             ("extra scan path", config.extra_scan_paths)):
-            for entry in paths:
-                if not is_whole_vault(entry) and _holds(folder, folder_of(entry)):
-                    raise ValueError(f"scope {name!r} folder {folder!r} holds the {label} {entry!r}: its notes would "
-                                     f"be the person's and the scope's")
 
 
 def scope_folders(config: Config) -> list[str]:

@@ -88,8 +88,6 @@ def test_a_scopes_config_is_the_persons_with_its_memory_in_its_first_folder() ->
     ('[scopes.a]\nfolders = ["projects"]\n[scopes.b]\nfolders = ["projects/b"]\n',
      "scope 'a' folder 'projects' overlaps scope 'b' folder 'projects/b'"),
     ('[scopes.a]\nfolders = ["_memory/x"]\n', "overlaps memory_dir '_memory'"),
-    ('shorts_paths = ["projects/a/journal"]\n[scopes.a]\nfolders = ["projects/a"]\n',
-     "holds the shorts path 'projects/a/journal'"),
 ])
 def test_a_scope_that_cannot_be_is_refused_in_one_line_naming_the_file(tmp_path: Path, table: str, said: str) -> None:
     file = settings(tmp_path, table)
@@ -114,6 +112,14 @@ def test_a_hylo_vault_by_url_refuses_scopes_in_one_line(tmp_path: Path) -> None:
 def test_a_folder_holding_a_scope_may_be_the_persons(tmp_path: Path) -> None:
     vault = vault_with_a_scope(tmp_path)  # extra_scan_paths = ["projects"], the scope projects/tidepool
     assert load_config(vault=str(vault)).extra_scan_paths == ["projects"]
+
+
+def test_a_folder_of_the_persons_inside_a_scope_is_read_into_the_scope_alone(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    settings(vault, 'extra_scan_paths = ["kelp"]\n[scopes.kelp]\nfolders = ["kelp"]\n')  # as init proposes both
+    note(vault, "kelp/design.md", "I prefer SQLite for the index.")
+    refreshed(vault)
+    assert "SQLite" in memory(vault / "kelp/_memory") and "SQLite" not in memory(vault / "_memory")
 
 
 # The refresh

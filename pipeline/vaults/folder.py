@@ -128,6 +128,8 @@ class FolderVault:
         scans = self.scans()
         templates = templates_folders(self.root)  # never read, wherever they sit (docs/spec.md §1)
         for folder, kind in scans:
+            if any(_relative(folder) == f or _relative(folder).startswith(f"{f}/") for f in self.left_out):
+                continue  # a scope's folder: its notes are the scope's memory's (docs/spec.md §1.1)
             problem = self._unusable(folder, required=kind is SourceKind.extra) or tool_folder(self.root, folder,
                                                                                                 templates)
             if problem:
