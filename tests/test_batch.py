@@ -294,6 +294,7 @@ sys.exit(main(sys.argv[1:]))
 
 
 @pytest.mark.parametrize("point", ["after the upload", "after the collect"])
+@pytest.mark.slow
 def test_a_run_killed_between_its_steps_ends_as_a_clean_run_after_a_rerun(tmp_path: Path, llm: FakeOpenAI,
                                                                         point: str) -> None:
     vault = vault_with(tmp_path)

@@ -397,6 +397,7 @@ def test_an_unknown_dimension_on_the_command_line_is_a_one_line_error(tmp_path: 
 # The installed console script, as a process
 
 
+@pytest.mark.slow
 def test_the_installed_console_script_applies_evidence(tmp_path: Path) -> None:
     evidence = evidence_file(tmp_path, fact("preferences", "Vegetarian"))
     done = run(["apply", "--vault", str(tmp_path), "--evidence", str(evidence), "--today", TODAY.isoformat()],
@@ -406,6 +407,7 @@ def test_the_installed_console_script_applies_evidence(tmp_path: Path) -> None:
     assert memory_of(tmp_path, Dimension.preferences).active[0].text == "Vegetarian"
 
 
+@pytest.mark.slow
 def test_the_installed_console_script_refuses_a_bad_file_with_one_line_and_a_nonzero_exit(tmp_path: Path) -> None:
     evidence = evidence_file(tmp_path, fact("preferences", "Vegetarian"), "not json")
     done = run(["apply", "--vault", str(tmp_path), "--evidence", str(evidence), "--today", TODAY.isoformat()],

@@ -119,6 +119,7 @@ def test_the_systemd_pair_catches_up_missed_nights() -> None:
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
+@pytest.mark.slow
 def test_systemd_accepts_the_units(tmp_path: Path) -> None:
     # The service names a program that must exist for `verify`: point it at this one.
     service = (CRON / "hylo-memory.service").read_text(encoding="utf-8")

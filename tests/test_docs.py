@@ -46,6 +46,7 @@ def test_nothing_cites_a_contract_outside_the_repository() -> None:
         assert "SPEC §" not in text and "shared/SPEC" not in text, path
 
 
+@pytest.mark.slow
 def test_the_generated_pages_are_fresh() -> None:
     # A process of its own: the command group is shared, and a test that ran a command has loaded it.
     done = subprocess.run([sys.executable, str(DOCS / "generate.py"), "--check"], capture_output=True, text=True,

@@ -83,6 +83,7 @@ def keep_refreshing(vault: Path, config: Config, editing: subprocess.Popen[str],
             tally["refused"] += 1
 
 
+@pytest.mark.slow
 def test_every_bullet_saved_by_hand_during_remembers_and_refreshes_is_in_the_file(tmp_path: Path) -> None:
     vault = tmp_path / "vault"
     people = memory_file(vault, Dimension.people, PEOPLE)

@@ -413,6 +413,7 @@ def undo_reference(root: Path) -> tuple[dict, dict]:
 
 
 @pytest.mark.parametrize("point", KILL_POINTS)
+@pytest.mark.slow
 def test_an_undo_killed_midway_leaves_whole_files_and_the_next_command_finishes_it(tmp_path: Path, point: str) -> None:
     refreshed, reference = undo_reference(tmp_path / "reference")
     vault = tmp_path / "vault"
@@ -437,6 +438,7 @@ def test_an_undo_killed_midway_leaves_whole_files_and_the_next_command_finishes_
     assert ledger_rows(vault, "SELECT count(*) FROM sources") == [(0,)]  # the refresh's sources: unread again
 
 
+@pytest.mark.slow
 def test_an_undo_killed_after_its_journal_is_finished_by_the_next_refresh_which_reads_the_notes_again(
         tmp_path: Path) -> None:
     busy_vault(tmp_path)

@@ -229,6 +229,7 @@ def test_two_notes_linked_to_each_other_are_both_skipped_and_named(tmp_path: Pat
 # 3. Anything in the memory folder that is not a regular file is refused; symlinks only inside the vault
 
 
+@pytest.mark.slow
 def test_a_pipe_named_like_a_memory_file_makes_remember_end_at_once_in_one_line(tmp_path: Path) -> None:
     if not hasattr(os, "mkfifo"):
         pytest.skip("no named pipes on this platform")

@@ -40,6 +40,7 @@ def main_run(*args: str) -> str:
             f"assert main({list(args)!r}) == 0\n")
 
 
+@pytest.mark.slow
 def test_the_command_line_module_imports_no_command_and_no_sdk() -> None:
     found = imported("import hylo_memory.pipeline.cli.group")
     assert found.isdisjoint({*HEAVY, "pydantic", "rich", "jinja2"}), found
@@ -47,6 +48,7 @@ def test_the_command_line_module_imports_no_command_and_no_sdk() -> None:
 
 
 @pytest.mark.parametrize("argument", ["--version", "--help"])
+@pytest.mark.slow
 def test_version_and_help_import_no_command(argument: str) -> None:
     found = imported(main_run(argument))
     assert found.isdisjoint({*HEAVY, "pydantic", "rich", "jinja2"}), found
@@ -54,12 +56,14 @@ def test_version_and_help_import_no_command(argument: str) -> None:
 
 
 @pytest.mark.parametrize("module", ["operations.recall", "operations.context", "cli.assist"])
+@pytest.mark.slow
 def test_the_recall_and_context_modules_import_no_sdk_no_scheduler_no_note_reader(module: str) -> None:
     found = imported(f"import hylo_memory.pipeline.{module}")
     assert found.isdisjoint({*HEAVY, "rich", "jinja2"}), found
     assert "hylo_memory.pipeline.run.refresh" not in found
 
 
+@pytest.mark.slow
 def test_recall_and_context_run_without_the_sdks_or_the_scheduler(tmp_path: Path) -> None:
     memory = tmp_path / "vault" / "_memory"
     memory.mkdir(parents=True)
@@ -75,6 +79,7 @@ def test_recall_and_context_run_without_the_sdks_or_the_scheduler(tmp_path: Path
     assert "hylo_memory.pipeline.run.refresh" not in context
 
 
+@pytest.mark.slow
 def test_the_mcp_sdk_loads_with_the_mcp_command_alone() -> None:
     modules = "\n".join(f"import {m}" for m in COMMAND_MODULES)
     assert "mcp" not in imported(modules)

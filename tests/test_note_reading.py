@@ -108,6 +108,7 @@ print(pooled.method, same, pooled.pooled > 0)
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="workers are forked on Linux only")
+@pytest.mark.slow
 def test_a_process_with_no_other_thread_forks_its_workers_and_reads_the_same(tmp_path: Path) -> None:
     ran = subprocess.run([sys.executable, "-c", FORKED, str(Path(__file__).parent), str(tmp_path / "vault")],
                          capture_output=True, text=True, timeout=120)

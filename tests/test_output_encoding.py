@@ -23,6 +23,7 @@ def vault(tmp_path: Path) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_refresh_context_recall_and_remember_print_chinese_escaped_on_a_latin1_output(
         vault: Path, tmp_path: Path) -> None:
     home = tmp_path / "home"
@@ -36,6 +37,7 @@ def test_refresh_context_recall_and_remember_print_chinese_escaped_on_a_latin1_o
     assert "乌龙茶" in (vault / "_memory" / "_preferences.md").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_an_error_naming_chinese_text_is_one_escaped_line_on_a_latin1_output(vault: Path, tmp_path: Path) -> None:
     done = latin1(["why", "完全不存在的事实", "--vault", str(vault)], tmp_path / "home")
     assert done.returncode == 1

@@ -32,6 +32,7 @@ def vault(tmp_path: Path) -> Path:
 
 
 @pytest.mark.skipif(not CLI.exists(), reason="the hylo-memory command is not installed next to this Python")
+@pytest.mark.slow
 def test_prints_counts_and_each_item_with_its_note(vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-must-not-reach-the-run")  # offline all the same

@@ -81,6 +81,7 @@ def test_a_schedule_setting_is_a_schedule(vault: Path, no_crontab: Path, monkeyp
     assert '("15 2 * * *", local time; the `schedule` setting)' in status_text(vault)
 
 
+@pytest.mark.slow
 def test_a_crontab_line_for_this_vault_is_the_schedule(vault: Path, tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     fake_crontab(tmp_path, monkeypatch, f"MAILTO=me\n# nightly\n30 4 * * * /opt/bin/hylo-memory refresh --vault "
