@@ -46,8 +46,9 @@ Call it when you need a detail the memory may hold, e.g. `query: "sister"`, `"ve
 and Chinese, with the embedding model installed with the memory: `"what do they eat"` finds "Is \
 vegetarian". Where that model cannot run or is turned off, words alone, and the answer says so. \
 Items are kept in the language their notes were written in: when the person writes in two, put \
-the key words of both in the query (`"sister 妹妹"`): it finds the items of either. With no match, call `context` for the whole memory. With `notes: true` it searches the person's \
-notes themselves, the archive behind the memory: passages, each with its note's path and date, and \
+the key words of both in the query (`"sister 妹妹"`): it finds the items of either. With no \
+match, call `context` for the whole memory. With `notes: true` it searches the person's notes \
+themselves, the archive behind the memory: passages, each with its note's path and date, and \
 whose words they are (a web clipping, an AI chat's turns) — for what the memory does not keep, such \
 as "when did I first go climbing?". Read only."""
 
