@@ -17,6 +17,7 @@ from pydantic import (
     AliasChoices,
     ConfigDict,
     Field,
+    PrivateAttr,
     SecretStr,
     ValidationError,
     field_validator,
@@ -200,6 +201,15 @@ class Config(LLMSettings):
                     raise ValueError(f"{label} {entry!r} overlaps memory_dir {self.memory_dir!r}: "
                                      "the memory would read itself as notes")
         return self
+
+    # A scope's configuration (pipeline/scopes.py) keeps the person's memory folder: their `_me.md` is every
+    # memory's, the scope's too (docs/spec.md §2.1).
+    _person_memory_dir: str | None = PrivateAttr(default=None)
+
+    @property
+    def person_memory_dir(self) -> str:
+        """The memory folder holding the person's own `_me.md`: this one, or for a scope, the person's."""
+        return self._person_memory_dir or self.memory_dir
 
     @property
     def uses_llm(self) -> bool:

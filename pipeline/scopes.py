@@ -122,9 +122,11 @@ def scope_config(config: Config, name: str) -> Config:
     the scope's memory sits inside its notes' folder by design, and the walk passes the memory folder over."""
     if name not in config.scopes:
         raise ConfigError(unknown_line(config, name))
-    return config.model_copy(update={"memory_dir": memory_dir_of(config, name), "shorts_paths": [],
-                                     "knowledge_paths": [], "extra_scan_paths": list(config.scopes[name].folders),
-                                     "scopes": {}})
+    scope = config.model_copy(update={"memory_dir": memory_dir_of(config, name), "shorts_paths": [],
+                                      "knowledge_paths": [], "extra_scan_paths": list(config.scopes[name].folders),
+                                      "scopes": {}})
+    scope._person_memory_dir = config.memory_dir  # the person's _me.md holds in every scope (docs/spec.md §2.1)
+    return scope
 
 
 def each_scope(config: Config) -> list[tuple[str, Config]]:

@@ -141,6 +141,15 @@ def test_each_scope_is_refreshed_from_its_own_notes_after_the_person(tmp_path: P
     assert out.index("Lives in Lisbon") < out.index(f"Scope tidepool ({SCOPE_MEMORY}/):") < out.index("SQLite")
 
 
+def test_the_persons_own_file_holds_in_every_scope(tmp_path: Path) -> None:
+    vault = vault_with_a_scope(tmp_path)
+    write(vault, "_memory/_me.md", "I love Redis.\n")  # the person's own word, in the person's memory folder
+    note(vault, f"{SCOPE}/cache.md", "I hate Redis.")
+    out = refreshed(vault)
+    assert "Redis" not in memory(vault / SCOPE_MEMORY)  # the scope's evidence says its opposite: not kept
+    assert 'conflicts with _me.md: "I love Redis."' in out[out.index("Scope tidepool"):]
+
+
 def test_a_scopes_ledger_and_state_live_in_its_own_memory_folder(tmp_path: Path) -> None:
     vault = vault_with_a_scope(tmp_path)
     refreshed(vault)

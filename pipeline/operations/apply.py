@@ -23,7 +23,7 @@ from hylo_memory.pipeline.state.candidates import Restore, Waiting, hold_back
 from hylo_memory.pipeline.state.changes import Actors, change_of
 from hylo_memory.pipeline.state.journal import Journal, commit_planned
 from hylo_memory.pipeline.state.ledger import Ledger
-from hylo_memory.pipeline.state.me_file import read_me
+from hylo_memory.pipeline.state.me_file import persons_folder, read_me
 from hylo_memory.pipeline.state.trust import tombstones
 from hylo_memory.pipeline.state.writing import writing
 
@@ -88,7 +88,8 @@ def _plan(store: MemoryStore, evidence: list[Evidence], today: dt.date, config: 
     refused, naming each such file); a hand-broken other is left out, never written (docs/spec.md §7): its
     decay only waits, as rules D and E count from its items' dates, not from the last command."""
     files, refused = store.read_writing({e.dimension for e in evidence})
-    stated = read_me(store.folder, config.me_max_bytes).statements  # the person's own file wins (§2.1)
+    stated = read_me(persons_folder(store.folder, config.memory_dir, config.person_memory_dir),
+                     config.me_max_bytes).statements  # the person's own file wins (§2.1)
     stones = tombstones(ledger)
     gated, waiting, restore = hold_back(ledger, files, evidence, today, config, APPLY_ACTOR, stones)
     updates = plan_updates(files, gated.evidence, today, config.similarity_threshold, forgotten=stones,

@@ -72,7 +72,7 @@ def plan(vault: Path, config: Config, ledger: Ledger, files: dict[Dimension, Mem
     for since in (reread.since if reread is not None else None, reach):
         if since is not None:
             window = window.model_copy(update={"start": min(window.start, since)})
-    me = read_me(vault / config.memory_dir, config.me_max_bytes).text  # the person's own file: every reader gets it
+    me = read_me(vault / config.person_memory_dir, config.me_max_bytes).text  # the person's own file, every reader's
     profile = build_profile(files.get(Dimension.identity), files.get(Dimension.goals), intro,
                             config.shorts_paths + config.extra_scan_paths, me)  # the author's own note folders
     reader = notes_of(vault, config, author=[n for n in (profile.name, *profile.aliases) if n],  # whose clippings

@@ -128,7 +128,7 @@ def _run(
     empty = collected.empty() and lease is None
     old_vault = old_vault_hint(vault, config, ledger, window, first=None if dry_run else False) if empty else None
 
-    me = read_me(store.folder, config.me_max_bytes)  # the person's own file: what it says holds (§2.1)
+    me = read_me(vault / config.person_memory_dir, config.me_max_bytes)  # the person's own file holds (§2.1)
 
     def plan_writes() -> tuple[Journal | None, tuple[RunSummary, list[FileUpdate]]]:
         files = store.read_all()

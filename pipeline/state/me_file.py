@@ -33,6 +33,14 @@ def me_path(memory_dir: Path) -> Path:
     return memory_dir / ME_FILE
 
 
+def persons_folder(memory_folder: Path, memory_dir: str, person_memory_dir: str) -> Path:
+    """The folder of the person's `_me.md`, from a memory folder (`memory_dir` of the vault): the same folder, or for
+    a scope's memory, the person's (`person_memory_dir` of the same vault)."""
+    if person_memory_dir == memory_dir:
+        return memory_folder
+    return memory_folder.parents[len(Path(memory_dir).parts) - 1] / person_memory_dir
+
+
 def read_me(memory_dir: Path, max_bytes: int) -> MeFile:
     """`_me.md` of the memory folder, read at most `max_bytes` (the setting `me_max_bytes`); never raises."""
     path = me_path(memory_dir)
