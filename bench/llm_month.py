@@ -33,6 +33,7 @@ from hylo_memory.extractors.base import Usage
 from hylo_memory.extractors.costs import PER, Prices, cost_of
 from hylo_memory.pipeline.config import load_config
 from hylo_memory.pipeline.operations.refresh import refresh_memory
+from hylo_memory.pipeline.run.options import RunOptions
 from hylo_memory.pipeline.state.ledger import Ledger
 from hylo_memory.testing import FakeOpenAI, answer
 
@@ -64,7 +65,7 @@ def month(root: Path, base_url: str, nights: int, per_day: int, batch: bool) -> 
         day = first + dt.timedelta(days=night)
         if night < nights:
             write_night(vault, day, per_day, rng)
-        refresh_memory(vault, config, day, batch=batch and night < nights, readers=False)
+        refresh_memory(vault, config, RunOptions(day), batch=batch and night < nights, readers=False)
     with Ledger.for_memory_dir(vault / "_memory", readonly=True) as ledger:
         return ledger.usage_since(first)[1]
 

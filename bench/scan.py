@@ -50,6 +50,7 @@ from pathlib import Path
 from hylo_memory.extractors.offline import OfflineExtractor
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.notes.reading import NoteReader
+from hylo_memory.pipeline.run.options import RunOptions
 from hylo_memory.pipeline.run.refresh import refresh
 from hylo_memory.pipeline.run.summary import RunSummary
 from hylo_memory.pipeline.vaults.folder import FolderVault
@@ -322,7 +323,8 @@ def timed_reading(root: Path, today: dt.date, memory_dir: str) -> tuple[float, i
     worker processes read."""
     with OpenCounter() as opened:
         started = time.perf_counter()
-        summary, _ = refresh(root, Config(extractor="offline", memory_dir=memory_dir), OfflineExtractor(), today)
+        config = Config(extractor="offline", memory_dir=memory_dir)
+        summary, _ = refresh(root, config, OfflineExtractor(), RunOptions(today))
         elapsed = time.perf_counter() - started
     return elapsed, opened.count, summary, opened.reading, opened.pooled
 

@@ -83,7 +83,7 @@ def test_no_source_is_in_two_batches_and_each_batch_has_its_own_ids(vault: Path)
 
 def test_a_batch_carries_the_models_instructions_request_and_schema(vault: Path) -> None:
     handed = notes_to_read(vault, config_for(vault), "tester", TODAY)
-    text = handed.to_text()
+    text = handed.to_text("propose_memories")
     assert handed.instructions and handed.instructions in text  # the words the model is sent
     assert "Author profile:" in text and "Existing items:" in text
     assert f'<source id="{handed.sources[0].id}"' in text
@@ -241,6 +241,7 @@ def test_why_and_history_name_the_assistant_that_read_the_note(vault: Path) -> N
 
 
 def test_a_lease_is_asked_again_under_the_run_lock_and_an_answer_in_time_no_longer_is_refused(vault: Path) -> None:
+    from hylo_memory.pipeline.run.options import RunOptions
     from hylo_memory.pipeline.run.refresh import refresh
     from hylo_memory.pipeline.state.leases import Leases
 
@@ -253,16 +254,17 @@ def test_a_lease_is_asked_again_under_the_run_lock_and_an_answer_in_time_no_long
     from hylo_memory.extractors.base import Extraction
 
     with pytest.raises(InputError, match="expired"):
-        refresh(vault, config, Answered("assistant (tester)", Extraction()), TODAY, only=lease)
+        refresh(vault, config, Answered("assistant (tester)", Extraction()), RunOptions(TODAY, only=lease))
 
 
 def test_a_nightly_refresh_leaves_the_notes_an_assistant_holds_and_its_answer_is_kept(vault: Path) -> None:
     from hylo_memory.extractors.offline import OfflineExtractor
+    from hylo_memory.pipeline.run.options import RunOptions
     from hylo_memory.pipeline.run.refresh import refresh
 
     config = config_for(vault)
     handed = notes_to_read(vault, config, "tester", TODAY)
-    summary, _ = refresh(vault, config, OfflineExtractor(), TODAY)
+    summary, _ = refresh(vault, config, OfflineExtractor(), RunOptions(TODAY))
     assert summary.waiting >= len({s.path for s in handed.sources})
     kept = propose(vault, config, handed.lease or "", [entry(handed.sources[0].id, "Loves black coffee")], TODAY)
     assert kept.summary.counts.added == 1
@@ -297,12 +299,14 @@ def _never() -> Any:
 
 def test_reextract_never_reads_again_what_an_assistant_read(vault: Path) -> None:
     from hylo_memory.extractors.offline import OfflineExtractor
+    from hylo_memory.pipeline.run.options import RunOptions
     from hylo_memory.pipeline.run.refresh import refresh
 
     config = config_for(vault)
     handed = notes_to_read(vault, config, "tester", TODAY)
     propose(vault, config, handed.lease or "", [], TODAY)
-    summary, _ = refresh(vault, config, OfflineExtractor(), TODAY, reextract=True, since=dt.date(2026, 9, 1))
+    options = RunOptions(TODAY, reextract=True, since=dt.date(2026, 9, 1))
+    summary, _ = refresh(vault, config, OfflineExtractor(), options)
     with Ledger.for_memory_dir(vault / "_memory", readonly=True) as ledger:
         assert all(ledger.extracted_by(s.path) == "assistant (tester)" for s in handed.sources)
     assert summary.reextracted == 0

@@ -325,11 +325,12 @@ def test_the_refresh_operation_the_mcp_tool_calls_asks_directly_whatever_the_set
         tmp_path: Path, llm: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> None:
     from hylo_memory.pipeline.config import load_config
     from hylo_memory.pipeline.operations.refresh import refresh_memory
+    from hylo_memory.pipeline.run.options import RunOptions
 
     vault = vault_with(tmp_path)
     for key, value in {**env_of(llm), "HYLO_MEMORY_BATCH": "true"}.items():
         monkeypatch.setenv(key, value)
     config = load_config()
     assert config.batch
-    summary, _ = refresh_memory(vault, config, DAY)  # as pipeline/mcp/tools.py calls it: no `batch`
+    summary, _ = refresh_memory(vault, config, RunOptions(DAY))  # as pipeline/mcp/tools.py calls it: no `batch`
     assert summary.status == "ok" and not llm.batch_ids and len(llm.chat_requests) == 1

@@ -24,6 +24,7 @@ from hylo_memory.pipeline.operations.evidence_file import read_evidence
 from hylo_memory.pipeline.operations.remember import remember
 from hylo_memory.pipeline.operations.status import gather
 from hylo_memory.pipeline.run import refresh as refresh_module
+from hylo_memory.pipeline.run.options import RunOptions
 from hylo_memory.pipeline.state import journal as journal_module
 from hylo_memory.pipeline.state.journal import journal_path
 from hylo_memory.pipeline.state.ledger import Ledger
@@ -169,7 +170,7 @@ def fresh_vault(root: Path) -> Path:
 
 
 def do_refresh(vault: Path, config) -> None:
-    refresh_module.refresh(vault, config, OfflineExtractor(), TODAY)
+    refresh_module.refresh(vault, config, OfflineExtractor(), RunOptions(TODAY))
 
 
 def do_remember(vault: Path, config) -> None:
@@ -349,7 +350,7 @@ def test_an_apply_interrupted_while_a_refresh_extracts_is_finished_not_overwritt
                     apply_evidence(open_store(vault, config), evidence, TODAY, config)
             return super().extract(*args, **kwargs)
 
-    refresh_module.refresh(vault, config, ApplyDiesMidway(), TODAY)
+    refresh_module.refresh(vault, config, ApplyDiesMidway(), RunOptions(TODAY))
     store = open_store(vault, config)
     assert not journal_path(store).exists()
     for dimension, text in facts:

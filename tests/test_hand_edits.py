@@ -28,6 +28,7 @@ from hylo_memory.errors import FileChanged
 from hylo_memory.extractors.offline import OfflineExtractor
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.remember import remember_text
+from hylo_memory.pipeline.run.options import RunOptions
 from hylo_memory.pipeline.run.refresh import refresh
 from hylo_memory.pipeline.state.ledger import Ledger
 from hylo_memory.pipeline.state.trust import changes
@@ -77,7 +78,7 @@ def keep_refreshing(vault: Path, config: Config, editing: subprocess.Popen[str],
     while editing.poll() is None:
         short(vault, TODAY, f"Had lunch with my friend {names(rng)} today.", slug=f"lunch-{tally['refreshed']}")
         try:
-            refresh(vault, config, OfflineExtractor(), TODAY)
+            refresh(vault, config, OfflineExtractor(), RunOptions(TODAY))
             tally["refreshed"] += 1
         except FileChanged:
             tally["refused"] += 1

@@ -536,12 +536,13 @@ class Recorder:
 
 def test_a_refresh_tells_its_progress_source_by_source(llm: FakeOpenAI, tmp_path: Path, monkeypatch) -> None:
     from hylo_memory.extractors.choice import make_extractor
+    from hylo_memory.pipeline.run.options import RunOptions
     from hylo_memory.pipeline.run.refresh import refresh
 
     many_batches(tmp_path, monkeypatch, notes=6)
     config = load_config()
     recorder = Recorder()
-    summary, _ = refresh(tmp_path, config, make_extractor(config.llm()), dt.date(2026, 11, 28), progress=recorder)
+    summary, _ = refresh(tmp_path, config, make_extractor(config.llm()), RunOptions(dt.date(2026, 11, 28), progress=recorder))
     assert summary.status == "ok"
     assert recorder.events[:2] == [("reading", 0), ("extracting", 6)]
     assert sum(n for event, n in recorder.events if event == "extracted") == 6

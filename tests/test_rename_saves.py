@@ -28,6 +28,7 @@ from hylo_memory.errors import FileChanged
 from hylo_memory.extractors.offline import OfflineExtractor
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.remember import remember_text
+from hylo_memory.pipeline.run.options import RunOptions
 from hylo_memory.pipeline.run.refresh import refresh
 from hylo_memory.pipeline.state.ledger import Ledger
 
@@ -81,7 +82,7 @@ def keep_refreshing(vault: Path, config: Config, saving: threading.Thread, seed:
         n += 1
         short(vault, TODAY, f"Had lunch with my friend {name(rng)} today.", slug=f"lunch-{seed}-{n}")
         try:
-            refresh(vault, config, OfflineExtractor(), TODAY)
+            refresh(vault, config, OfflineExtractor(), RunOptions(TODAY))
         except FileChanged:
             pass
 

@@ -14,6 +14,7 @@ from hylo_memory.decay import Dimension, MemoryFile, parse
 from hylo_memory.decay.store import MemoryStore
 from hylo_memory.extractors.offline import OfflineExtractor
 from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.run.options import RunOptions
 from hylo_memory.pipeline.run.refresh import refresh
 from hylo_memory.pipeline.run.summary import RunSummary
 
@@ -104,7 +105,8 @@ def run(
 ) -> RunSummary:
     """One refresh run in-process with the offline extractor (settings override the defaults)."""
     today = day(today) if isinstance(today, str) else today
-    summary, _ = refresh(root, Config(**settings), extractor or OfflineExtractor(), today, dry_run=dry_run, intro=intro)
+    options = RunOptions(today, dry_run=dry_run, intro=intro)
+    summary, _ = refresh(root, Config(**settings), extractor or OfflineExtractor(), options)
     return summary
 
 

@@ -10,7 +10,7 @@ import click
 
 from hylo_memory.decay import Dimension
 from hylo_memory.decay.model import DIMENSION_NAMES
-from hylo_memory.errors import ConfigError
+from hylo_memory.errors import ConfigError, InputError, LeaseRefused
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.cli.arguments import not_blank
 from hylo_memory.pipeline.cli.options import (
@@ -27,7 +27,8 @@ from hylo_memory.pipeline.cli.options import (
 )
 from hylo_memory.pipeline.cli.progress_bar import progress_bar
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.operations.apply import apply_evidence, summary_of
+from hylo_memory.pipeline.naming import Naming
+from hylo_memory.pipeline.operations.apply import apply_to_vault, summary_of
 from hylo_memory.pipeline.operations.evidence_file import read_answer, read_evidence
 from hylo_memory.pipeline.operations.init import file_diff, propose_file, write_file
 from hylo_memory.pipeline.operations.outcome import not_ok_line
@@ -36,10 +37,14 @@ from hylo_memory.pipeline.operations.remember import remember_text
 from hylo_memory.pipeline.operations.schedule import parse_cron, run_schedule
 from hylo_memory.pipeline.operations.scoped import refresh_scopes, scopes_text, with_scopes
 from hylo_memory.pipeline.operations.status import gather
+from hylo_memory.pipeline.run.options import RunOptions
 from hylo_memory.pipeline.run.profile import MAX_INTRO
 from hylo_memory.pipeline.run.summary import render_changes
 from hylo_memory.pipeline.state.names import ME_FILE
-from hylo_memory.pipeline.state.writing import open_store
+
+
+# The assistant's reading loop, as the command line names its steps (docs/spec.md §9.5).
+NAMING = Naming(next_batch=f"`{PROG} pending`", answer=f"`{PROG} apply --lease`")
 
 
 @click.command("refresh", help="one run: read recent notes, extract evidence, apply the rules, summarise")
@@ -83,8 +88,9 @@ def refresh_command(ctx: click.Context, vault: Path | None, config_file: Path | 
             fail(f"{PROG}: --batch: {why} asks the model directly")
     with progress_bar(quiet) as progress:
         def run(on: Config, intro: str | None = None) -> Refreshed:
-            return refresh_memory(vault, on, day, dry_run, intro, progress, reextract=reextract, since=since,
-                                  retry_stuck=retry_stuck, batch=config.batch if batch is None else batch)
+            options = RunOptions(today=day, dry_run=dry_run, intro=intro, progress=progress, reextract=reextract,
+                                 since=since, retry_stuck=retry_stuck)
+            return refresh_memory(vault, on, options, batch=config.batch if batch is None else batch)
 
         summary, changes = run(config, intro)
         scopes = refresh_scopes(config, run)  # then each scope's memory from its own notes (docs/spec.md §1.1)
@@ -138,7 +144,10 @@ def apply_command(ctx: click.Context, vault: Path | None, config_file: Path | No
     if lease is not None:  # applied on the lease's own day
         from hylo_memory.pipeline.operations.lease import propose
 
-        proposed = propose(vault, config, lease, read_answer(evidence), today)
+        try:
+            proposed = propose(vault, config, lease, read_answer(evidence), today)
+        except LeaseRefused as exc:
+            raise InputError(f"{exc}: ask for a new batch with {NAMING.next_batch}") from None
         # The next batch on the same day as this one: a bare `pending` on a back-filled lease's would run today.
         again = "" if proposed.day in (None, clock.today(config.timezone)) else f" --today {proposed.day}"
         next_with = f"`{PROG} pending{again}`"
@@ -146,7 +155,7 @@ def apply_command(ctx: click.Context, vault: Path | None, config_file: Path | No
         return 0
     day = today or clock.today(config.timezone)
     found = read_evidence(evidence)
-    applied = apply_evidence(open_store(vault, config), found, day, config, dry_run=dry_run, detail=str(evidence))
+    applied = apply_to_vault(vault, config, found, day, dry_run=dry_run, detail=str(evidence))
     if as_json:
         click.echo(summary_of(applied, day, dry_run).to_json())
     else:
@@ -179,7 +188,7 @@ def pending_command(ctx: click.Context, vault: Path | None, config_file: Path | 
     config, vault = setup(ctx, config_file, vault)
     handed = notes_to_read(vault, config, reader_name(client, "command line"), today or clock.today(config.timezone),
                            max_chars, since)
-    answer_with = f"`{PROG} apply --lease` (its day is the lease's: no --today needed)"
+    answer_with = f"{NAMING.answer} (its day is the lease's: no --today needed)"
     text = (handed.to_json(instructions=not brief) if as_json
             else handed.to_text(answer_with=answer_with, instructions=not brief))
     click.echo(text, nl=as_json)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -157,17 +158,16 @@ class Tools:
         each run that was not ok."""
         # The run loads with the first refresh, on its worker thread: the server starts (and answers a first
         # recall) without it, and no call waits on the event loop while it loads.
-        from hylo_memory.pipeline.operations.refresh import refresh_memory
-        from hylo_memory.pipeline.state.ledger import STATE_DIR
-        from hylo_memory.pipeline.state.locking import RUN_LOCK, is_held
-        from hylo_memory.pipeline.state.writing import open_store
+        from hylo_memory.pipeline.operations.refresh import refresh_memory, refresh_running
+        from hylo_memory.pipeline.run.options import RunOptions
 
-        if is_held(open_store(self.vault, self.config).folder / STATE_DIR, RUN_LOCK):  # a notice only: the lock decides
+        if refresh_running(self.vault, self.config):  # a notice only: the lock decides
             progress.waiting()
         from hylo_memory.pipeline.operations.scoped import refresh_scopes, scopes_text, with_scopes
 
-        summary, changes = refresh_memory(self.vault, self.config, day, dry_run, intro, progress, fallback=lent)
-        scopes = refresh_scopes(self.config, lambda on: refresh_memory(self.vault, on, day, dry_run, None, progress,
+        options = RunOptions(today=day, dry_run=dry_run, intro=intro, progress=progress)
+        summary, changes = refresh_memory(self.vault, self.config, options, fallback=lent)
+        scopes = refresh_scopes(self.config, lambda on: refresh_memory(self.vault, on, replace(options, intro=None),
                                                                        fallback=lent))
         text = summary.to_text()
         if changes is not None:  # after the summary, as the command line prints it

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 from pydantic import ValidationError
 
 from hylo_memory.decay import Dimension, MemoryFile
-from hylo_memory.errors import InputError
+from hylo_memory.errors import InputError, LeaseRefused
 from hylo_memory.extractors.agent import (
     Answered,
     Handout,
@@ -35,11 +35,12 @@ from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.after_write import after_write
 from hylo_memory.pipeline.operations.handed import MAX_PASSED_OVER, Handed, PassedOver, Proposed
 from hylo_memory.pipeline.operations.review import Reviewed, answer_review, hand_out_review
-from hylo_memory.pipeline.run.collect import plan
+from hylo_memory.pipeline.run.collect import Selection, plan
 from hylo_memory.pipeline.run.hints import old_vault_hint
+from hylo_memory.pipeline.run.options import RunOptions
 from hylo_memory.pipeline.run.profile import kept_intro
 from hylo_memory.pipeline.run.refresh import refresh
-from hylo_memory.pipeline.state.leases import NEXT, Lease, Leases, new_token
+from hylo_memory.pipeline.state.leases import Lease, Leases, new_token
 from hylo_memory.pipeline.state.ledger import ASSISTANT, Ledger
 from hylo_memory.pipeline.state.writing import open_store, running
 
@@ -66,7 +67,9 @@ def notes_to_read(vault: Path, config: Config, client: str, today: dt.date, max_
         return handed
     # Read with no one asked, under a lease of their own that the run closes: units the person read that form
     # no theme yet (they join the pool) and empty notes; or none at all, for the day's decay.
-    summary, _ = refresh(vault, config, Answered(extractor_name(client), Extraction()), today, only=unasked)
+    summary, _ = refresh(vault, config, Answered(extractor_name(client), Extraction()), RunOptions(today, only=unasked))
+    if summary.changed_files:  # the day's decay, written: a writer like any other (docs/spec.md §9.4)
+        after_write(open_store(vault, config), config)
     after = notes_to_read(vault, config, client, today, max_chars, since, pooling=False)
     passed = {p.path: p for p in handed.passed_over + after.passed_over}  # each note once, with its first reason
     decayed = summary.counts.faded + summary.counts.deleted
@@ -90,7 +93,7 @@ def _hand_out(desk: _Desk, ledger: Ledger) -> tuple[Handed, Lease | None]:
     leases.forget_old(now)
     store = open_store(desk.vault, desk.config)
     files = store.read_all()
-    planned = plan(desk.vault, desk.config, ledger, files, desk.today, kept_intro(store), reach=desk.since)
+    planned = plan(desk.vault, desk.config, ledger, files, desk.today, kept_intro(store), Selection(reach=desk.since))
     held = leases.held(now)  # not a provider's batch: no one to wait for, the next refresh applies it
     free = [s for s in planned.collected.sources if s.path not in held]
     empty = [s for s in free if not s.text.strip()]  # read with the next batch: nothing in them to hand out
@@ -182,7 +185,7 @@ def propose(vault: Path, config: Config, token: str, answer: Any,
     with Ledger.for_memory_dir(store.folder) as ledger:
         lease = Leases(ledger).usable(token, time.time())  # asked again under the run lock, by the run
     if lease.vault and lease.vault != str(vault):
-        raise InputError(f"lease {token} was handed out for the vault {lease.vault}, not {vault}{NEXT}")
+        raise LeaseRefused(f"lease {token} was handed out for the vault {lease.vault}, not {vault}")
     day = lease.day(today) or clock.today(config.timezone)
     if lease.kind == "review":  # pairs of items judged, not notes read: no run (docs/spec.md §3.1)
         reviewed = answer_review(vault, config, lease, answer, day, extractor_name(lease.client))
@@ -191,7 +194,7 @@ def propose(vault: Path, config: Config, token: str, answer: Any,
     try:
         handout = Handout.model_validate(lease.request)
     except ValidationError:  # kept by another version of hylo-memory
-        raise InputError(f"lease {token} was handed out by another version{NEXT}") from None
+        raise LeaseRefused(f"lease {token} was handed out by another version") from None
     try:
         extraction = read_answer(handout, answer, config.max_evidence_per_source)
     except InvalidReply as exc:
@@ -202,7 +205,7 @@ def propose(vault: Path, config: Config, token: str, answer: Any,
                          "was kept and its notes stay unread, the lease still holds: answer again, or with an empty "
                          "list if the notes hold nothing worth keeping")
     extractor = Answered(extractor_name(lease.client), extraction, handout.clusters)
-    summary, _ = refresh(vault, config, extractor, day, only=lease)
+    summary, _ = refresh(vault, config, extractor, RunOptions(day, only=lease))
     after_write(store, config)
     return Proposed(summary=summary, remaining=summary.waiting)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -19,8 +20,8 @@ from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.after_write import after_write
 from hylo_memory.pipeline.operations.archive import update_archive
 from hylo_memory.pipeline.operations.meaning import Progress
+from hylo_memory.pipeline.run.options import RunOptions
 from hylo_memory.pipeline.run.profile import intro_for_run
-from hylo_memory.pipeline.run.progress import RunProgress
 from hylo_memory.pipeline.run.refresh import diff, refresh
 from hylo_memory.pipeline.run.summary import BatchReport, RunSummary
 from hylo_memory.pipeline.state.leases import Leases
@@ -38,31 +39,30 @@ class Refreshed(NamedTuple):
     diff: str | None  # a dry run's: what it would change, a diff per file
 
 
-def refresh_memory(vault: Path, config: Config, day: dt.date, dry_run: bool = False, intro: str | None = None,
-                   progress: RunProgress | None = None, reextract: bool = False, since: dt.date | None = None,
-                   retry_stuck: bool = False, fallback: Extractor | None = None, batch: bool = False,
-                   readers: bool = True) -> Refreshed:
+def refresh_memory(vault: Path, config: Config, options: RunOptions, fallback: Extractor | None = None,
+                   batch: bool = False, readers: bool = True) -> Refreshed:
     """Run once over the vault's window with the configured extractor (docs/spec.md §4); with no model configured,
     `fallback` when given (the assistant's model, lent over MCP) rather than the offline patterns.
 
     `batch`: submit the window to the provider's batch endpoint, unless this run reads again, is a dry run, or is
     dated before today (those ask directly). `readers`: keep the read memo and vectors for readers after it. Every
     run that is not a dry one then brings the index of the notes up to date, within bounds (docs/spec.md §9.7)."""
-    intro = intro_for_run(open_store(vault, config), intro, dry_run)
+    day, dry_run, progress = options.today, options.dry_run, options.progress
+    options = replace(options, intro=intro_for_run(open_store(vault, config), options.intro, dry_run))
     extractor = fallback if fallback is not None and not config.uses_llm else make_extractor(config.llm())
     found = [] if dry_run else collect_batches(vault, config, day, readers=False)
     submitted = None
-    if batch and config.uses_llm and not (dry_run or reextract or retry_stuck) and day >= clock.today(config.timezone):
+    rereads = options.reextract or options.retry_stuck
+    if batch and config.uses_llm and not (dry_run or rereads) and day >= clock.today(config.timezone):
         from hylo_memory.extractors.llm import LLMExtractor
 
         if isinstance(extractor, LLMExtractor):
-            submitted = _submit(vault, config, extractor, day, intro)
+            submitted = _submit(vault, config, extractor, day, options.intro)
     updates: list[FileUpdate] = []
     if submitted is not None:
         summary = submitted
     else:
-        summary, updates = refresh(vault, config, extractor, day, dry_run, intro, progress,
-                                   reextract=reextract, since=since, retry_stuck=retry_stuck)
+        summary, updates = refresh(vault, config, extractor, options)
     summary.add_batches(found)
     if dry_run:
         return Refreshed(summary, diff(updates, open_store(vault, config)))
@@ -76,6 +76,14 @@ def refresh_memory(vault: Path, config: Config, day: dt.date, dry_run: bool = Fa
         after_write(open_store(vault, config), config, None, progress if isinstance(progress, Progress) else None)
     update_archive(vault, config)  # the notes as the archive, brought up to date within bounds (docs/spec.md §9.7)
     return Refreshed(summary, None)
+
+
+def refresh_running(vault: Path, config: Config) -> bool:
+    """Whether another refresh holds the vault now (the nightly run, say): a notice only, the run lock decides."""
+    from hylo_memory.pipeline.state.locking import RUN_LOCK, is_held
+    from hylo_memory.pipeline.state.names import STATE_DIR
+
+    return is_held(open_store(vault, config).folder / STATE_DIR, RUN_LOCK)
 
 
 def collect_batches(vault: Path, config: Config, day: dt.date, readers: bool = True) -> list[BatchReport]:

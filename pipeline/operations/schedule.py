@@ -231,14 +231,16 @@ class _Runner:
             today = clock.today(self.config.timezone)
             # The run loads with the first night, not with `status` (which reads the schedule from here).
             from hylo_memory.pipeline.operations.refresh import refresh_memory
+            from hylo_memory.pipeline.run.options import RunOptions
 
             # The last `refresh --intro` is the run's; a batch run submits, and every run collects first.
-            summary, _ = refresh_memory(self.vault, self.config, today, batch=self.config.batch, readers=False)
+            summary, _ = refresh_memory(self.vault, self.config, RunOptions(today), batch=self.config.batch,
+                                        readers=False)
             LOG.info(run_line(summary))
             from hylo_memory.pipeline.scopes import each_scope
 
             for name, scope in each_scope(self.config):  # then each scope's memory (docs/spec.md §1.1)
-                done, _ = refresh_memory(self.vault, scope, today, batch=self.config.batch)
+                done, _ = refresh_memory(self.vault, scope, RunOptions(today), batch=self.config.batch)
                 LOG.info("scope %s: %s", name, run_line(done))
             return True
         except HyloMemoryError as exc:

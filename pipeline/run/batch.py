@@ -37,7 +37,8 @@ from hylo_memory.extractors.llm import LLMExtractor
 from hylo_memory.extractors.llm_errors import LLMError, RequestFailed
 from hylo_memory.extractors.synthesis import cluster_units, pool_unit
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.run.collect import plan
+from hylo_memory.pipeline.run.collect import Selection, plan
+from hylo_memory.pipeline.run.options import RunOptions
 from hylo_memory.pipeline.run.refresh import keep_summary, refresh
 from hylo_memory.pipeline.run.summary import BatchReport, BatchStateName, RunSummary, SourceCounts
 from hylo_memory.pipeline.state.leases import Lease, Leases, new_token
@@ -56,7 +57,7 @@ def submit(vault: Path, config: Config, extractor: LLMExtractor, today: dt.date,
     store = open_store(vault, config)
     with running(store, config.lock_timeout) as ledger:
         files = store.read_all()
-        planned = plan(vault, config, ledger, files, today, intro, config.per_run_cap)
+        planned = plan(vault, config, ledger, files, today, intro, Selection(cap=config.per_run_cap))
         sources = planned.collected.sources
         personal = [s for s in sources if s.perspective is not Perspective.external]
         external = [s for s in sources if s.perspective in (Perspective.external, Perspective.mixed)]
@@ -178,7 +179,7 @@ def _apply(vault: Path, config: Config, today: dt.date, endpoints: BatchEndpoint
     clusters = {n: c for r in requests for n, c in r.clusters.items()}
     extractor = Answered(str(lease.request.get("extractor") or "batch"), extraction, clusters)
     try:
-        summary, _ = refresh(vault, config, extractor, today, only=lease)
+        summary, _ = refresh(vault, config, extractor, RunOptions(today, only=lease))
     except InputError:  # another run applied it meanwhile
         return _report(lease, batch_id, "collected", "applied by another run")
     report = _report(lease, batch_id, "collected", state.status)

@@ -58,18 +58,35 @@ class Plan(BaseModel):
     collected: Collected
 
 
-def plan(vault: Path, config: Config, ledger: Ledger, files: dict[Dimension, MemoryFile | None], today: dt.date,
-         intro: str | None = None, cap: int | None = None, reread: Reread | None = None,
-         reach: dt.date | None = None, only: Mapping[str, str] | None = None) -> Plan:
-    """The window, profile and sources of a run over `vault` (refresh runs it; status previews it).
+class Reread(BaseModel):
+    """`refresh --reextract`: read again the sources another extractor than `extractor` read."""
 
-    `reach`: the window reaches back at least to this date (`--retry-stuck`'s sources, a lease's);
-    `only`: the sources (path → content hash) of an assistant's lease, the only ones it extracts."""
+    extractor: str
+    since: dt.date | None = None
+
+
+class Selection(BaseModel):
+    """Which of the window's sources a run reads, beyond those not read yet.
+
+    `cap`: at most this many (the rest wait); `reread`: again those another extractor read; `reach`: the window
+    reaches back at least to this date (`--retry-stuck`'s sources, a lease's); `only`: the sources (path → content
+    hash) of an assistant's lease, the only ones it extracts."""
+
+    cap: int | None = None
+    reread: Reread | None = None
+    reach: dt.date | None = None
+    only: Mapping[str, str] | None = None
+
+
+def plan(vault: Path, config: Config, ledger: Ledger, files: dict[Dimension, MemoryFile | None], today: dt.date,
+         intro: str | None = None, selection: Selection | None = None) -> Plan:
+    """The window, profile and sources of a run over `vault` (refresh runs it; status previews it)."""
+    selection = selection or Selection()
     # First: no identity file and no complete run (a vault whose notes never yield an identity fact
     # is not read as new every night, docs/spec.md §4.1).
     first = files.get(Dimension.identity) is None and ledger.last_complete() is None
     window = choose_window(today, first, ledger.reach_back(), config)
-    for since in (reread.since if reread is not None else None, reach):
+    for since in (selection.reread.since if selection.reread is not None else None, selection.reach):
         if since is not None:
             window = window.model_copy(update={"start": min(window.start, since)})
     me = read_me(vault / config.person_memory_dir, config.me_max_bytes).text  # the person's own file, every reader's
@@ -79,20 +96,13 @@ def plan(vault: Path, config: Config, ledger: Ledger, files: dict[Dimension, Mem
                       future=ledger.future())
     reader.pull(window)  # a Hylo vault's window, brought to where it is read (docs/spec.md §10)
     return Plan(window=window, profile=profile,
-                collected=collect(reader, window, ledger, profile, cap, reread, only))
+                collected=collect(reader, window, ledger, profile, selection))
 
 
-class Reread(BaseModel):
-    """`refresh --reextract`: read again the sources another extractor than `extractor` read."""
-
-    extractor: str
-    since: dt.date | None = None
-
-
-def collect(vault: Vault, window: Window, ledger: Ledger, profile: AuthorProfile, cap: int | None,
-            reread: Reread | None = None, only: Mapping[str, str] | None = None) -> Collected:
+def collect(vault: Vault, window: Window, ledger: Ledger, profile: AuthorProfile, selection: Selection) -> Collected:
     """Page through the window; drop sources already extracted with the same content; apply the cap (and `only`:
     the rest wait, so the window of the next run reaches back to them)."""
+    cap, reread, only = selection.cap, selection.reread, selection.only
     result = Collected()
     fresh: list[Source] = []
     failing = Failing(ledger)

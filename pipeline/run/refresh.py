@@ -8,19 +8,21 @@ import logging
 import time
 from collections.abc import Collection
 from contextlib import nullcontext
+from dataclasses import dataclass
 from pathlib import Path
 
-from hylo_memory.decay import Evidence, FileUpdate, plan_updates, render
+from hylo_memory.decay import Dimension, Evidence, FileUpdate, MemoryFile, plan_updates, render
 from hylo_memory.decay.soft_cap import over_cap
 from hylo_memory.decay.store import MemoryStore, atomic_write
 from hylo_memory.extractors.base import Extraction, Extractor, Source
 from hylo_memory.extractors.costs import cost_of
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.run.collect import Collected, Reread, plan
-from hylo_memory.pipeline.run.extraction import extract_all
+from hylo_memory.pipeline.run.collect import Plan, Reread, Selection, plan
+from hylo_memory.pipeline.run.extraction import Extracted, extract_all
 from hylo_memory.pipeline.run.hints import layout_hints, old_vault_hint
-from hylo_memory.pipeline.run.progress import RunProgress, Silent
+from hylo_memory.pipeline.run.options import RunOptions
+from hylo_memory.pipeline.run.progress import Silent
 from hylo_memory.pipeline.run.summary import (
     Deleted,
     RunSummary,
@@ -31,7 +33,6 @@ from hylo_memory.pipeline.run.summary import (
     total_counts,
     trust_lists,
 )
-from hylo_memory.pipeline.run.window import Window
 from hylo_memory.pipeline.state.candidates import hold_back, sighting_hashes
 from hylo_memory.pipeline.state.changes import Actors, change_of
 from hylo_memory.pipeline.state.failing import Failed, Failing
@@ -45,68 +46,75 @@ from hylo_memory.pipeline.state.writing import open_store, running, writing
 LOG = logging.getLogger(__name__)
 
 
-def refresh(
-    vault: Path,
-    config: Config,
-    extractor: Extractor,
-    today: dt.date,
-    dry_run: bool = False,
-    intro: str | None = None,
-    progress: RunProgress | None = None,
-    reextract: bool = False,
-    since: dt.date | None = None,
-    retry_stuck: bool = False,
-    only: Lease | None = None,
-) -> tuple[RunSummary, list[FileUpdate]]:
-    """Collect, extract, apply the rules, write, record; return the summary and the updates.
-
-    `reextract` reads again the sources in the window (or since `since`) another extractor read;
-    `retry_stuck` tries the stuck sources again; `only`: an assistant's lease, whose sources alone are
-    extracted (the others in the window wait) and which is closed in the same commit.
-    """
-    progress = progress or Silent()
-    reread = Reread(extractor=extractor.name, since=since) if reextract else None
+def refresh(vault: Path, config: Config, extractor: Extractor,
+            options: RunOptions) -> tuple[RunSummary, list[FileUpdate]]:
+    """Collect, extract, apply the rules, write, record; return the summary and the updates."""
     store = open_store(vault, config)
-    if dry_run:
+    if options.dry_run:
         # A dry run writes nothing at all, not even a lock or the ledger.
         with Ledger.for_memory_dir(store.folder, readonly=True) as ledger:
-            return _run(vault, store, ledger, config, extractor, today, intro, progress, reread, dry_run=True,
-                        retry_stuck=retry_stuck, lease=only)
+            return _run(_Setting(vault, store, ledger, config, extractor, options))
     with running(store, config.lock_timeout) as ledger:
-        return _run(vault, store, ledger, config, extractor, today, intro, progress, reread, dry_run=False,
-                    retry_stuck=retry_stuck, lease=only)
+        return _run(_Setting(vault, store, ledger, config, extractor, options))
 
 
-def _run(
-    vault: Path,
-    store: MemoryStore,
-    ledger: Ledger,
-    config: Config,
-    extractor: Extractor,
-    today: dt.date,
-    intro: str | None,
-    progress: RunProgress,
-    reread: Reread | None,
-    dry_run: bool,
-    retry_stuck: bool = False,
-    lease: Lease | None = None,
-) -> tuple[RunSummary, list[FileUpdate]]:
+@dataclass(frozen=True)
+class _Setting:
+    """What one run works with, from start to finish."""
+
+    vault: Path
+    store: MemoryStore
+    ledger: Ledger
+    config: Config
+    extractor: Extractor
+    options: RunOptions
+
+
+@dataclass(frozen=True)
+class _Read:
+    """What a run read and extracted, before it plans its writes."""
+
+    run_id: int
+    lease: Lease | None
+    planned: Plan
+    hashes: dict[str, str]  # path → content hash of each source read
+    kept: dict[str, list[Evidence]]  # an interrupted run's evidence, used again
+    outcome: Extracted
+    extracted: list[Source]  # the sources extracted whole
+    failing: Failing
+    hints: list[str]  # the old vault's, and the person's own file's problem
+    stated: list[str]  # what the person's own file states (§2.1)
+
+
+def _run(setting: _Setting) -> tuple[RunSummary, list[FileUpdate]]:
+    read = _read(setting)
+    dry_run = setting.options.dry_run
+    # Read again under the lock: a `remember` (or an `apply` a crash interrupted, which
+    # `writing` finishes first) may have written while we extracted; a person's save while
+    # it commits has it planned again on their text.
+    with nullcontext() if dry_run else writing(setting.store, setting.config.lock_timeout, run_lock_held=True):
+        summary, updates = commit_planned(setting.store, setting.ledger, lambda: _plan_writes(setting, read))
+    if not dry_run:
+        keep_summary(setting.store, read.run_id, summary)
+    return summary, updates
+
+
+def _read(setting: _Setting) -> _Read:
+    """Plan the run, then extract its sources (docs/spec.md §4.3–4.5)."""
+    vault, ledger, config, options = setting.vault, setting.ledger, setting.config, setting.options
+    today, dry_run, lease = options.today, options.dry_run, options.only
     if lease is not None and not dry_run:  # asked again now the run lock is held: one answer a lease, in time
         lease = Leases(ledger).usable(lease.token, time.time())
-    files = store.read_all()  # a hand-broken file stops the run here, before any work
+    files = setting.store.read_all()  # a hand-broken file stops the run here, before any work
     _say_if_back_fill(ledger, today, config)
+    progress = options.progress or Silent()
     progress.reading()
     failing = Failing(ledger)
-    reach = failing.retry() if retry_stuck else None  # a dry run's ledger is a copy: nothing is changed
-    if lease is not None:
-        reach = min(reach or lease.window_start, lease.window_start)
-    planned = plan(vault, config, ledger, files, today, intro, None if lease else config.per_run_cap, reread, reach,
-                   only=lease.sources if lease else None)
-    window, profile, collected = planned.window, planned.profile, planned.collected
+    planned = _plan(setting, files, failing, lease)
+    window, collected = planned.window, planned.collected
     run_id = ledger.start_run(today, window.mode, window.start, window.days)
     if not dry_run:  # before any evidence is applied: a crash later still leaves them to be opened
         ledger.record_future((f.path, f.date) for f in collected.future)
-    earlier_pool = ledger.pool(since=today - dt.timedelta(days=config.pool_days))
     hashes = {s.path: s.content_hash for s in collected.sources}
     # An interrupted run's batches, already paid for; a lease's answer is in hand, and is neither kept nor
     # replaced by what another run kept.
@@ -117,7 +125,8 @@ def _run(
         ledger.keep_evidence({p: hashes[p] for p in paths}, evidence)
         progress.extracted(len(paths))
 
-    outcome = extract_all(extractor, collected.sources, profile, files, earlier_pool,
+    earlier_pool = ledger.pool(since=today - dt.timedelta(days=config.pool_days))
+    outcome = extract_all(setting.extractor, collected.sources, planned.profile, files, earlier_pool,
                           config.max_evidence_per_source, kept, None if lease else keep)
     extraction = outcome.extraction
     extracted = [s for s in collected.sources if s.path not in extraction.failed]
@@ -127,52 +136,64 @@ def _run(
     # this run, complete, the next is not a first run.
     empty = collected.empty() and lease is None
     old_vault = old_vault_hint(vault, config, ledger, window, first=None if dry_run else False) if empty else None
-
     me = read_me(vault / config.person_memory_dir, config.me_max_bytes)  # the person's own file holds (§2.1)
+    return _Read(run_id=run_id, lease=lease, planned=planned, hashes=hashes, kept=kept, outcome=outcome,
+                 extracted=extracted, failing=failing, stated=me.statements,
+                 hints=([old_vault] if old_vault else []) + ([me.problem] if me.problem else []))
 
-    def plan_writes() -> tuple[Journal | None, tuple[RunSummary, list[FileUpdate]]]:
-        files = store.read_all()
-        stones = tombstones(ledger)
-        # A new fact seen fewer than `min_sightings` times waits as a candidate, not in its file (docs/spec.md §3.2).
-        gated, waiting, restore = hold_back(ledger, files, extraction.evidence, today, config, extractor.name, stones,
-                                            hashes)
-        updates = plan_updates(files, gated.evidence, today, config.similarity_threshold,
-                               forgotten=stones, known=known(ledger, hashes), stated=me.statements)
-        summary = _summary(window, extractor.name, collected, extraction, extracted, updates, dry_run)
-        summary.candidates = candidate_counts(gated, config.min_sightings)
-        summary.soft_cap = over_cap({u.dimension: u.after for u in updates}, config.soft_cap)
-        summary.resumed = len(kept)
-        summary.stuck = failing.stuck()
-        summary.hints = layout_hints(vault, config) + ([old_vault] if old_vault else []) \
-            + ([me.problem] if me.problem else [])
-        summary.cost = cost_of(summary.usage, config.prices())
-        if dry_run:
-            return None, (summary, updates)
-        written = {u.dimension: render(u.after) for u in updates if u.write}
-        detail = f"run {run_id}, {window.mode}" + (f", read by {extractor.name}" if lease else "")
-        journal = Journal(
-            files=written,
-            sources=[(s.path, s.content_hash) for s in extracted],
-            pool=outcome.pool,
-            run=RunEnd(run_id=run_id, today=today, status=summary.status, waiting=summary.waiting,
-                       counts=summary.counts, usage=summary.usage, extractor=extractor.name),
-            # A run that wrote nothing is no change to take back: `history` lists what changed files.
-            change=change_of("refresh", updates, today, detail, {**sighting_hashes(gated), **hashes}, run_id,
-                             outcome.synthesised, Actors(actor=extractor.name, sightings=gated.actors), restore)
-            if written else None,
-            lease=lease.token if lease else None,
-            candidates=waiting or None,
-        )
-        return journal, (summary, updates)
 
-    # Read again under the lock: a `remember` (or an `apply` a crash interrupted, which
-    # `writing` finishes first) may have written while we extracted; a person's save while
-    # it commits has it planned again on their text.
-    with nullcontext() if dry_run else writing(store, config.lock_timeout, run_lock_held=True):
-        summary, updates = commit_planned(store, ledger, plan_writes)
-    if not dry_run:
-        keep_summary(store, run_id, summary)
-    return summary, updates
+def _plan(setting: _Setting, files: dict[Dimension, MemoryFile | None], failing: Failing,
+          lease: Lease | None) -> Plan:
+    """The run's window, profile and sources: a lease's alone, or the window's within the cap."""
+    config, options = setting.config, setting.options
+    reach = failing.retry() if options.retry_stuck else None  # a dry run's ledger is a copy: nothing is changed
+    if lease is not None:
+        reach = min(reach or lease.window_start, lease.window_start)
+    reread = Reread(extractor=setting.extractor.name, since=options.since) if options.reextract else None
+    selection = Selection(cap=None if lease else config.per_run_cap, reread=reread, reach=reach,
+                          only=lease.sources if lease else None)
+    return plan(setting.vault, config, setting.ledger, files, options.today, options.intro, selection)
+
+
+def _plan_writes(setting: _Setting, read: _Read) -> tuple[Journal | None, tuple[RunSummary, list[FileUpdate]]]:
+    """The updates the evidence makes to the memory as it is now, the run's summary, and the journal that
+    writes them (none for a dry run)."""
+    store, ledger, config, extractor = setting.store, setting.ledger, setting.config, setting.extractor
+    today, lease = setting.options.today, read.lease
+    files = store.read_all()
+    stones = tombstones(ledger)
+    # A new fact seen fewer than `min_sightings` times waits as a candidate, not in its file (docs/spec.md §3.2).
+    gated, waiting, restore = hold_back(ledger, files, read.outcome.extraction.evidence, today, config,
+                                        extractor.name, stones, read.hashes)
+    updates = plan_updates(files, gated.evidence, today, config.similarity_threshold,
+                           forgotten=stones, known=known(ledger, read.hashes), stated=read.stated)
+    summary = _summary(read.planned, extractor.name, read.outcome.extraction, read.extracted, updates,
+                       setting.options.dry_run)
+    summary.candidates = candidate_counts(gated, config.min_sightings)
+    summary.soft_cap = over_cap({u.dimension: u.after for u in updates}, config.soft_cap)
+    summary.resumed = len(read.kept)
+    summary.stuck = read.failing.stuck()
+    summary.hints = layout_hints(setting.vault, config) + read.hints
+    summary.cost = cost_of(summary.usage, config.prices())
+    if setting.options.dry_run:
+        return None, (summary, updates)
+    written = {u.dimension: render(u.after) for u in updates if u.write}
+    window = read.planned.window
+    detail = f"run {read.run_id}, {window.mode}" + (f", read by {extractor.name}" if lease else "")
+    journal = Journal(
+        files=written,
+        sources=[(s.path, s.content_hash) for s in read.extracted],
+        pool=read.outcome.pool,
+        run=RunEnd(run_id=read.run_id, today=today, status=summary.status, waiting=summary.waiting,
+                   counts=summary.counts, usage=summary.usage, extractor=extractor.name),
+        # A run that wrote nothing is no change to take back: `history` lists what changed files.
+        change=change_of("refresh", updates, today, detail, {**sighting_hashes(gated), **read.hashes}, read.run_id,
+                         read.outcome.synthesised, Actors(actor=extractor.name, sightings=gated.actors), restore)
+        if written else None,
+        lease=lease.token if lease else None,
+        candidates=waiting or None,
+    )
+    return journal, (summary, updates)
 
 
 def keep_summary(store: MemoryStore, run_id: int, summary: RunSummary) -> None:
@@ -203,14 +224,14 @@ def _say_if_back_fill(ledger: Ledger, today: dt.date, config: Config) -> None:
 
 
 def _summary(
-    window: Window,
+    planned: Plan,
     extractor: str,
-    collected: Collected,
     extraction: Extraction,
     extracted: list[Source],
     updates: list[FileUpdate],
     dry_run: bool,
 ) -> RunSummary:
+    window, collected = planned.window, planned.collected
     reports = file_reports(updates)
     failed = len(collected.sources) - len(extracted)
     if failed and not extracted:
