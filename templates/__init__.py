@@ -7,6 +7,8 @@ from pathlib import Path
 
 import jinja2
 
+from hylo_memory.decay.names import Dimension
+
 _FRAME_TAG = re.compile(r"<(\s*/?\s*source)", re.IGNORECASE)
 _ME_TAG = re.compile(r"<(\s*/?\s*(?:source|me)\b)", re.IGNORECASE)
 
@@ -26,6 +28,14 @@ def counted(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
+_WORDS = "no one two three four five six seven eight nine ten eleven twelve".split()
+
+
+def in_words(count: int) -> str:
+    """`six`: a small count as a prompt says it, in words (a larger one in digits)."""
+    return _WORDS[count] if 0 <= count < len(_WORDS) else str(count)
+
+
 @cache
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
@@ -40,6 +50,8 @@ def environment() -> jinja2.Environment:
     env.filters["me_text"] = me_text
     env.filters["counted"] = counted
     env.filters["shell"] = shlex.quote  # a command the person can paste: an item's text as one argument
+    env.filters["in_words"] = in_words
+    env.globals["dimensions"] = tuple(Dimension)  # the one table: every prompt lists the dimensions from it
     return env
 
 

@@ -44,7 +44,7 @@ def answer(body: Body) -> str:
         found = statements(statement)
         dimension = found[0][0].value if found else "preferences"
         wording = found[0][1] if found else statement
-        return json.dumps({"dimension": dimension, "text": statement, "pinned": dimension not in ("goals", "state"),
+        return json.dumps({"dimension": dimension, "text": statement, "pinned": Dimension(dimension).pinned_by_default,
                            "supersedes": replaced(numbered, dimension, wording)})
     items = {(dim, normalise(text)): n for n, dim, text in numbered}
     evidence: list[dict[str, object]] = []

@@ -41,7 +41,7 @@ class DateType(click.ParamType):  # type: ignore[type-arg]  # generic only from 
 
 
 class DimensionType(click.ParamType):  # type: ignore[type-arg]
-    """One of the six dimensions, in any case."""
+    """One of the dimensions (decay/names.py), in any case."""
 
     name = "DIMENSION"
 

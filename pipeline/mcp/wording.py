@@ -5,7 +5,7 @@ from __future__ import annotations
 from hylo_memory.decay.model import DIMENSION_NAMES
 
 INSTRUCTIONS = f"""\
-hylo-memory keeps one person's long-term memory as six markdown files, one per dimension \
+hylo-memory keeps one person's long-term memory as markdown files, one per dimension \
 ({DIMENSION_NAMES}). Each item is a short line; pinned items are standing facts, the others \
 fade when nothing new supports them.
 
