@@ -10,11 +10,20 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
+from typing import Protocol, TypeVar
 
 from .match import normalise, same_fact
 from .polarity import core, marked, opposed
 from .recall import STOP_WORDS
 from .words import RUN, fold, stem
+
+
+class _Worded(Protocol):
+    text: str
+
+
+E = TypeVar("E", bound=_Worded)
 
 MAX_STATEMENTS = 1_000  # a file of a few kilobytes holds far fewer; the rest is passed over
 MAX_STATEMENT_CHARS = 300  # an item's length: longer lines are prose, still shown whole by `context`
@@ -87,6 +96,16 @@ class Stated:
             if wanted <= _word_set(item) and not ((signed or marked(item)) and opposed(text, item)):
                 return line
         return None
+
+
+def contradicting(evidence: Iterable[E], lines: list[str]) -> tuple[list[E], list[E]]:
+    """The evidence that says the opposite of a statement of `lines`, and the rest. The first never waits as a
+    candidate (docs/spec.md §3.2): it goes to the rules, which keep it out and name the conflict (§2.1)."""
+    stated = Stated(lines)
+    found: tuple[list[E], list[E]] = ([], [])
+    for ev in evidence:
+        found[not lines or stated.contradicted_by(ev.text) is None].append(ev)
+    return found
 
 
 def _word_set(text: str, stop_words: frozenset[str] = frozenset()) -> set[str]:

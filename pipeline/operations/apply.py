@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 from typing import NamedTuple
 
 from hylo_memory.decay import Dimension, Evidence, FileUpdate, plan_updates, render
 from hylo_memory.decay.sightings import Gated
+from hylo_memory.decay.stated import contradicting
 from hylo_memory.decay.store import MemoryStore
 from hylo_memory.errors import MemoryFileError
 from hylo_memory.pipeline.config import Config
@@ -20,12 +22,12 @@ from hylo_memory.pipeline.run.summary import (
     trust_lists,
 )
 from hylo_memory.pipeline.state.candidates import Restore, Waiting, hold_back
-from hylo_memory.pipeline.state.changes import Actors, change_of
+from hylo_memory.pipeline.state.changes import Actors, Origin, change_of
 from hylo_memory.pipeline.state.journal import Journal, commit_planned
 from hylo_memory.pipeline.state.ledger import Ledger
 from hylo_memory.pipeline.state.me_file import persons_folder, read_me
 from hylo_memory.pipeline.state.trust import tombstones
-from hylo_memory.pipeline.state.writing import writing
+from hylo_memory.pipeline.state.writing import open_store, writing
 
 APPLY_ACTOR = "apply"  # who proposed an evidence file's facts: a script or an assistant, never taken for the person
 
@@ -39,6 +41,12 @@ class Applied(NamedTuple):
     gated: Gated | None = None  # the evidence the rules applied, and the candidates (docs/spec.md §3.2)
     waiting: Waiting | None = None
     restore: Restore | None = None
+
+
+def apply_to_vault(vault: Path, config: Config, evidence: list[Evidence], today: dt.date, dry_run: bool = False,
+                   detail: str = "") -> Applied:
+    """`apply` as a door calls it: the vault's memory is opened here, not by the door."""
+    return apply_evidence(open_store(vault, config), evidence, today, config, dry_run, detail)
 
 
 def apply_evidence(
@@ -61,7 +69,7 @@ def apply_evidence(
             if not changed and not applied.waiting:
                 return None, applied
             actors = Actors(actor=APPLY_ACTOR, sightings=applied.gated.actors if applied.gated else {})
-            change = change_of("apply", applied.updates, today, detail, actors=actors,
+            change = change_of("apply", applied.updates, today, detail, Origin(actors=actors),
                                candidates=applied.restore) if changed else None
             # Several files change together or not at all, even if the process dies midway.
             return Journal(files=changed, change=change, candidates=applied.waiting or None), applied
@@ -91,8 +99,9 @@ def _plan(store: MemoryStore, evidence: list[Evidence], today: dt.date, config: 
     stated = read_me(persons_folder(store.folder, config.memory_dir, config.person_memory_dir),
                      config.me_max_bytes).statements  # the person's own file wins (§2.1)
     stones = tombstones(ledger)
+    refused_by_me, evidence = contradicting(evidence, stated)  # never a candidate: refused and named (§2.1)
     gated, waiting, restore = hold_back(ledger, files, evidence, today, config, APPLY_ACTOR, stones)
-    updates = plan_updates(files, gated.evidence, today, config.similarity_threshold, forgotten=stones,
-                           stated=stated)
+    updates = plan_updates(files, refused_by_me + gated.evidence, today, config.similarity_threshold,
+                           forgotten=stones, stated=stated)
     return Applied([u for u in updates if u.dimension not in refused], list(refused.values()), gated, waiting,
                    restore)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from hylo_memory.decay import Dimension, Evidence, FileUpdate, MemoryFile, plan_updates, render
 from hylo_memory.decay.soft_cap import over_cap
+from hylo_memory.decay.stated import contradicting
 from hylo_memory.decay.store import MemoryStore, atomic_write
 from hylo_memory.extractors.base import Extraction, Extractor, Source
 from hylo_memory.extractors.costs import cost_of
@@ -34,7 +35,7 @@ from hylo_memory.pipeline.run.summary import (
     trust_lists,
 )
 from hylo_memory.pipeline.state.candidates import hold_back, sighting_hashes
-from hylo_memory.pipeline.state.changes import Actors, change_of
+from hylo_memory.pipeline.state.changes import Actors, Origin, change_of
 from hylo_memory.pipeline.state.failing import Failed, Failing
 from hylo_memory.pipeline.state.journal import RUNS_DIR, Journal, RunEnd, commit_planned
 from hylo_memory.pipeline.state.leases import Lease, Leases
@@ -163,9 +164,9 @@ def _plan_writes(setting: _Setting, read: _Read) -> tuple[Journal | None, tuple[
     files = store.read_all()
     stones = tombstones(ledger)
     # A new fact seen fewer than `min_sightings` times waits as a candidate, not in its file (docs/spec.md §3.2).
-    gated, waiting, restore = hold_back(ledger, files, read.outcome.extraction.evidence, today, config,
-                                        extractor.name, stones, read.hashes)
-    updates = plan_updates(files, gated.evidence, today, config.similarity_threshold,
+    refused_by_me, evidence = contradicting(read.outcome.extraction.evidence, read.stated)  # refused, named (§2.1)
+    gated, waiting, restore = hold_back(ledger, files, evidence, today, config, extractor.name, stones, read.hashes)
+    updates = plan_updates(files, refused_by_me + gated.evidence, today, config.similarity_threshold,
                            forgotten=stones, known=known(ledger, read.hashes), stated=read.stated)
     summary = _summary(read.planned, extractor.name, read.outcome.extraction, read.extracted, updates,
                        setting.options.dry_run)
@@ -187,8 +188,9 @@ def _plan_writes(setting: _Setting, read: _Read) -> tuple[Journal | None, tuple[
         run=RunEnd(run_id=read.run_id, today=today, status=summary.status, waiting=summary.waiting,
                    counts=summary.counts, usage=summary.usage, extractor=extractor.name),
         # A run that wrote nothing is no change to take back: `history` lists what changed files.
-        change=change_of("refresh", updates, today, detail, {**sighting_hashes(gated), **read.hashes}, read.run_id,
-                         read.outcome.synthesised, Actors(actor=extractor.name, sightings=gated.actors), restore)
+        change=change_of("refresh", updates, today, detail, Origin(
+            {**sighting_hashes(gated), **read.hashes}, read.outcome.synthesised,
+            Actors(actor=extractor.name, sightings=gated.actors)), read.run_id, restore)
         if written else None,
         lease=lease.token if lease else None,
         candidates=waiting or None,

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from hylo_memory.decay.stated import statements
+from hylo_memory.pipeline.notes.secrets import redact
 from hylo_memory.pipeline.state.names import ME_FILE as ME_FILE
 
 
@@ -45,18 +46,20 @@ def read_me(memory_dir: Path, max_bytes: int) -> MeFile:
     """`_me.md` of the memory folder, read at most `max_bytes` (the setting `me_max_bytes`); never raises."""
     path = me_path(memory_dir)
     try:
-        info = os.stat(path)
+        info = os.lstat(path)  # a link is not followed: it could lead out of the vault, to a file of secrets
     except FileNotFoundError:
         return MeFile()
     except OSError as exc:
         return MeFile(problem=f"{path}: cannot be read ({exc.strerror or exc}); left out")
+    if stat.S_ISLNK(info.st_mode):
+        return MeFile(problem=f"{path}: a link; left out (write _me.md itself in the memory folder)")
     if not stat.S_ISREG(info.st_mode):
         return MeFile(problem=f"{path}: not a regular file; left out")
     if info.st_size > max_bytes:
         return MeFile(problem=f"{path} is {info.st_size:,} bytes, over me_max_bytes ({max_bytes:,}); "
                               f"left out until it is shortened")
     try:
-        with open(path, "rb") as handle:
+        with open(os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)), "rb") as handle:  # nor one put since
             data = handle.read(max_bytes + 1)
     except OSError as exc:
         return MeFile(problem=f"{path}: cannot be read ({exc.strerror or exc}); left out")
@@ -66,5 +69,7 @@ def read_me(memory_dir: Path, max_bytes: int) -> MeFile:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         return MeFile(problem=f"{path}: not UTF-8 text; left out")
-    # One that states nothing (blank, or the template untouched: headings and comments) is as none.
+    # One that states nothing (blank, or the template untouched: headings and comments) is as none. A password or key
+    # in it reaches no reader, as in a note (docs/spec.md §1): every reader gets it as `[secret]`.
+    text = redact(text)
     return MeFile(text=text if statements(text) else None)
