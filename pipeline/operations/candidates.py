@@ -19,7 +19,7 @@ from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.after_write import after_write
 from hylo_memory.pipeline.operations.items import Report
 from hylo_memory.pipeline.state.candidates import Waiting, candidates, restore_of, taken
-from hylo_memory.pipeline.state.changes import ChangeRecord, change_of
+from hylo_memory.pipeline.state.changes import ChangeRecord, Origin, change_of
 from hylo_memory.pipeline.state.journal import Journal, commit_planned
 from hylo_memory.pipeline.state.ledger import Ledger
 from hylo_memory.pipeline.state.trust import tombstones
@@ -103,7 +103,7 @@ def promote(vault: Path, config: Config, text: str, dimension: Dimension | None 
             after, changes = apply_rules(memory or MemoryFile.new(candidate.dimension), took.evidence, day,
                                          config.similarity_threshold, decay=False, forgotten=tombstones(ledger))
             update = FileUpdate(dimension=candidate.dimension, before=memory, after=after, changes=changes)
-            change = change_of("promote", [update], day, candidate.text, took.hashes, actors=took.actors,
+            change = change_of("promote", [update], day, candidate.text, Origin(took.hashes, actors=took.actors),
                                candidates=took.restore)
             files: dict[Dimension, str | None] = {candidate.dimension: render(after)} if update.write else {}
             return Journal(files=files, change=change, candidates=delta), (candidate, update)
@@ -131,6 +131,7 @@ def reject(vault: Path, config: Config, text: str, dimension: Dimension | None =
             return Journal(change=change, candidates=delta), candidate
 
         candidate = commit_planned(store, ledger, plan)
+    after_write(store, config)
     return Decided(command="reject", text=candidate.text, dimension=candidate.dimension,
                    sightings=len(candidate.sources))
 

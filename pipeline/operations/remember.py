@@ -19,7 +19,7 @@ from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.after_write import after_write
 from hylo_memory.pipeline.state.candidates import taken_with
-from hylo_memory.pipeline.state.changes import change_of
+from hylo_memory.pipeline.state.changes import Origin, change_of
 from hylo_memory.pipeline.state.journal import Journal, commit_planned
 from hylo_memory.pipeline.state.ledger import Ledger
 from hylo_memory.pipeline.state.locking import DEFAULT_TIMEOUT
@@ -94,8 +94,8 @@ def remember(
             update = FileUpdate(dimension=decision.dimension, before=before, after=after, changes=changes)
             if not update.write:
                 return None, update
-            change = change_of("remember", [update], today, decision.text, sightings.hashes, actors=sightings.actors,
-                               candidates=sightings.restore)
+            change = change_of("remember", [update], today, decision.text,
+                               Origin(sightings.hashes, actors=sightings.actors), candidates=sightings.restore)
             return Journal(files={decision.dimension: render(after)}, change=change, candidates=waiting), update
 
         update = commit_planned(store, ledger, plan)  # planned again on a file the person saved meanwhile

@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import uuid
 from collections.abc import Collection, Iterable, Mapping
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, Field
 
@@ -84,13 +84,22 @@ def key(text: str) -> str:
     return normalise(text)
 
 
+class Origin(NamedTuple):
+    """Where a change's evidence came from: each note source's content hash (`hashes`), the (source, wording) of
+    the evidence a theme's synthesis proposed (`synthesised`), and who proposed it (`actors`)."""
+
+    hashes: Mapping[str, str] | None = None
+    synthesised: Collection[tuple[str, str]] = ()
+    actors: Actors | None = None
+
+
 def change_of(command: Command, updates: list[FileUpdate], today: dt.date, detail: str = "",
-              hashes: Mapping[str, str] | None = None, run_id: int | None = None,
-              synthesised: Collection[tuple[str, str]] = (), actors: Actors | None = None,
+              origin: Origin | None = None, run_id: int | None = None,
               candidates: Restore | None = None) -> ChangeRecord:
     """The change a command that applied the rules records: the evidence it applied, its merges, its counts, and
     the candidates as they were before it (`candidates`, what undoing it puts back)."""
-    rows, aliases = record_updates(updates, hashes, synthesised, actors)
+    origin = origin or Origin()
+    rows, aliases = record_updates(updates, origin.hashes, origin.synthesised, origin.actors)
     return ChangeRecord(command=command, today=today, detail=detail, provenance=rows, aliases=aliases,
                         counts=Counts.of(u.changes for u in updates).nonzero(), run_id=run_id,
                         candidates=candidates or Restore())
