@@ -225,8 +225,10 @@ class Config(LLMSettings):
     @field_validator("vault")
     @classmethod
     def _home(cls, value: str | None) -> str | None:
-        if value and value.strip().lower().startswith(("http://", "https://")):
-            return value.strip()  # a Hylo MCP endpoint (docs/spec.md §10)
+        from hylo_memory.pipeline.vaults import is_remote
+
+        if value and is_remote(value):
+            return value.strip()  # a vault reached elsewhere, by URL: Hylo's (docs/spec.md §10)
         return os.path.expanduser(value) if value else None
 
     # What the model's tokens cost (docs/spec.md §4.8): the person's prices, per million tokens; none: not shown

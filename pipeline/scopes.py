@@ -85,7 +85,9 @@ def check_layout(config: Config) -> None:
     scopes. (A folder of the person's notes holding a scope's, or inside one, is read without the scope's.)"""
     if not config.scopes:
         return
-    if config.vault and config.vault.strip().lower().startswith(("http://", "https://")):
+    from hylo_memory.pipeline.vaults import is_remote
+
+    if is_remote(config.vault):
         raise ValueError(f"scopes need a vault folder: a Hylo vault by URL keeps one memory, in Hylo (remove "
                          f"[scopes.{next(iter(config.scopes))}] to read it)")
     found = list(_folders(config.scopes))

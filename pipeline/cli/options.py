@@ -96,12 +96,13 @@ class VaultType(click.ParamType):  # type: ignore[type-arg]
     name = "PATH|URL"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Path | str:
-        from hylo_memory.pipeline.vaults import is_url  # when a vault is given: `--help` loads no model library
+        from hylo_memory.pipeline.vaults import is_remote  # the vaults' registry decides what a vault is
 
         text = str(value)
-        if not is_url(text):
-            _check_path(text, self, param, ctx)
-        return text.strip() if is_url(text) else Path(text)
+        if is_remote(text):
+            return text.strip()
+        _check_path(text, self, param, ctx)
+        return Path(text)
 
 
 class PathType(click.Path):

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from hylo_memory.decay.names import Dimension, clean_text
-from hylo_memory.decay.ranking import MAX_BUDGET, MIN_BUDGET, build_block
+from hylo_memory.decay.ranking import MAX_BUDGET, MIN_BUDGET, BlockRequest, build_block
 from hylo_memory.decay.recall import BM25, Analyse, Entry, Terms, analyse, rank
 from hylo_memory.extractors import bundled
 from hylo_memory.extractors.tokens import estimate_tokens
@@ -122,10 +122,11 @@ def _answer(argv: list[str]) -> str:
     given_query = given.get("--query")
     query = _query(given_query) if given_query is not None and given_query.strip() else None
     by_text, waiting = _cosines(memory, files, query) if meaning and query is not None else (None, 0)
-    block = build_block(files, day, _number(given.get("--budget"), DEFAULT_BUDGET, MIN_BUDGET, MAX_BUDGET),
-                        estimate_tokens, memo["name"], query, [f"_{waiting_line(waiting)}_"] if waiting else [],
-                        analysed=_analysed(memo), cosines=by_text, floor=bundled.FLOOR if by_text is not None else 0.0,
-                        answer_floor=bundled.ANSWER_FLOOR if by_text is not None else 0.0)
+    block = build_block(files, BlockRequest(
+        day, _number(given.get("--budget"), DEFAULT_BUDGET, MIN_BUDGET, MAX_BUDGET), estimate_tokens, memo["name"],
+        query, [f"_{waiting_line(waiting)}_"] if waiting else [], analysed=_analysed(memo), cosines=by_text,
+        floor=bundled.FLOOR if by_text is not None else 0.0,
+        answer_floor=bundled.ANSWER_FLOOR if by_text is not None else 0.0))
     if query is not None and not any(c.relevance is not None for c in block.items) \
             and os.path.exists(memory / STATE_DIR / ARCHIVE_FILE):
         raise Declined  # no item answers: the full command searches the notes (docs/spec.md §9.7)
@@ -191,8 +192,10 @@ def _vault_arg(value: str | None) -> str | None:
     """`--vault` as the full command keys its configuration memo (options.VaultType, then str)."""
     if value is None:
         return None
-    if value.strip().lower().startswith(("http://", "https://")):
-        raise Declined  # a Hylo vault by URL is synced with Hylo first
+    from hylo_memory.pipeline.vaults import is_remote  # the vaults' registry (it loads no model library)
+
+    if is_remote(value):
+        raise Declined  # a remote vault (Hylo's, by URL) is synced with it first
     return str(Path(value))
 
 

@@ -1,4 +1,5 @@
-"""The vault a command works on (docs/spec.md §1, §10): a folder, checked; or a Hylo vault's local copy, synced."""
+"""The vault a command works on (docs/spec.md §1, §10): a folder, checked; or a remote vault's local copy (Hylo's),
+synced. Which it is, the vaults' registry says (pipeline/vaults: `is_remote`)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from pathlib import Path
 
 from hylo_memory.pipeline import config_memo
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.vaults import is_url, local_root
+from hylo_memory.pipeline.vaults import is_remote, local_root
 
 
 def open_vault(config: Config, given: str | None = None, memo: bool = False) -> Path:
@@ -16,7 +17,7 @@ def open_vault(config: Config, given: str | None = None, memo: bool = False) -> 
     `memo`: keep what the quick path of recall and context reads (cli/quick.py), with the --vault `given`."""
     assert config.vault
     root = local_root(config)
-    if is_url(config.vault):
+    if is_remote(config.vault):
         from hylo_memory.pipeline.state.writing import open_store, writing  # a folder's commands load it later
 
         with writing(open_store(root, config), config.lock_timeout):

@@ -10,7 +10,7 @@ from typing import Literal
 from hylo_memory.pipeline.config import Config, is_whole_vault
 from hylo_memory.pipeline.run.window import Window
 from hylo_memory.pipeline.state.ledger import Ledger
-from hylo_memory.pipeline.vaults import is_url, newest_note
+from hylo_memory.pipeline.vaults import is_remote, newest_note
 
 
 def layout_hints(vault: Path, config: Config) -> list[str]:
@@ -64,7 +64,7 @@ def old_vault_hint(vault: Path, config: Config, ledger: Ledger, window: Window, 
     newest = newest_note(vault, config, window.today)
     if newest is None or newest >= window.start or ledger.covered(newest):
         return None  # a note in the window; or a person who stopped writing for a while, whose notes were read
-    where = config.vault if is_url(config.vault) else str(vault)
+    where = config.vault if is_remote(config.vault) else str(vault)
     command = f"hylo-memory {verb} --vault {shlex.quote(str(where))} --today {newest}"
     if not (window.mode == "first" if first is None else first):
         since = newest - dt.timedelta(days=config.first_run_days - 1)

@@ -24,7 +24,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from functools import partial
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import BaseModel
 
@@ -34,8 +34,15 @@ from hylo_memory.errors import FileChanged
 from hylo_memory.extractors.base import Source
 from hylo_memory.pipeline.notes.hylo_daily import render_daily
 
+from . import BACKENDS
 from .hylo_client import Hylo, HyloError, Note, NoteInfo, ShortEntry, is_missing
-from .protocol import MARKER, Skipped, Span, Vault
+from .protocol import Skipped, Span, Vault
+
+if TYPE_CHECKING:
+    from hylo_memory.pipeline.config import Config
+
+# At a mirror's root: which Hylo it mirrors. The registry (vaults/__init__.py) finds a mirror by it.
+MARKER = next(b.marker for b in BACKENDS if b.module == __name__.rpartition(".")[2])
 
 LOG = logging.getLogger(__name__)
 KNOWN = "hylo-remote.json"  # in the memory folder's .state: each memory file's hash as Hylo last had it
@@ -78,6 +85,27 @@ def prepare(settings: Settings, state_dir: str | None) -> Path:
     if read_regular(marker) != data:
         atomic_write(marker, data)
     return root.resolve()
+
+
+# What the registry (vaults/__init__.py) asks of this backend, for a vault given as a Hylo MCP endpoint's URL.
+def open_mirror(config: Config) -> Path:
+    """The mirror of the Hylo at `config.vault`, prepared: the folder every command works on."""
+    assert config.vault is not None
+    settings = Settings(url=config.vault, memory_dir=config.memory_dir, timeout=config.hylo_timeout,
+                        page=config.hylo_page, shorts_paths=config.shorts_paths,
+                        knowledge_paths=config.knowledge_paths, extra_scan_paths=config.extra_scan_paths)
+    return prepare(settings, config.state_dir)
+
+
+def home_at(root: Path) -> Mirror | None:
+    """Where the memory of the mirror at `root` lives: in Hylo, synced by the mirror."""
+    return mirror_of(root)
+
+
+def notes_at(root: Path, folder: Vault) -> HyloVault | None:
+    """The notes of the mirror at `root`: pulled from Hylo, then read in `folder`, the mirror on disk."""
+    mirror = mirror_of(root)
+    return None if mirror is None else HyloVault(mirror, folder)
 
 
 def mirror_of(root: Path) -> Mirror | None:

@@ -22,9 +22,6 @@ if TYPE_CHECKING:
     from hylo_memory.pipeline.notes.passages import ArchivedNote, Stamp
 
 
-MARKER = ".hylo-vault.json"  # at a Hylo mirror's root: which Hylo it mirrors (never its key)
-
-
 class Span(Protocol):
     """The dates a run reads, inclusive (a run's `Window` is one)."""
 
