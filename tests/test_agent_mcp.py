@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_helpers import hylo
 from mcp_helpers import McpServer, failed, ok, text
 from mcp_types import CallToolResult
 from proc_helpers import cli_env, copy_example_vault, memory_texts
@@ -94,6 +95,25 @@ def test_propose_memories_keeps_the_read_memo_of_what_it_wrote_as_apply_lease_do
                for d in Dimension}
     assert {d: f and f["digest"] for d, f in kept["files"].items()} == on_disk  # the files as the answer left them
     assert answer_for(ok(handed))[0]["text"] in {fact[0] for fact in kept["files"]["state"]["active"]}
+
+
+def test_propose_memories_and_apply_lease_leave_the_same_after_write_effects(tmp_path: Path) -> None:
+    # The after-write step is the operation's, not a door's (docs/spec.md §9.4): one answer, through either door,
+    # leaves the same memory files and the same read memo.
+    by_mcp, by_cli = copy_example_vault(tmp_path / "mcp"), copy_example_vault(tmp_path / "cli")
+    with serve(by_mcp, tmp_path, "scripted-agent") as server:
+        handed = server.call("notes_to_read")
+        ok(server.call("propose_memories", {"lease": structured(handed)["lease"],
+                                            "evidence": {"evidence": answer_for(ok(handed))}}))
+    batch = json.loads(hylo("pending", "--vault", by_cli, "--today", TODAY, "--json", "--max-chars", "1000",
+                            "--client", "scripted-agent").stdout)
+    assert [s["path"] for s in batch["sources"]] == [s["path"] for s in structured(handed)["sources"]]
+    answer = tmp_path / "answer.json"
+    answer.write_text(json.dumps({"evidence": answer_for(batch["request"])}), encoding="utf-8")
+    done = hylo("apply", "--vault", by_cli, "--lease", batch["lease"], "--evidence", answer)
+    assert done.exit_code == 0, done.stderr
+    assert memory_texts(by_mcp / "_memory") == memory_texts(by_cli / "_memory")
+    assert memo_path(by_mcp / "_memory").read_bytes() == memo_path(by_cli / "_memory").read_bytes()
 
 
 def test_the_tools_are_listed_and_take_an_answer_the_schema_does_not_judge(tmp_path: Path) -> None:

@@ -10,8 +10,7 @@ import threading
 
 from hylo_memory.errors import HyloMemoryError
 from hylo_memory.pipeline.mcp.calls import Memory
-from hylo_memory.pipeline.operations.index import embed_items
-from hylo_memory.pipeline.state.writing import open_store
+from hylo_memory.pipeline.operations.index import embed_waiting
 
 LOG = logging.getLogger(__name__)
 BATCH = 8  # texts a call to the bundled model: a tool call's query waits for one such call at most (~0.1 s)
@@ -52,8 +51,7 @@ class Backfill:
                 return
             self._wake.clear()
             try:
-                done = embed_items(open_store(self.memory.vault, self.memory.config), self.memory.config,
-                                   stop=self._stop.is_set, batch=BATCH)
+                done = embed_waiting(self.memory.vault, self.memory.config, stop=self._stop.is_set, batch=BATCH)
                 LOG.debug("backfill: %s", done.line)
             except (HyloMemoryError, OSError) as exc:  # the next call meets it and says what is wrong
                 LOG.info("items not embedded in the background: %s", exc)

@@ -30,7 +30,7 @@ from hylo_memory.pipeline.mcp.backfill import Backfill
 from hylo_memory.pipeline.mcp.calls import Failure, Memory, failure
 from hylo_memory.pipeline.mcp.tools import register
 from hylo_memory.pipeline.operations.context import build_context
-from hylo_memory.pipeline.state.writing import open_store, settle
+from hylo_memory.pipeline.operations.memory_file import memory_file_text
 from hylo_memory.pipeline.version import PROG
 
 LOG = logging.getLogger(__name__)
@@ -92,15 +92,10 @@ def build_server(memory: Memory, backfill: Backfill | None = None) -> HyloServer
 
 def _file_reader(memory: Memory, dimension: Dimension) -> Callable[[], str]:
     def read() -> str:
-        store = open_store(memory.vault, memory.config)
         try:
-            settle(store, memory.config.lock_timeout)  # never half of a change a crash interrupted
-            data = store.read_bytes(dimension)  # as every command reads it: a link in the vault, never a pipe
-            return "" if data is None else data.decode("utf-8")  # no file: no item yet
+            return memory_file_text(memory.vault, memory.config, dimension)
         except (HyloMemoryError, OSError) as exc:
             raise ResourceError(f"{PROG}: {reason(exc)}") from exc
-        except UnicodeDecodeError as exc:
-            raise ResourceError(f"{PROG}: {store.path(dimension)}: is not UTF-8 text") from exc
     read.__name__ = f"read_{dimension.value}"
     return read
 

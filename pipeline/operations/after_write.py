@@ -1,6 +1,7 @@
-"""The one step after every write of the memory (docs/spec.md §9.4), whichever door the writer came through:
-`refresh` (and the scheduled run), `refresh --collect`, `remember`, `apply`, `apply --lease` and
-`propose_memories`, `forget`, `undo`. Never after a dry run, which writes nothing."""
+"""The one step after every write of the memory (docs/spec.md §9.4), whichever door the writer came through: each
+writer's operation takes it once (refresh and the scheduled run, collecting batches, remember, apply, an answered
+lease, forget and unforget, undo, promote and reject, the day's decay a handout applies); no door does. Never after
+a dry run, which writes nothing."""
 
 from __future__ import annotations
 

@@ -84,6 +84,7 @@ def unforget(vault: Path, config: Config, text: str, dimension: Dimension | None
         change = ChangeRecord(command="unforget", today=clock.today(config.timezone), detail=stone.text,
                               raised=[stone])
         commit(store, Journal(change=change), ledger)
+    after_write(store, config)
     return ForgetReport(command="unforget", file=stone.dimension.filename, dimension=stone.dimension, text=stone.text)
 
 

@@ -76,6 +76,11 @@ def embed_items(store: MemoryStore, config: Config, progress: Progress | None = 
                     failed=filled.failure is not None, line=line)
 
 
+def embed_waiting(vault: Path, config: Config, stop: Stop | None = None, batch: int | None = None) -> StepDone:
+    """`embed_items` on the vault's memory, as the MCP server embeds behind its answers: the door opens no store."""
+    return embed_items(open_store(vault, config), config, stop=stop, batch=batch)
+
+
 def index_notes(store: MemoryStore, config: Config, progress: Progress | None = None,
                 stop: Stop | None = None) -> StepDone:
     """The notes as the archive, rebuilt (docs/spec.md §9.7): every note read again, every passage embedded."""
