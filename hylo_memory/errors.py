@@ -31,6 +31,10 @@ class InputError(HyloMemoryError):
     """A file or argument given on the command line is not usable (names file and line)."""
 
 
+class LeaseRefused(InputError):
+    """A lease whose answer cannot be kept; the door adds how to ask it for a new batch (docs/spec.md §9.5)."""
+
+
 class VaultError(HyloMemoryError):
     """The vault itself cannot be used (missing, not a folder)."""
 

@@ -8,6 +8,7 @@ package-dir mapping. `make check` runs this file.
 from __future__ import annotations
 
 import ast
+import re
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -84,6 +85,7 @@ CLI, MCP, OPERATIONS, RUN, STATE, VAULTS, NOTES = (f"{P}.{room}" for room in
 MCP_SDK = ("mcp", "mcp_types", "uvicorn", "starlette")
 # A vault's backends stay behind the room's front: outside it, only `pipeline.vaults` itself is imported.
 BACKENDS = tuple(m for m in MODULES if _within(m, VAULTS) and m != VAULTS)
+DOORS_KEEP_OUT = tuple(f"{STATE}.{m}" for m in ("writing", "locking", "ledger", "journal"))
 
 RULES = {
     "decay imports nothing of the package but the error family":
@@ -106,6 +108,11 @@ RULES = {
         dict(layer=CLI, forbidden=(MCP, *MCP_SDK, *BACKENDS)),
     "the MCP door never imports the command line or click, nor a vault behind the front":
         dict(layer=MCP, forbidden=(CLI, "click", *BACKENDS)),
+    # Thin doors: what opens the store, takes a lock or opens the ledger is an operation's to call.
+    "the command line opens no store, takes no lock and opens no ledger":
+        dict(layer=CLI, forbidden=DOORS_KEEP_OUT),
+    "the MCP door opens no store, takes no lock and opens no ledger":
+        dict(layer=MCP, forbidden=DOORS_KEEP_OUT),
 }
 
 
@@ -148,6 +155,10 @@ def _fake(tmp_path: Path, module: str, source: str) -> dict[str, Path]:
      "a run knows no operation or door, and no vault behind the front"),
     (f"{STATE}.extra", "from ..vaults import hylo_mirror\n",
      "what lasts knows no run, operation or door, and no vault behind the front"),
+    (f"{CLI}.extra", "from hylo_memory.pipeline.state.writing import open_store\n",
+     "the command line opens no store, takes no lock and opens no ledger"),
+    (f"{MCP}.extra", "def f():\n    from ..state.locking import RUN_LOCK, is_held\n",
+     "the MCP door opens no store, takes no lock and opens no ledger"),
 ])
 def test_a_breach_of_a_rule_is_caught(tmp_path: Path, module: str, source: str, rule: str) -> None:
     spec = RULES[rule]
@@ -159,3 +170,167 @@ def test_a_relative_import_is_resolved_to_the_module_it_names(tmp_path: Path) ->
     path.write_text("from ..cli import group\nfrom ...errors import ConfigError\nfrom . import refresh\n")
     assert [name for _, name in _imports("hylo_memory.pipeline.run.runner", path)] == [
         "hylo_memory.pipeline.cli.group", "hylo_memory.errors", "hylo_memory.pipeline.run.refresh"]
+
+
+# Small signatures (docs/development.md): no function over 80 lines, none over 8 parameters — but click's
+# commands, whose parameters are their options, one each.
+MAX_LINES, MAX_PARAMETERS = 80, 8
+CHECKED = tuple(f"{PACKAGE}.{room}" for room in ("decay", "extractors", "pipeline", "templates"))
+CLICK_COMMANDS = ("command", "group")
+
+
+def _is_click_command(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Decorated `@click.command(...)`, `@click.group(...)` or `@<group>.command(...)`."""
+    for decorator in function.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if isinstance(target, ast.Attribute) and target.attr in CLICK_COMMANDS:
+            return True
+    return False
+
+
+def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """Positional and keyword-only parameters, `self`/`cls` left out; `*args` and `**kwargs` one each."""
+    arguments = function.args
+    named = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
+    if named and named[0] in ("self", "cls"):
+        named = named[1:]
+    return len(named) + len(arguments.kwonlyargs) + (arguments.vararg is not None) + (arguments.kwarg is not None)
+
+
+def _large_functions(modules: dict[str, Path] = MODULES) -> list[str]:
+    """Every function of the checked rooms over the limits, as `file:line name (N lines, M parameters)`."""
+    found = []
+    for module, path in modules.items():
+        if not any(_within(module, room) for room in CHECKED):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            lines = (node.end_lineno or node.lineno) - node.lineno + 1
+            parameters = _parameters(node)
+            exempt = _within(module, CLI) and _is_click_command(node)
+            if lines > MAX_LINES or (parameters > MAX_PARAMETERS and not exempt):
+                where = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+                found.append(f"{where}:{node.lineno} {node.name} ({lines} lines, {parameters} parameters)")
+    return found
+
+
+def test_every_function_is_small() -> None:
+    assert _large_functions() == []
+
+
+@pytest.mark.parametrize("source", [
+    "def f(a, b, c, d, e, f, g, h, i):\n    pass\n",
+    "class C:\n    def m(self, a, b, c, d, e, f, g, *rest, **named):\n        pass\n",
+    "def f():\n" + "    x = 1\n" * MAX_LINES,
+])
+def test_a_large_function_is_caught(tmp_path: Path, source: str) -> None:
+    module = f"{RUN}.extra"
+    assert _large_functions({module: _fake(tmp_path, module, source)[module]}) != []
+
+
+@pytest.mark.parametrize("source", [
+    "def f(a, b, c, d, e, f, g, h):\n    pass\n",
+    "class C:\n    @classmethod\n    def m(cls, a, b, c, d, e, f, g, *rest):\n        pass\n",
+    "def f():\n" + "    x = 1\n" * (MAX_LINES - 1),
+])
+def test_a_function_within_the_limits_passes(tmp_path: Path, source: str) -> None:
+    module = f"{RUN}.extra"
+    assert _large_functions({module: _fake(tmp_path, module, source)[module]}) == []
+
+
+def test_a_click_command_may_take_an_option_a_parameter(tmp_path: Path) -> None:
+    source = ("import click\n@click.command('go')\n@click.option('--a')\n"
+              "def go(a, b, c, d, e, f, g, h, i):\n    pass\n")
+    for module, allowed in ((f"{CLI}.extra", True), (f"{RUN}.extra", False)):  # outside the command line: caught
+        assert (_large_functions({module: _fake(tmp_path, module, source)[module]}) == []) == allowed
+
+
+# The names of tools and commands live in the doors (docs/development.md): an operation, the run and what lasts
+# take them from the door whose text names them (pipeline/naming.py), never a string of their own. Docstrings
+# and comments may name them; `{PROG} refresh` is read as the literal it makes.
+NAMELESS = (OPERATIONS, RUN, STATE)
+PROGRAM = "hylo-memory"
+
+
+def _door_names() -> tuple[set[str], set[str]]:
+    """The MCP door's own tools (those no command shares a name with), and the command line's commands."""
+    from hylo_memory.pipeline.cli.group import COMMANDS
+    from hylo_memory.pipeline.mcp.reading import READING_TOOLS
+    from hylo_memory.pipeline.mcp.tools import TOOLS
+
+    return {*TOOLS, *READING_TOOLS} - set(COMMANDS), set(COMMANDS)
+
+
+def _strings(tree: ast.AST) -> Iterator[tuple[int, str]]:
+    """Every string the module's code makes, with its line: an f-string whole (`{PROG}` read as the program's name,
+    any other value as `{}`); no docstring."""
+    bodies = [n.body for n in ast.walk(tree) if isinstance(n, ast.Module | ast.ClassDef | ast.FunctionDef
+                                                              | ast.AsyncFunctionDef)]
+    skipped = {id(b[0].value) for b in bodies if b and isinstance(b[0], ast.Expr) and isinstance(b[0].value, ast.Constant)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            skipped |= {id(v) for v in node.values}
+            yield node.lineno, "".join(
+                v.value if isinstance(v, ast.Constant) else
+                PROGRAM if isinstance(v, ast.FormattedValue) and isinstance(v.value, ast.Name) and v.value.id == "PROG"
+                else "{}" for v in node.values)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skipped:
+            yield node.lineno, node.value
+
+
+def _door_names_used(modules: dict[str, Path] = MODULES) -> list[str]:
+    """Every string of operations, run and state that names an MCP tool or `hylo-memory <command>`, as
+    `file:line name`."""
+    tools, commands = _door_names()
+    tool = re.compile(rf"\b(?:{'|'.join(map(re.escape, sorted(tools)))})\b")
+    command = re.compile(rf"\b{PROGRAM}\s+((?:{'|'.join(map(re.escape, sorted(commands)))})(?![\w-])|\{{\}})")
+    found = []
+    for module, path in modules.items():
+        if not any(_within(module, room) for room in NAMELESS):
+            continue
+        for line, text in _strings(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            where = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+            found += [f"{where}:{line} {m.group(0)}" for m in tool.finditer(text)]
+            found += [f"{where}:{line} {PROGRAM} {m.group(1)}" for m in command.finditer(text)]
+    return found
+
+
+# Still to be given by their doors (issue 41, point 5): the command line's advice these texts hold, which both
+# doors pass on as it is. A ratchet: a new one fails, and one taken out must leave this list too.
+LEFT = {
+    "pipeline/operations/after_write.py": {"index"}, "pipeline/operations/answers.py": {"index", "context", "remember"},
+    "pipeline/operations/archive_search.py": {"index", "refresh"},
+    "pipeline/operations/candidates.py": {"unforget", "promote", "reject", "candidates"},
+    "pipeline/operations/context.py": {"status"}, "pipeline/operations/forget.py": {"unforget"},
+    "pipeline/operations/index.py": {"index"}, "pipeline/operations/init.py": {"init"},
+    "pipeline/operations/remember.py": {"forget", "unforget"}, "pipeline/operations/schedule.py": {"refresh", "schedule"},
+    "pipeline/operations/schedule_found.py": {"schedule"}, "pipeline/operations/skill.py": {"skill"},
+    "pipeline/run/hints.py": {"init", "{}"},
+}
+
+
+def test_no_operation_run_or_state_names_a_tool_or_a_command() -> None:
+    found: dict[str, set[str]] = {}
+    for hit in _door_names_used():
+        where, _, name = hit.partition(" ")
+        found.setdefault(where.rpartition(":")[0], set()).add(name.removeprefix(f"{PROGRAM} "))
+    assert found == LEFT
+
+
+@pytest.mark.parametrize("source", [
+    'NEXT = "ask notes_to_read for the next batch"\n',
+    'def f(token):\n    raise ValueError(f"lease {token}: answer with propose_memories")\n',
+    'HINT = "run `hylo-memory index` to embed them"\n',
+    'from hylo_memory.pipeline.version import PROG\nLINE = f"`{PROG} pending --today {1}`"\n',
+])
+def test_a_tool_or_command_named_outside_the_doors_is_caught(tmp_path: Path, source: str) -> None:
+    module = f"{OPERATIONS}.extra"
+    assert _door_names_used({module: _fake(tmp_path, module, source)[module]}) != []
+
+
+def test_a_docstring_may_name_them(tmp_path: Path) -> None:
+    source = '"""What `notes_to_read` hands out; `hylo-memory pending` on the command line."""\n'
+    module = f"{STATE}.extra"
+    assert _door_names_used({module: _fake(tmp_path, module, source)[module]}) == []

@@ -146,7 +146,7 @@ def test_a_whole_loop_hands_the_reader_at_most_1_3_times_the_notes(tmp_path: Pat
     notes = sum(len(p.read_text(encoding="utf-8")) for p in (vault / "_shorts").iterdir())
     handed_chars, first = 0, True
     while (handed := notes_to_read(vault, config, "tester", TODAY)).status == "batch":
-        handed_chars += len(handed.to_text(instructions=first))
+        handed_chars += len(handed.to_text("propose_memories", instructions=first))
         first = False
         propose(vault, config, handed.lease or "", scripted(handed))
     assert handed_chars <= 1.3 * notes, handed_chars / notes
@@ -179,7 +179,8 @@ def test_a_batch_says_per_dimension_before_which_day_evidence_is_not_kept(tmp_pa
     handed = notes_to_read(vault, Config(vault=str(vault)), "tester", TODAY)
     assert handed.keeps_from[Dimension.state] == TODAY - dt.timedelta(days=14)
     assert handed.keeps_from[Dimension.identity] == TODAY - dt.timedelta(days=730)
-    assert "state 2026-11-16" in handed.to_text() and "state 2026-11-16" in handed.to_text(instructions=False)
+    assert "state 2026-11-16" in handed.to_text("propose_memories") and "state 2026-11-16" in handed.to_text(
+        "propose_memories", instructions=False)
 
 
 @pytest.mark.parametrize(("name", "text", "reason"), [

@@ -42,7 +42,6 @@ from hylo_memory.pipeline.run.profile import MAX_INTRO
 from hylo_memory.pipeline.run.summary import render_changes
 from hylo_memory.pipeline.state.names import ME_FILE
 
-
 # The assistant's reading loop, as the command line names its steps (docs/spec.md §9.5).
 NAMING = Naming(next_batch=f"`{PROG} pending`", answer=f"`{PROG} apply --lease`")
 

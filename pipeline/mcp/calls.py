@@ -17,9 +17,12 @@ from mcp_types import CallToolResult, TextContent
 from hylo_memory.errors import HyloMemoryError, reason
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.naming import Naming
 from hylo_memory.pipeline.version import PROG
 
 T = TypeVar("T")
+# The assistant's reading loop, as the server names its steps: its two tools (pipeline/mcp/reading.py).
+NAMING = Naming(next_batch="notes_to_read", answer="propose_memories")
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,9 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field, StrictBool
 
+from hylo_memory.errors import InputError, LeaseRefused
 from hylo_memory.pipeline.mcp import wording
-from hylo_memory.pipeline.mcp.calls import Memory, blocking, result
+from hylo_memory.pipeline.mcp.calls import NAMING, Memory, blocking, result
 from hylo_memory.pipeline.state.leases import reader_name
 
 if TYPE_CHECKING:
@@ -56,22 +57,30 @@ class Reading:
         handed = await blocking(hand_out)
         # The text carries the batch whole; the structured content what a script needs beside it, not it twice.
         brief = handed.structured()
-        return result(handed.to_text(instructions=instructions), brief)
+        return result(handed.to_text(NAMING.answer, instructions=instructions), brief)
 
     async def propose_memories(self, lease: Lease, evidence: Answer) -> CallToolResult:
         def keep() -> Proposed | Reviewed:
             from hylo_memory.pipeline.operations.lease import propose
 
-            # On the lease's own day: a server started with --today asks for that one.
-            return propose(self.memory.vault, self.memory.config, lease, evidence, self.memory.fixed_today)
+            try:  # on the lease's own day: a server started with --today asks for that one
+                return propose(self.memory.vault, self.memory.config, lease, evidence, self.memory.fixed_today)
+            except LeaseRefused as exc:
+                raise InputError(f"{exc}: ask for a new batch with {NAMING.next_batch}") from None
 
         proposed = await blocking(keep)
-        return result(proposed.to_text(), proposed.to_json())
+        return result(proposed.to_text(NAMING.next_batch), proposed.to_json())
+
+
+# Each tool of the loop: its description and its title (both write: a lease handed out, an answer kept).
+READING_TOOLS: dict[str, tuple[str, str]] = {
+    NAMING.next_batch: (wording.NOTES_TO_READ, "Notes to read for memory"),
+    NAMING.answer: (wording.PROPOSE_MEMORIES, "Propose memories from notes"),
+}
 
 
 def register_reading(server: MCPServer[Any], memory: Memory, annotations: Callable[..., ToolAnnotations]) -> None:
     reading = Reading(memory)
-    server.add_tool(reading.notes_to_read, name="notes_to_read", description=wording.NOTES_TO_READ,
-                    annotations=annotations("Notes to read for memory", read_only=False))
-    server.add_tool(reading.propose_memories, name="propose_memories", description=wording.PROPOSE_MEMORIES,
-                    annotations=annotations("Propose memories from notes", read_only=False))
+    for name, (description, title) in READING_TOOLS.items():
+        server.add_tool(getattr(reading, name), name=name, description=description,
+                        annotations=annotations(title, read_only=False))

@@ -14,8 +14,6 @@ from hylo_memory.extractors.review import ANSWER_SHAPE, ReviewHandout
 from hylo_memory.pipeline.run.summary import RunSummary
 from hylo_memory.pipeline.state.leases import Lease
 
-ANSWER_TOOL = "propose_memories"
-
 
 class HandedSource(BaseModel):
     """A source of the batch; its text is in the request once, under its id."""
@@ -114,13 +112,14 @@ class Handed(BaseModel):
                                                                 "answer_schema": True,
                                                                 "sources": {"__all__": SAID_IN_REQUEST}})
 
-    def to_text(self, answer_with: str = ANSWER_TOOL, instructions: bool = True) -> str:
+    def to_text(self, answer_with: str, instructions: bool = True) -> str:
         """The batch as the assistant reads it: what to do first, then the model's own prompt (its instructions end
-        with the answer's shape); without `instructions`, the request alone (the reader has the rest already)."""
+        with the answer's shape); without `instructions`, the request alone (the reader has the rest already).
+        `answer_with`: how the door it goes out through is answered (its tool, or its command)."""
         decay = f"\nThe day's decay, applied as a nightly run would:\n{self.decay}" if self.decay else ""
         return self._status_text(answer_with, instructions) + self._passed_text() + decay
 
-    def _status_text(self, answer_with: str = ANSWER_TOOL, instructions: bool = True) -> str:
+    def _status_text(self, answer_with: str, instructions: bool) -> str:
         if self.status == "done" and self.in_batch:
             return (f"Nothing to hand out: the {self.in_batch} unread note(s) are in a batch sent to the model's "
                     "provider; the next refresh applies its answers.\n")
@@ -174,7 +173,8 @@ class Proposed(BaseModel):
         """The lease's day, which the run was on."""
         return self.summary.today
 
-    def to_text(self, next_with: str = "notes_to_read") -> str:
+    def to_text(self, next_with: str) -> str:
+        """`next_with`: how the door it goes out through is asked for the next batch."""
         more = (f"{self.remaining} source(s) remain: ask for the next batch with {next_with}."
                 if self.remaining else f"No note remains to read: ask {next_with} once more, until it says there "
                 "is nothing to read (a review of the memory's alike items may come first).")

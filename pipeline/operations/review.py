@@ -20,7 +20,7 @@ from pydantic import BaseModel, ValidationError
 from hylo_memory.decay import Dimension, FileUpdate, Item, MemoryFile, render
 from hylo_memory.decay.alike import COSINE_FLOOR, alike_pairs
 from hylo_memory.decay.review import Refused, apply_review, other_people
-from hylo_memory.errors import InputError
+from hylo_memory.errors import InputError, LeaseRefused
 from hylo_memory.extractors.base import Usage
 from hylo_memory.extractors.costs import Prices, cost_of, total
 from hylo_memory.extractors.llm_errors import InvalidReply
@@ -39,7 +39,7 @@ from hylo_memory.pipeline.run.summary import (
 )
 from hylo_memory.pipeline.state.changes import change_of
 from hylo_memory.pipeline.state.journal import Journal, commit_planned
-from hylo_memory.pipeline.state.leases import NEXT, Lease, Leases
+from hylo_memory.pipeline.state.leases import Lease, Leases
 from hylo_memory.pipeline.state.ledger import Counts, Ledger
 from hylo_memory.pipeline.state.reviews import judged, live_review, pair_key, record_judged
 from hylo_memory.pipeline.state.writing import open_store, writing
@@ -132,7 +132,8 @@ class Reviewed(BaseModel):
         return (f"{self.reader} judged {self.judged} pair(s) of items alike: merged {c.merged}, superseded "
                 f"{c.superseded}{refused}")
 
-    def to_text(self, next_with: str = "notes_to_read") -> str:
+    def to_text(self, next_with: str) -> str:
+        """`next_with`: how the door it goes out through is asked for the next batch."""
         lines = [f"Review: {self.line()}", render_changes(self.updates).rstrip("\n")]
         lines += [f"Refused: {r.verdict} {r.entry}: {r.reason}" for r in self.refused]
         lines.append(f"{self.remaining} pair(s) of items remain to review: ask for the next batch with {next_with}."
@@ -163,7 +164,7 @@ def answer_review(vault: Path, config: Config, lease: Lease, answer: object, tod
     try:
         handout = ReviewHandout.model_validate(lease.request)
     except ValidationError:  # kept by another version of hylo-memory
-        raise InputError(f"lease {lease.token} was handed out by another version{NEXT}") from None
+        raise LeaseRefused(f"lease {lease.token} was handed out by another version") from None
     try:
         judgement = read_review(handout, answer)
     except InvalidReply as exc:

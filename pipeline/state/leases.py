@@ -19,11 +19,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from hylo_memory.errors import InputError
+from hylo_memory.errors import LeaseRefused
 from hylo_memory.pipeline.state.ledger import Ledger, guarded
 
 TOKEN = re.compile(r"L-[A-Za-z0-9_-]{16}")
-NEXT = ": ask for a new batch (notes_to_read, or `hylo-memory pending`)"
 KEPT_EXPIRED = 24 * 3600.0  # seconds an expired lease is remembered, to name a late answer
 # batch: a provider's batch holds them (run/batch.py); review: pairs of items to judge, no source (docs/spec.md §3.1)
 LeaseKind = Literal["extract", "synthesis", "batch", "review"]
@@ -48,7 +47,7 @@ class Lease(BaseModel):
         if self.today is None:  # handed out by an earlier version, which kept no day
             return asked
         if asked is not None and asked != self.today:
-            raise InputError(f"lease {self.token} was handed out for {self.today}, not {asked}: answer it without "
+            raise LeaseRefused(f"lease {self.token} was handed out for {self.today}, not {asked}: answer it without "
                              f"--today, or with --today {self.today}")
         return self.today
 
@@ -117,15 +116,15 @@ class Leases:
     def usable(self, token: str, now: float) -> Lease:
         """The lease `token` names, if an answer to it can still be kept; else the one line why not."""
         if not TOKEN.fullmatch(token):
-            raise InputError(f"{token[:40]!r} is not a lease token (L- and 16 letters, digits, - or _){NEXT}")
+            raise LeaseRefused(f"{token[:40]!r} is not a lease token (L- and 16 letters, digits, - or _)")
         lease = self.get(token)
         if lease is None:
-            raise InputError(f"lease {token} is unknown (or more than a day old){NEXT}")
+            raise LeaseRefused(f"lease {token} is unknown (or more than a day old)")
         if lease.answered:
-            raise InputError(f"lease {token} was answered already{NEXT}")
+            raise LeaseRefused(f"lease {token} was answered already")
         if lease.expired(now) and lease.kind != "batch":  # a batch finished late is still paid for: applied
             when = dt.datetime.fromtimestamp(lease.expires_at, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
-            raise InputError(f"lease {token} expired at {when}: its notes wait for the next batch{NEXT}")
+            raise LeaseRefused(f"lease {token} expired at {when}: its notes wait for the next batch")
         return lease
 
     @guarded
