@@ -14,7 +14,7 @@ from vault_helpers import memory_body, memory_file, snapshot_but_memo
 
 from hylo_memory.decay import Dimension, Item
 from hylo_memory.decay.model import ACTIVE, FADING, MemoryFile, Section
-from hylo_memory.decay.ranking import MIN_BUDGET, build_block, score
+from hylo_memory.decay.ranking import MIN_BUDGET, BlockRequest, build_block, score
 from hylo_memory.extractors.batching import estimate_tokens
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.context import build_context
@@ -187,12 +187,12 @@ def test_the_block_never_exceeds_its_budget_and_drops_only_the_lowest(files: dic
     memory = {d: MemoryFile(dimension=d, decay_window=30, sections=[Section(heading=ACTIVE, entries=list(found)),
                                                                       Section(heading=FADING)])
               for d, found in files.items()}
-    block = build_block(memory, TODAY, budget, estimate_tokens, name, query)
+    block = build_block(memory, BlockRequest(TODAY, budget, estimate_tokens, name, query))
     assert estimate_tokens(block.text) == block.tokens <= budget
     active = sum(1 for found in files.values() for i in found if " ".join(i.text.split()))
     assert len(block.items) + block.left_out == active
     assert (f"_{block.left_out:,} more item" in block.text) == (block.left_out > 0)
-    assert build_block(memory, TODAY, budget, estimate_tokens, name, query) == block
+    assert build_block(memory, BlockRequest(TODAY, budget, estimate_tokens, name, query)) == block
     if query is None:  # every item kept ranks above every item left out: pinned first, then by score
         ranks = sorted(((i.pinned, score(i, 30, TODAY)) for found in files.values() for i in found
                         if " ".join(i.text.split())), reverse=True)

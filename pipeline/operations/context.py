@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from pydantic_core import to_json
 
-from hylo_memory.decay.ranking import MAX_BUDGET, MIN_BUDGET, Block, build_block
+from hylo_memory.decay.ranking import MAX_BUDGET, MIN_BUDGET, Block, BlockRequest, build_block
 from hylo_memory.decay.soft_cap import OverCap, over_cap
 from hylo_memory.errors import InputError
 from hylo_memory.extractors.tokens import estimate_tokens
@@ -78,13 +78,11 @@ def build_context(vault: Path, config: Config, today: dt.date, budget: int | Non
         from hylo_memory.pipeline.run.profile import build_profile  # as read_store does: only when needed
 
         name = build_profile(None, None, None, me=me.text).name or name
-    block = build_block(read.files, today, budget, estimate_tokens, name, query, notes,
-                        cosines=meaning.by_text, floor=meaning.floor, answer_floor=meaning.answer_floor, title=title,
-                        me=me.text)
+    request = BlockRequest(today, budget, estimate_tokens, name, query, notes, cosines=meaning.by_text,
+                           floor=meaning.floor, answer_floor=meaning.answer_floor, title=title, me=me.text)
+    block = build_block(read.files, request)
     if query is not None and not any(c.relevance is not None for c in block.items):  # the memory has no answer:
         archived = notes_section(read.store.folder, config, query, budget // 3)  # the notes may (docs/spec.md §9.7)
         if archived is not None:
-            block = build_block(read.files, today, budget, estimate_tokens, name, query, [*notes, archived],
-                                cosines=meaning.by_text, floor=meaning.floor, answer_floor=meaning.answer_floor,
-                                title=title, me=me.text)
+            block = build_block(read.files, request._replace(notes=[*notes, archived]))
     return ContextResult(block, [str(e) for e in refused], meaning.fallback, meaning.waiting, over)
