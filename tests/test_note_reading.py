@@ -15,7 +15,7 @@ import pytest
 
 from hylo_memory.pipeline.notes.reading import NoteReader, read_notes
 from hylo_memory.pipeline.vaults import Skipped
-from hylo_memory.pipeline.vaults.folder import FolderVault
+from hylo_memory.pipeline.vaults.folder import FolderVault, ReadingOptions
 
 WIDE = type("Wide", (), {"start": dt.date(2000, 1, 1), "today": dt.date(2030, 1, 1),
                          "contains": lambda self, day: True})()
@@ -52,7 +52,7 @@ class CountingReader(NoteReader):
 
 
 def read(vault: Path, reader: NoteReader) -> list:
-    return list(FolderVault(vault, [], "_memory", 1_000_000, note_reader=lambda: reader).sources(WIDE))
+    return list(FolderVault(vault, [], "_memory", 1_000_000, reading=ReadingOptions(note_reader=lambda: reader)).sources(WIDE))
 
 
 # Workers are spawned here (a fresh interpreter): the test runner's threads rule out `fork`, which a process

@@ -19,7 +19,7 @@ from hylo_memory.pipeline.cli.group import main
 from hylo_memory.pipeline.run.window import Window
 from hylo_memory.pipeline.state.ledger import Ledger
 from hylo_memory.pipeline.vaults import Skipped
-from hylo_memory.pipeline.vaults.folder import FolderVault
+from hylo_memory.pipeline.vaults.folder import FolderVault, ReadingOptions
 
 SHANGHAI = zoneinfo.ZoneInfo("Asia/Shanghai")
 
@@ -51,7 +51,7 @@ def refresh_json(vault: Path, capsys: pytest.CaptureFixture[str], today: str, *e
 
 def sources(vault: Path, start: str, today: str) -> dict[str, dt.date]:
     window = Window(mode="incremental", start=dt.date.fromisoformat(start), today=dt.date.fromisoformat(today))
-    found = FolderVault(vault, [], MEMORY, 1_000_000, zone=SHANGHAI).sources(window)
+    found = FolderVault(vault, [], MEMORY, 1_000_000, reading=ReadingOptions(zone=SHANGHAI)).sources(window)
     return {s.path: s.date for s in found if not isinstance(s, Skipped)}
 
 

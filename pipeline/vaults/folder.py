@@ -40,6 +40,17 @@ _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 _NAME = operator.attrgetter("name")
 Identity = tuple[int, int] | str  # a note's file, (st_dev, st_ino) of its target; its path when it cannot be stat'ed
 
+
+class ReadingOptions(NamedTuple):
+    """How a folder vault reads its notes: whose clippings are the person's (`author`: their name and aliases,
+    docs/spec.md §1), the time zone a file's mtime is dated in (`zone`; None: the machine's), the notes an earlier
+    run found dated after its day (`future`), and what reads a note (`note_reader`)."""
+
+    author: Sequence[str] = ()
+    zone: dt.tzinfo | None = None
+    future: Collection[str] = ()
+    note_reader: Callable[[], NoteReader] = NoteReader
+
 class FolderVault:
     """A vault on disk: its short-note folders (`_shorts/`), knowledge folders (`_knowledge/`) and extra scan paths.
 
@@ -55,14 +66,14 @@ class FolderVault:
 
     def __init__(self, root: Path, extra_paths: list[str], memory_dir: str, max_bytes: int,
                  shorts_paths: list[str] | None = None, knowledge_paths: list[str] | None = None,
-                 author: Sequence[str] = (), zone: dt.tzinfo | None = None, future: Collection[str] = (),
-                 note_reader: Callable[[], NoteReader] = NoteReader, left_out: Collection[str] = ()):
+                 left_out: Collection[str] = (), reading: ReadingOptions | None = None):
+        reading = reading or ReadingOptions()
         self.root = root.resolve()
         self.left_out = frozenset(_relative(f) for f in left_out)  # never read: the scopes' (docs/spec.md §1.1)
-        self.note_reader = note_reader
-        self.author = author  # the person's name and aliases: a clipping they wrote is theirs (docs/spec.md §1)
-        self.zone = zone or clock.zone()
-        self.future = frozenset(future)
+        self.note_reader = reading.note_reader
+        self.author = reading.author  # the person's name and aliases: a clipping they wrote is theirs (docs/spec.md §1)
+        self.zone = reading.zone or clock.zone()
+        self.future = frozenset(reading.future)
         self.extra_paths = extra_paths
         self.memory_dir = memory_dir
         self.max_bytes = max_bytes
