@@ -1,6 +1,7 @@
 """Shared fixtures; the test doubles' (`fake_openai`) come from `hylo_memory.testing.fixtures`, the processes' from `proc_helpers`."""
 
 import os
+import platform
 import sys
 
 import pytest
@@ -57,6 +58,7 @@ def _audit(event: str, _args: tuple[object, ...]) -> None:
         _spawned.append(event)
 
 
+platform.processor()  # the OpenAI client asks it, which runs `uname -p` once a process: asked here, before the hook
 sys.addaudithook(_audit)
 
 
