@@ -258,3 +258,8 @@ def test_why_of_an_item_it_also_holds_says_so_beside_the_sources(vault: Path) ->
 def test_why_of_what_neither_holds_is_still_one_line(vault: Path) -> None:
     me_file(vault)
     one_line(hylo("why", "kayaking", "--vault", vault).stderr)
+
+
+def test_a_relation_it_states_names_the_person_never_a_lowercase_word() -> None:
+    profile = build_profile(None, None, None, me="- My sister is Ana.\n- My partner is Jo.\n- my brother is nice.\n")
+    assert profile.people == ["Ana", "Jo"]

@@ -26,7 +26,9 @@ _PROJECT = re.compile(
     r"working on|my own|my)\s+(?i:the\s+|a\s+|an\s+|my\s+)?(?i:own\s+)?(?i:podcast|newsletter|project|app|blog|product|"
     r"company|startup|channel|show)?\s*[\"“'‘]?(?P<v>[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,3})"
 )
-_PERSON = re.compile(rf"(?:\bmy\s+(?:{'|'.join(map(re.escape, RELATIONS))}),?\s+(?P<a>[A-Z][\w'’-]+)|^(?P<b>[A-Z][\w'’-]+) — )", re.I)
+# The relation word in any case ("My sister Ana"), the name capitalised: "my sister is Ana" names no one "is".
+_PERSON = re.compile(rf"(?:\b(?i:my)\s+(?i:{'|'.join(map(re.escape, RELATIONS))}),?\s+(?:(?i:is)\s+)?"
+                     rf"(?P<a>[A-Z][\w'’-]+)|^(?P<b>[A-Z][\w'’-]+) — )")
 _SLUG = re.compile(r"[^a-z0-9]+")
 
 
