@@ -150,6 +150,23 @@ def test_the_persons_own_file_holds_in_every_scope(tmp_path: Path) -> None:
     assert 'conflicts with _me.md: "I love Redis."' in out[out.index("Scope tidepool"):]
 
 
+@pytest.mark.parametrize("made", ["missing", "a file"])
+def test_a_scope_whose_folder_is_missing_or_a_file_is_not_run_and_the_person_still_is(tmp_path: Path,
+                                                                                       made: str) -> None:
+    vault = vault_with_a_scope(tmp_path)
+    settings(vault, 'extra_scan_paths = ["projects"]\n' + TIDEPOOL + '[scopes.ghost]\nfolders = ["projects/ghost"]\n')
+    if made == "a file":
+        write(vault, "projects/ghost", "not a folder\n")
+    with freeze_time(f"{TODAY} 12:00:00"):
+        result = hylo("refresh", "--vault", vault, "--extractor", "offline", "--today", TODAY, "--json")
+    assert result.exit_code == 2 and "Traceback" not in result.stderr
+    assert f"hylo-memory: scope ghost: its folder {vault / 'projects' / 'ghost'} is " in result.stderr
+    data = json.loads(result.stdout)
+    assert "problem" in data["scopes"]["ghost"] and "Lives in Lisbon" in memory(vault / "_memory")
+    assert "Prefers SQLite for the index" in memory(vault / SCOPE_MEMORY)  # the other scope still runs
+    assert not (vault / "projects" / "ghost" / "_memory").exists()  # nothing of it made in the vault
+
+
 def test_a_scopes_ledger_and_state_live_in_its_own_memory_folder(tmp_path: Path) -> None:
     vault = vault_with_a_scope(tmp_path)
     refreshed(vault)

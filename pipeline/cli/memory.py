@@ -92,7 +92,7 @@ def refresh_command(ctx: click.Context, vault: Path | None, config_file: Path | 
             return refresh_memory(vault, on, options, batch=config.batch if batch is None else batch)
 
         summary, changes = run(config, intro)
-        scopes = refresh_scopes(config, run)  # then each scope's memory from its own notes (docs/spec.md §1.1)
+        scopes = refresh_scopes(vault, config, run)  # then each scope's memory from its notes (docs/spec.md §1.1)
     if as_json:
         click.echo(with_scopes(summary.to_json(), scopes))
     else:
@@ -101,13 +101,16 @@ def refresh_command(ctx: click.Context, vault: Path | None, config_file: Path | 
             click.echo("\n" + changes, nl=False)
         click.echo(scopes_text(scopes), nl=False)
     code = 0
-    for name, each in [(None, summary), *((s.name, s.refreshed.summary) for s in scopes)]:
-        where = "" if name is None else f"scope {name}: "
-        for hint in each.hints:
-            fail(f"{PROG}: hint: {where}{hint}")
-        line = not_ok_line(each)
-        if line is not None:
-            fail(line if name is None else line.replace(f"{PROG}: ", f"{PROG}: {where}", 1))
+    for hint in summary.hints:
+        fail(f"{PROG}: hint: {hint}")
+    if (line := not_ok_line(summary)) is not None:
+        fail(line)
+        code = 2
+    for scope in scopes:
+        for hint in scope.hints():
+            fail(f"{PROG}: hint: scope {scope.name}: {hint}")
+        if (line := scope.not_ok()) is not None:
+            fail(line)
             code = 2
     return code
 

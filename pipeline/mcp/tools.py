@@ -167,18 +167,15 @@ class Tools:
 
         options = RunOptions(today=day, dry_run=dry_run, intro=intro, progress=progress)
         summary, changes = refresh_memory(self.vault, self.config, options, fallback=lent)
-        scopes = refresh_scopes(self.config, lambda on: refresh_memory(self.vault, on, replace(options, intro=None),
-                                                                       fallback=lent))
+        scopes = refresh_scopes(self.vault, self.config,
+                                lambda on: refresh_memory(self.vault, on, replace(options, intro=None), fallback=lent))
         text = summary.to_text()
         if changes is not None:  # after the summary, as the command line prints it
             text += "\n" + changes
         text += scopes_text(scopes)
         progress.finished()
         lines = [line for line in [not_ok_line(summary)] if line is not None]
-        for run in scopes:
-            line = not_ok_line(run.refreshed.summary)
-            if line is not None:
-                lines.append(f"scope {run.name}: {line}")
+        lines += [line for line in (run.not_ok() for run in scopes) if line is not None]
         return text, with_scopes(summary.to_json(), scopes), lines
 
     async def status(self, scope: ScopeName = None) -> CallToolResult:

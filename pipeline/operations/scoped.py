@@ -15,21 +15,44 @@ from hylo_memory.errors import InputError
 from hylo_memory.extractors.tokens import estimate_tokens
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.context import DEFAULT_BUDGET, ContextResult, build_context
+from hylo_memory.pipeline.operations.outcome import not_ok_line
 from hylo_memory.pipeline.operations.refresh import Refreshed
 from hylo_memory.pipeline.scopes import each_scope, scope_config
+from hylo_memory.pipeline.version import PROG
 
 
 class ScopeRun(NamedTuple):
-    """One scope's refresh, after the person's."""
+    """One scope's refresh, after the person's; or why it could not run (`problem`: its folder is not there)."""
 
     name: str
     memory_dir: str
-    refreshed: Refreshed
+    refreshed: Refreshed | None
+    problem: str | None = None
+
+    def hints(self) -> list[str]:
+        return [] if self.refreshed is None else self.refreshed.summary.hints
+
+    def not_ok(self) -> str | None:
+        """`hylo-memory: scope NAME: …` when its run was not ok or could not run; None when it was ok."""
+        where = f"{PROG}: scope {self.name}: "
+        if self.refreshed is None:
+            return f"{where}{self.problem}"
+        line = not_ok_line(self.refreshed.summary)
+        return None if line is None else line.replace(f"{PROG}: ", where, 1)
 
 
-def refresh_scopes(config: Config, run: Callable[[Config], Refreshed]) -> list[ScopeRun]:
-    """`run` (the person's refresh, as the door started it) on each scope's configuration in turn, by name."""
-    return [ScopeRun(name, scope.memory_dir, run(scope)) for name, scope in each_scope(config)]
+def refresh_scopes(vault: Path, config: Config, run: Callable[[Config], Refreshed]) -> list[ScopeRun]:
+    """`run` (the person's refresh, as the door started it) on each scope's configuration in turn, by name. A scope
+    whose folder (where its memory lives) is missing or is a file is not run: nothing of it is made in the vault."""
+    runs = []
+    for name, scope in each_scope(config):
+        home = vault / config.scopes[name].folders[0]
+        if not home.is_dir():
+            why = "is missing" if not home.exists() else "is not a folder"
+            runs.append(ScopeRun(name, scope.memory_dir, None, f"its folder {home} {why}: nothing read"))
+            continue
+        runs.append(ScopeRun(name, scope.memory_dir, run(scope)))
+    return runs
 
 
 def scope_heading(run: ScopeRun) -> str:
@@ -40,6 +63,9 @@ def scopes_text(runs: list[ScopeRun]) -> str:
     """Each scope's summary (and a dry run's diff) under a line naming it, after the person's."""
     parts = []
     for run in runs:
+        if run.refreshed is None:
+            parts.append(f"\n{scope_heading(run)}\nNot run: {run.problem}.\n")
+            continue
         text = run.refreshed.summary.to_text()
         if run.refreshed.diff:
             text += "\n" + run.refreshed.diff
@@ -52,7 +78,8 @@ def with_scopes(summary_json: str, runs: list[ScopeRun]) -> str:
     if not runs:
         return summary_json
     data = json.loads(summary_json)
-    data["scopes"] = {r.name: json.loads(r.refreshed.summary.to_json()) | {"memory_dir": r.memory_dir} for r in runs}
+    data["scopes"] = {r.name: (json.loads(r.refreshed.summary.to_json()) if r.refreshed else {"problem": r.problem})
+                      | {"memory_dir": r.memory_dir} for r in runs}
     return json.dumps(data, ensure_ascii=False)
 
 
