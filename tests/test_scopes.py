@@ -363,3 +363,16 @@ def test_unforget_takes_a_scope_too(tmp_path: Path) -> None:
     run("forget", "Prefers SQLite for the index", "--vault", vault, "--scope", "tidepool")
     run("unforget", "Prefers SQLite for the index", "--vault", vault, "--scope", "tidepool")
     assert "SQLite" not in run("forget", "--list", "--vault", vault, "--scope", "tidepool")
+
+
+def test_a_scopes_candidates_are_listed_promoted_and_rejected_with_its_name(tmp_path: Path) -> None:
+    vault = vault_with_a_scope(tmp_path)
+    settings(vault, 'extra_scan_paths = ["projects"]\nmin_sightings = 2\n' + TIDEPOOL)
+    refreshed(vault)
+    waiting = hylo("candidates", "--vault", vault, "--scope", "tidepool", "--json")
+    assert waiting.exit_code == 0 and "Prefers SQLite for the index" in waiting.stdout
+    assert "SQLite" not in hylo("candidates", "--vault", vault, "--json").stdout  # the person's wait apart
+    with freeze_time(f"{TODAY} 12:00:00"):
+        done = hylo("promote", "SQLite", "--vault", vault, "--scope", "tidepool", "--today", TODAY)
+    assert done.exit_code == 0, done.stderr
+    assert "Prefers SQLite for the index" in memory(vault / SCOPE_MEMORY) and "SQLite" not in memory(vault / "_memory")

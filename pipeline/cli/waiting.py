@@ -10,7 +10,7 @@ import click
 from hylo_memory.decay import Dimension
 from hylo_memory.decay.model import DIMENSION_NAMES
 from hylo_memory.pipeline.cli.arguments import not_blank
-from hylo_memory.pipeline.cli.options import DimensionType, json_failures, options, setup
+from hylo_memory.pipeline.cli.options import SCOPE, DimensionType, in_scope, json_failures, options, setup
 from hylo_memory.pipeline.operations.candidates import promote, reject, waiting
 from hylo_memory.pipeline.operations.items import Report
 
@@ -30,11 +30,13 @@ _DIMENSION = click.option("--dimension", type=DimensionType(), help=f"only this 
 @click.command("candidates", help="the facts waiting for another sighting before a run writes them (min_sightings)")
 @options(today=False)
 @_JSON
+@SCOPE
 @click.pass_context
 @json_failures
-def candidates_command(ctx: click.Context, vault: Path | None, config_file: Path | None, as_json: bool) -> int:
+def candidates_command(ctx: click.Context, vault: Path | None, config_file: Path | None, as_json: bool,
+                       scope: str | None) -> int:
     config, vault = setup(ctx, config_file, vault)
-    return _print(waiting(vault, config), as_json)
+    return _print(waiting(vault, in_scope(ctx, config, scope)), as_json)
 
 
 @click.command("promote", help="write a waiting candidate into its file now, approved by you")
@@ -42,12 +44,13 @@ def candidates_command(ctx: click.Context, vault: Path | None, config_file: Path
 @options()
 @_DIMENSION
 @_JSON
+@SCOPE
 @click.pass_context
 @json_failures
 def promote_command(ctx: click.Context, text: str, vault: Path | None, config_file: Path | None,
-                    today: dt.date | None, dimension: Dimension | None, as_json: bool) -> int:
+                    today: dt.date | None, dimension: Dimension | None, as_json: bool, scope: str | None) -> int:
     config, vault = setup(ctx, config_file, vault)
-    return _print(promote(vault, config, text, dimension, today), as_json)
+    return _print(promote(vault, in_scope(ctx, config, scope), text, dimension, today), as_json)
 
 
 @click.command("reject", help="drop a waiting candidate for good: it never waits or is kept again")
@@ -55,12 +58,13 @@ def promote_command(ctx: click.Context, text: str, vault: Path | None, config_fi
 @options()
 @_DIMENSION
 @_JSON
+@SCOPE
 @click.pass_context
 @json_failures
 def reject_command(ctx: click.Context, text: str, vault: Path | None, config_file: Path | None,
-                   today: dt.date | None, dimension: Dimension | None, as_json: bool) -> int:
+                   today: dt.date | None, dimension: Dimension | None, as_json: bool, scope: str | None) -> int:
     config, vault = setup(ctx, config_file, vault)
-    return _print(reject(vault, config, text, dimension, today), as_json)
+    return _print(reject(vault, in_scope(ctx, config, scope), text, dimension, today), as_json)
 
 
 COMMANDS: list[click.Command] = [candidates_command, promote_command, reject_command]
