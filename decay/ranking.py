@@ -87,8 +87,11 @@ ME_HEADING = "## About me (written by you)"
 
 
 def me_section(me: str) -> str:
-    """The person's own `_me.md`, whole, under its heading: first in the block, before any item."""
-    return f"{ME_HEADING}\n\n{me.strip()}"
+    """The person's own `_me.md`, whole, under its heading: first in the block, before any item. A code fence it
+    leaves open is closed after it, so the items that follow are not read as code."""
+    text = me.strip()
+    fences = sum(1 for line in text.splitlines() if line.lstrip().startswith(("```", "~~~")))
+    return f"{ME_HEADING}\n\n{text}" + ("\n```" if fences % 2 else "")
 
 
 def me_over_line(tokens: int, budget: int) -> str:

@@ -263,3 +263,11 @@ def test_why_of_what_neither_holds_is_still_one_line(vault: Path) -> None:
 def test_a_relation_it_states_names_the_person_never_a_lowercase_word() -> None:
     profile = build_profile(None, None, None, me="- My sister is Ana.\n- My partner is Jo.\n- my brother is nice.\n")
     assert profile.people == ["Ana", "Jo"]
+
+
+def test_a_code_fence_it_leaves_open_is_closed_before_the_items(vault: Path) -> None:
+    me_file(vault, "- I love jazz.\n```\nsome code\n")
+    ok(refresh(vault))
+    block = ok(hylo("context", "--vault", vault)).stdout
+    mine, items = block.split("some code\n", 1)
+    assert items.startswith("```\n") and "Lives in Lisbon" in items
