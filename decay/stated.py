@@ -20,7 +20,8 @@ from .words import RUN, fold, stem
 
 
 class _Worded(Protocol):
-    text: str
+    @property
+    def text(self) -> str: ...
 
 
 E = TypeVar("E", bound=_Worded)
