@@ -115,7 +115,7 @@ class OfflineExtractor:
                 dimension = next((d for d, cue in _CUES if cue.search(text)), Dimension.preferences)
                 how.append(f"filed under {dimension.value} by keywords ({NO_MODEL_ASKED})")
             read_as = dimension
-            if when and dimension in _STANDING:
+            if when in ("near", "ahead") and dimension in _STANDING:  # a time just past keeps its file
                 dimension = Dimension.goals if when == "ahead" else Dimension.state
                 how.append(f"tied to a time, so under {dimension.value}")
         text = whole[1] if whole and whole[0] is read_as else third_person(text)

@@ -16,27 +16,33 @@ from typing import Literal
 from .patterns import MOODS
 from .quotations import QUOTED
 
-When = Literal["near", "ahead"]
+When = Literal["near", "ahead", "past"]
 
 _SEASON = r"(?:fall|autumn|spring|summer|winter|semester|term|quarter|year)"
-_EN_NEAR = (r"today|tonight|tomorrow|yesterday|right now|at the moment|currently|these days|lately|recently|"
-            r"for now|for the time being|this (?:morning|afternoon|evening|week|weekend|month)|"
-            r"this past (?:week|weekend|month)|last (?:night|week|weekend|month)|later today")
+_EN_NEAR = (r"today|tonight|tomorrow|right now|at the moment|currently|these days|lately|"
+            r"for now|for the time being|this (?:morning|afternoon|evening|week|weekend|month)|later today")
+# A time just past dates what happened, not how the person is now: "I started a new job last week" is still their
+# job. Such a fact is not standing (never pinned), but it stays where its words file it.
+_EN_PAST = r"yesterday|recently|this past (?:week|weekend|month)|last (?:night|week|weekend|month)"
 _EN_AHEAD = (rf"next (?:week|weekend|month|{_SEASON}|(?:mon|tues|wednes|thurs|fri|satur|sun)day)|this {_SEASON}|"
              r"in (?:a|an|one|two|three|four|five|six|a few|a couple of|\d+) (?:days?|weeks?|months?)|"
              r"soon|later this (?:week|month|year)|by the end of (?:the|this|next) (?:week|month|year)")
 _ZH_NEAR = (r"今天|今晚|今早|明天|明晚|后天|昨天|昨晚|这周末?|这个(?:星期|周末|月)|本周|本月|这几天|这阵子|这段时间|"
-            r"最近|近来|现在|目前|此刻|眼下|暂时|上周|上个?星期|上个月")
+            r"最近|近来|现在|目前|此刻|眼下|暂时")
+_ZH_PAST = r"昨天|昨晚|前天|上周末?|上个?星期|上个月"
 _ZH_AHEAD = r"下周|下个?星期|下个月|下学期|下半年|明年|今年(?:春天|夏天|秋天|冬天)?|年底|年内"
 _AHEAD = re.compile(rf"\b(?:{_EN_AHEAD})\b|{_ZH_AHEAD}", re.IGNORECASE)
 _NEAR = re.compile(rf"\b(?:{_EN_NEAR})\b|{_ZH_NEAR}", re.IGNORECASE)
+_PAST = re.compile(rf"\b(?:{_EN_PAST})\b|{_ZH_PAST}", re.IGNORECASE)
 
 
 def time_bound(text: str) -> When | None:
-    """Whether a fact is tied to a time, near or ahead, or None when it is standing."""
+    """Whether a fact is tied to a time, near (now), ahead or just past, or None when it is standing."""
     if _NEAR.search(text):
         return "near"
-    return "ahead" if _AHEAD.search(text) else None
+    if _AHEAD.search(text):
+        return "ahead"
+    return "past" if _PAST.search(text) else None
 
 
 _ADVERB = (r"(?:(?:really|truly|always|never|usually|often|sometimes|rarely|seldom|also|still|only|just|mostly|"
@@ -77,9 +83,9 @@ _LATER = [(re.compile(p), w) for p, w in (
 # A clause of its own after "and"/"but" keeps its verb-first form: "… and I drink it daily" → "… and drinks it daily".
 _CLAUSES = re.compile(r"(,?\s+(?:and|but|or|so|then)\s+)(?=I\b|I['’])")
 
-_ZH_TIME_FIRST = re.compile(rf"^(?P<when>{_ZH_NEAR}|{_ZH_AHEAD})[，,]?\s*我(?![们們])(?:的)?")
+_ZH_TIME_FIRST = re.compile(rf"^(?P<when>{_ZH_NEAR}|{_ZH_AHEAD}|{_ZH_PAST})[，,]?\s*我(?![们們])(?:的)?")
 _ZH_I_FIRST = re.compile(r"^我(?![们們])(?:的)?")
-_EN_TIME_FIRST = re.compile(rf"^(?P<when>{_EN_NEAR}|{_EN_AHEAD}),?\s+(?=(?:I|my)\b|I['’])", re.I)
+_EN_TIME_FIRST = re.compile(rf"^(?P<when>{_EN_NEAR}|{_EN_AHEAD}|{_EN_PAST}),?\s+(?=(?:I|my)\b|I['’])", re.I)
 # "My wife and I live in Lisbon": a subject of two is not the person alone, and is left in their words;
 # so is "I'm Sam" (or "I'm American"): a name or a nationality, which no rule can tell apart.
 _LEFT_AS_SAID = re.compile(r"^(?i:my)\s[^,.;]*?\sand\s(?:I|me)\b"

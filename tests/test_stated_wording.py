@@ -72,13 +72,14 @@ def test_a_chinese_fact_loses_its_leading_wo(said: str, worded: str) -> None:
 
 @pytest.mark.parametrize(("said", "when"), [
     ("I'm flying to Tokyo tomorrow", "near"), ("I'm reading Dune at the moment", "near"),
-    ("I currently live in Berlin", "near"), ("I started running last month", "near"), ("我最近在学吉他", "near"),
+    ("I currently live in Berlin", "near"), ("I started running last month", "past"), ("我最近在学吉他", "near"),
+    ("I went to Paris recently", "past"), ("我上周去了杭州", "past"),
     ("我今天很累", "near"), ("my sister is starting at Brown this fall", "ahead"),
     ("I'm running a marathon next month", "ahead"), ("我下个月要搬到上海", "ahead"), ("我妹妹今年秋天去布朗大学", "ahead"),
     ("I'm vegetarian", None), ("I moved to Berlin last year", None), ("I never work on Sundays", None),
     ("我是素食者", None),
 ])
-def test_a_fact_tied_to_a_time_is_near_or_ahead(said: str, when: str | None) -> None:
+def test_a_fact_tied_to_a_time_is_near_ahead_or_past(said: str, when: str | None) -> None:
     assert time_bound(said) == when
 
 
@@ -87,6 +88,16 @@ def test_a_fact_tied_to_a_time_is_near_or_ahead(said: str, when: str | None) -> 
     ("I'm taking a pottery class this fall", Dimension.goals), ("我明年要搬到上海", Dimension.goals),
 ])
 def test_a_fact_tied_to_a_time_is_filed_under_goals_or_state_and_not_pinned(said: str, dimension: Dimension) -> None:
+    decision = OfflineExtractor().classify(said, None, None)
+    assert (decision.dimension, decision.pinned) == (dimension, False)
+
+
+@pytest.mark.parametrize(("said", "dimension"), [
+    ("I started a new job as a financial analyst at Acme last week", Dimension.identity),
+    ("I was exhausted yesterday", Dimension.state),
+])
+def test_a_fact_of_a_time_just_past_stays_where_its_words_file_it_and_is_not_pinned(said: str,
+                                                                                   dimension: Dimension) -> None:
     decision = OfflineExtractor().classify(said, None, None)
     assert (decision.dimension, decision.pinned) == (dimension, False)
 
