@@ -50,7 +50,8 @@ def extract_handout(parts: list[Part], existing: list[Candidate], profile: Autho
     return Handout(kind="extract", instructions=render("extract_instructions.j2"),
                    request=render("extract_request.j2", profile=profile, candidates=items, sources=numbered),
                    answer_schema=strict_schema(ExtractionReply),
-                   asked=Asked(sources={sid: part.source for sid, part in numbered}, items=dict(items)))
+                   asked=Asked(sources={sid: part.source for sid, part in numbered}, items=dict(items),
+                               author=[n for n in (profile.name, *profile.aliases) if n]))
 
 
 def synthesis_handout(clusters: list[Cluster], profile: AuthorProfile) -> Handout:

@@ -18,6 +18,7 @@ A people entry ("Ines — sister, says she is moving") is about someone else by 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from hylo_memory.decay import Dimension
 
@@ -54,18 +55,22 @@ _ZH_VIEW = re.compile(
     r"相信|坚信|堅信)")
 
 
-def why_not_kept(text: str, dimension: Dimension) -> str | None:
-    """Why an entry's text cannot be kept (it does not stand alone, or it gives another's words), or None."""
+def why_not_kept(text: str, dimension: Dimension, author: Sequence[str] = ()) -> str | None:
+    """Why an entry's text cannot be kept (it does not stand alone, or it gives another's words), or None.
+    `author`: the person's names — "Caroline believes …" in Caroline's memory is her own view."""
     alone = why_not_alone(text)
     if alone is not None or dimension is Dimension.people:
         return alone
-    return OTHERS_WORDS if others_words(text) else None
+    return OTHERS_WORDS if others_words(text, author) else None
 
 
-def others_words(text: str) -> bool:
-    """Whether the text gives someone else's words or view (see the module's rules)."""
+def others_words(text: str, author: Sequence[str] = ()) -> bool:
+    """Whether the text gives someone else's words or view (see the module's rules); never the author's own."""
     text = " ".join(text.split())
-    if _ATTRIBUTED.match(text) or _a_speaker(_VIEW.match(text)) or _zh_speaker(_ZH_VIEW.match(text)):
+    view = _VIEW.match(text)
+    if view is not None and _the_author(view["who"], author):
+        view = None
+    if _ATTRIBUTED.match(text) or _a_speaker(view) or _zh_speaker(_ZH_VIEW.match(text)):
         return True
     for quoted in _QUOTED.finditer(text):
         before, after = text[: quoted.start()], text[quoted.end():]
@@ -74,6 +79,12 @@ def others_words(text: str) -> bool:
                 or _zh_speaker(_ZH_SAID_BEFORE.search(before))):
             return True
     return False
+
+
+def _the_author(who: str, author: Sequence[str]) -> bool:
+    """Whether `who` names the author: one of their names, or its first word ("Sam" of "Sam Lee")."""
+    who = who.casefold()
+    return any(who in (name.casefold(), name.split()[0].casefold()) for name in author if name.strip())
 
 
 def _a_speaker(match: re.Match[str] | None) -> bool:

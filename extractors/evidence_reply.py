@@ -34,6 +34,7 @@ class Asked(BaseModel):
 
     sources: dict[str, Source]
     items: dict[int, Candidate]
+    author: list[str] = []  # the person's names: "<name> believes …" is their own view, not someone else's
 
 
 def read_evidence(raw: str, asked: Asked, cap: int) -> Extraction:
@@ -52,7 +53,7 @@ def read_evidence(raw: str, asked: Asked, cap: int) -> Extraction:
                    "empty, over-long or not one line" if text is None else
                    "a dimension its source may not give" if entry.dimension not in source.dimensions else
                    "an unknown item number" if entry.restates is not None and linked is None else
-                   why_not_kept(text, entry.dimension))
+                   why_not_kept(text, entry.dimension, asked.author))
         if problem is not None or source is None or text is None:
             result.drop(problem or "", entry.text)
             continue

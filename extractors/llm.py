@@ -175,7 +175,8 @@ class LLMExtractor:
         candidates = list(enumerate(within(shown(existing, batch.text), room), start=1))
         messages = [{"role": "system", "content": system},
                     {"role": "user", "content": self._request_text(candidates, sources, profile)}]
-        return messages, Asked(sources={sid: part.source for sid, part in sources}, items=dict(candidates))
+        return messages, Asked(sources={sid: part.source for sid, part in sources}, items=dict(candidates),
+                               author=[n for n in (profile.name, *profile.aliases) if n])
 
     async def _ask(self, client: ChatClient, messages: list[dict[str, str]], name: str, schema: dict[str, Any],
                    read: Callable[[str], T], halvable: bool = False) -> T:

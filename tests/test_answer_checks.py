@@ -210,3 +210,10 @@ def test_propose_memories_answers_with_each_dropped_entry_and_its_reason(tmp_pat
         text = ok(server.call("propose_memories", {"lease": batch["lease"], "evidence": answer}))
     assert f'  "Tom says remote work is overrated": {OTHERS_WORDS}\n' in text
     assert f'  "觉得还不错": {EMPTY_OPINION}\n' in text
+
+
+def test_the_authors_own_view_in_their_name_is_theirs_not_someone_elses() -> None:
+    # An assistant may word an item with the person's name: in Caroline's memory, "Caroline believes …" is her view.
+    text = "Caroline believes that loved ones give strength"
+    assert why_not_kept(text, Dimension.beliefs, ["Caroline"]) is None
+    assert why_not_kept(text, Dimension.beliefs, ["Sam Lee"]) is not None  # another's view is still refused
