@@ -30,8 +30,9 @@ from pathlib import Path
 
 from hylo_memory.decay import Dimension, Evidence, plan_updates
 from hylo_memory.decay.format import render
-from hylo_memory.decay.model import ACTIVE, FADING, Item, MemoryFile, RawLine, Section
 from hylo_memory.decay.store import MemoryStore
+from hylo_memory.domain.dimensions import ACTIVE, FADING
+from hylo_memory.domain.items import Item, MemoryFile, RawLine, Section
 
 TODAY = dt.date(2026, 11, 30)
 THRESHOLD = 90.0

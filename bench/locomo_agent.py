@@ -22,8 +22,8 @@ from locomo_evidence import file
 from mcp import Client
 from mcp_types import CreateMessageRequestParams, CreateMessageResult, Implementation, TextContent
 
-from hylo_memory.decay.model import MAX_ITEM_TEXT
 from hylo_memory.decay.store import MemoryStore
+from hylo_memory.domain.items import MAX_ITEM_TEXT
 from hylo_memory.extractors.base import Candidate
 from hylo_memory.extractors.batching import estimate_tokens
 from hylo_memory.extractors.evidence_reply import shown

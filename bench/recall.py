@@ -36,10 +36,10 @@ from pathlib import Path
 
 from hylo_memory.decay import Dimension
 from hylo_memory.decay.format import render
-from hylo_memory.decay.model import ACTIVE, FADING, Item, MemoryFile, RawLine, Section
-from hylo_memory.decay.names import clean_text
 from hylo_memory.decay.recall import BM25, Entry, rank
 from hylo_memory.decay.store import MemoryStore
+from hylo_memory.domain.dimensions import ACTIVE, FADING, clean_text
+from hylo_memory.domain.items import Item, MemoryFile, RawLine, Section
 from hylo_memory.extractors import bundled
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations import recall as recall_module

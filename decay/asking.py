@@ -12,7 +12,8 @@ import unicodedata
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from .names import Dimension
+from hylo_memory.domain.dimensions import Dimension
+
 from .words import RUN, fold, stem
 
 # English words a question is made of rather than about, beside recall's stop words ("what", "my").

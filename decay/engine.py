@@ -8,8 +8,11 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from pydantic import BaseModel
 
+from hylo_memory.domain.dimensions import Dimension
+from hylo_memory.domain.evidence import Evidence
+from hylo_memory.domain.items import MemoryFile
+
 from .forgetting import Tombstone
-from .model import Dimension, Evidence, MemoryFile
 from .rules import DEFAULT_THRESHOLD, FileChanges, StatedConflict, apply_rules
 from .stated import Stated
 

@@ -8,8 +8,10 @@ from collections.abc import Mapping
 from pydantic import BaseModel
 from rapidfuzz import fuzz
 
+from hylo_memory.domain.dimensions import ACTIVE, FADING, Dimension
+from hylo_memory.domain.items import Item, MemoryFile, Section
+
 from .match import TextIndex, normalise
-from .model import ACTIVE, FADING, Dimension, Item, MemoryFile, Section
 from .polarity import marked, opposed
 from .recall import STOP_WORDS
 from .words import RUN, fold, stem

@@ -7,8 +7,10 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel
 
+from hylo_memory.domain.dimensions import Dimension
+from hylo_memory.domain.evidence import Evidence
+
 from .match import TextIndex
-from .model import Dimension, Evidence
 from .polarity import opposed
 
 

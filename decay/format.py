@@ -12,12 +12,13 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from hylo_memory.domain.dimensions import ACTIVE, FADING, Dimension
+from hylo_memory.domain.items import Entry, Item, MemoryFile, RawLine, Section
 from hylo_memory.errors import MemoryFileError
 
 from .frontmatter import canonical_frontmatter, parse_frontmatter, render_frontmatter, split_frontmatter
 from .frontmatter import yaml_error_line as yaml_error_line
 from .lines import canonical_item, fence_closes, fence_opened, is_child, item_line, parse_item
-from .model import ACTIVE, FADING, Dimension, Entry, Item, MemoryFile, RawLine, Section
 
 _HEADING = re.compile(r"^##\s+(?P<title>.+?)\s*#*\s*$")
 _BOM = "\ufeff"

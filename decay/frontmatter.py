@@ -7,9 +7,9 @@ import re
 
 import yaml
 
+from hylo_memory.domain.items import MemoryFile
 from hylo_memory.errors import MemoryFileError
 
-from .model import MemoryFile
 from .safe_yaml import UnsafeYAML, load_bounded
 
 _WINDOW = re.compile(r"^\s*(?P<n>\d+)\s*(?P<unit>[dw]?)\s*$")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+from hylo_memory.domain.dimensions import clean_text
+from hylo_memory.domain.items import MAX_ITEM_TEXT, Item, Layout
 from hylo_memory.errors import MemoryFileError
-
-from .model import MAX_ITEM_TEXT, Item, Layout, clean_text
 
 # Indentation, marker and the white space after it; the body without trailing white space.
 _BULLET = re.compile(r"^(?P<head>[ \t]*[-*+]\s+)(?P<body>.*?)\s*$")

@@ -8,7 +8,8 @@ import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
-from .names import Dimension, Fact, Facts, clean_text, sections_of
+from hylo_memory.domain.dimensions import Dimension, Fact, Facts, clean_text, sections_of
+
 from .recall import BM25, Analyse, analyse, relevance
 
 RECENCY_WEIGHT = 0.6  # recency counts more than familiarity: a fact seen often long ago may no longer hold

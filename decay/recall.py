@@ -12,9 +12,10 @@ import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
+from hylo_memory.domain.dimensions import Dimension, Fact
+
 from . import concepts
 from .asking import GENERIC_WORDS, QUESTION_WORDS, Asked, asked, without_cjk_function_words
-from .names import Dimension, Fact
 from .words import RUN, is_cjk, stem
 
 # A small English list: words that say nothing about what a query asks. Left out of queries only (an item is

@@ -20,8 +20,11 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from hylo_memory.domain.dimensions import Dimension
+from hylo_memory.domain.evidence import Evidence
+from hylo_memory.domain.items import MemoryFile
+
 from .match import normalise, words
-from .model import Dimension, Evidence, MemoryFile
 from .polarity import opposed
 from .rules import (
     DEFAULT_THRESHOLD,

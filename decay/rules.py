@@ -9,10 +9,13 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from hylo_memory.domain.dimensions import ACTIVE, FADING, Dimension
+from hylo_memory.domain.evidence import Evidence
+from hylo_memory.domain.items import Entry, Item, Layout, MemoryFile, RawLine, Section
+
 from .forgetting import Tombstone, screen
 from .format import gc_paused
 from .match import TextIndex, normalise
-from .model import ACTIVE, FADING, Dimension, Entry, Evidence, Item, Layout, MemoryFile, RawLine, Section
 from .polarity import core, liking, marked, opposed
 
 DEFAULT_THRESHOLD = 90.0

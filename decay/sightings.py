@@ -17,9 +17,12 @@ from collections.abc import Iterable, Mapping
 
 from pydantic import BaseModel, Field
 
+from hylo_memory.domain.dimensions import ACTIVE, Dimension
+from hylo_memory.domain.evidence import Evidence
+from hylo_memory.domain.items import Item, MemoryFile
+
 from .forgetting import Tombstone, screen
 from .match import TextIndex, normalise
-from .model import ACTIVE, Dimension, Evidence, Item, MemoryFile
 from .polarity import opposed
 
 MAX_SIGHTINGS = 100  # kept a candidate: far past any `min_sightings`, so a hostile extractor cannot grow one

@@ -10,7 +10,8 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel
 
-from .model import Dimension, MemoryFile
+from hylo_memory.domain.dimensions import Dimension
+from hylo_memory.domain.items import MemoryFile
 
 DEFAULT_SOFT_CAP = 150
 

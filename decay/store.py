@@ -17,11 +17,12 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
+from hylo_memory.domain.dimensions import Dimension
+from hylo_memory.domain.items import MemoryFile
 from hylo_memory.errors import FileChanged, HyloMemoryError, MemoryFileError, StorageError
 
 from .aside import NO_HARD_LINKS, Replaced, asides_of, link_in, move_aside, read_fd
 from .format import parse, render
-from .model import Dimension, MemoryFile
 
 ARCHIVE_DIR = ".archive"
 DEFAULT_ARCHIVE_KEEP = 10

@@ -1,55 +1,18 @@
-"""The extractor interface: sources in, evidence out. The pipeline knows only this."""
+"""The extractor interface: sources in, evidence out (the sources, the evidence and the usage are the domain's)."""
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
-from enum import Enum
 from typing import Literal, Protocol
 
 from pydantic import BaseModel, Field
 
-from hylo_memory.decay import Dimension, Evidence, MemoryFile
-
-
-class SourceKind(str, Enum):
-    short = "short"
-    knowledge = "knowledge"
-    extra = "extra"
-
-
-class Perspective(str, Enum):
-    own = "own"
-    external = "external"
-    mixed = "mixed"
-
-
-class Source(BaseModel):
-    """One note or knowledge unit, read from the vault and dated."""
-
-    path: str  # vault-relative, with forward slashes: the source's identity everywhere
-    kind: SourceKind
-    date: dt.date
-    text: str  # the body as plain text: frontmatter and markup removed (pipeline/notes/text.py)
-    content_hash: str
-    title: str | None = None
-    tags: list[str] = []
-    perspective: Perspective | None = None  # a unit's own; judged by the pipeline when missing
-    source_notes: list[str] = []
-    undated: bool = False  # its frontmatter date could not be read, or it is dated by its mtime (docs/spec.md §1)
-    others_words: str | None = None  # why some or all of it is someone else's words (whose.py, docs/spec.md §1)
-    plain_text: bool = False  # read without the parser: its markup was over the budget (pipeline/notes/text.py)
-    alone: bool = False  # failed on an earlier run: sent in a request of its own, so it fails no other source
-    stance: bool = False  # the own-stance section of someone else's unit: the author's opinion (docs/spec.md §10)
-
-    @property
-    def dimensions(self) -> frozenset[Dimension]:
-        """What may be extracted from it directly (docs/spec.md §4.5); external units only join the pool."""
-        if self.perspective is Perspective.external:
-            return frozenset()
-        if self.stance:
-            return frozenset({Dimension.beliefs})
-        return frozenset(Dimension)
+from hylo_memory.domain.dimensions import Dimension
+from hylo_memory.domain.evidence import Evidence
+from hylo_memory.domain.items import MemoryFile
+from hylo_memory.domain.sources import Source, SourceFailure
+from hylo_memory.domain.usage import Usage
 
 
 class AuthorProfile(BaseModel):
@@ -72,16 +35,6 @@ class Candidate(BaseModel):
     text: str
 
 
-class PoolUnit(BaseModel):
-    """An external (or mixed) unit in the external pool, kept across runs by the ledger."""
-
-    path: str
-    title: str
-    tags: list[str]
-    date: dt.date
-    trait: str | None = None  # the preference its cluster was worded as, once it had one
-
-
 class Cluster(BaseModel):
     """A theme shared by two or more external (or mixed) units, one at least new in this run."""
 
@@ -91,27 +44,6 @@ class Cluster(BaseModel):
     earlier: list[str] = []  # units of earlier runs in the same theme (counted when they were new)
     trait: str | None = None  # the wording the theme already has in memory, to be kept
     date: dt.date  # the newest unit's date
-
-
-class Usage(BaseModel):
-    requests: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cached_tokens: int = 0  # of the prompt tokens, those the server's prompt cache served (it says so)
-    batched: int = 0  # of the requests, those answered through the provider's batch endpoint (billed for less)
-
-    def add(self, other: Usage) -> None:
-        self.requests += other.requests
-        self.prompt_tokens += other.prompt_tokens
-        self.completion_tokens += other.completion_tokens
-        self.cached_tokens += other.cached_tokens
-        self.batched += other.batched
-
-    def __sub__(self, other: Usage) -> Usage:
-        """What was spent since `other` was taken."""
-        return Usage(requests=self.requests - other.requests, prompt_tokens=self.prompt_tokens - other.prompt_tokens,
-                     completion_tokens=self.completion_tokens - other.completion_tokens,
-                     cached_tokens=self.cached_tokens - other.cached_tokens, batched=self.batched - other.batched)
 
 
 class Dropped(BaseModel):
@@ -131,15 +63,6 @@ class DroppedEntry(BaseModel):
 
     text: str
     reason: str
-
-
-class SourceFailure(BaseModel):
-    """Why a source sent to the model came back unread."""
-
-    reason: str
-    # The source's own doing, as far as can be told: the model answered but not usably, or the source is too
-    # long for the context even in pieces. A server that is down or slow is not the source's fault.
-    own: bool
 
 
 class Extraction(BaseModel):

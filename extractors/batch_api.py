@@ -17,7 +17,10 @@ import openai
 from openai.types.chat import ChatCompletion
 from pydantic import BaseModel, ValidationError
 
-from .base import Cluster, Extraction, SourceFailure, Usage
+from hylo_memory.domain.sources import SourceFailure
+from hylo_memory.domain.usage import Usage
+
+from .base import Cluster, Extraction
 from .batching import estimate_tokens
 from .evidence_reply import Asked, read_evidence, read_preferences
 from .llm_client import describe_failure, hideable, reply_text

@@ -10,8 +10,9 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from hylo_memory.decay.recall import analyse
+from hylo_memory.domain.sources import Source
 
-from .base import Candidate, Source
+from .base import Candidate
 from .tokens import estimate_tokens as estimate_tokens  # re-exported: where requests are sized
 from .words import STOP_WORDS
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel
 
-from .base import Usage
+from hylo_memory.domain.usage import Usage
 
 PER = 1_000_000
 

@@ -13,9 +13,10 @@ from pydantic import BaseModel
 from hylo_memory.decay import Dimension, Evidence
 from hylo_memory.decay.match import normalise
 from hylo_memory.decay.polarity import opposed
+from hylo_memory.domain.sources import Source
 
 from .attributed import why_not_kept
-from .base import Candidate, Cluster, Extraction, Source
+from .base import Candidate, Cluster, Extraction
 from .batching import relevant
 from .replies import EvidenceEntry, PreferenceEntry, clean_text, parse_entries
 from .synthesis import cluster_evidence

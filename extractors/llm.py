@@ -12,9 +12,11 @@ from rapidfuzz import fuzz
 
 from hylo_memory.decay import Dimension, Evidence, MemoryFile
 from hylo_memory.decay.match import normalise
+from hylo_memory.domain.sources import Source
+from hylo_memory.domain.usage import Usage
 from hylo_memory.templates import render
 
-from .base import AuthorProfile, Candidate, Cluster, Decision, Extraction, Progress, Source, Usage
+from .base import AuthorProfile, Candidate, Cluster, Decision, Extraction, Progress
 from .batch_api import BatchRequest
 from .batching import Batch, Part, estimate_tokens, halved, pack, relevant
 from .context_size import PROBE_TIMEOUT, context_tokens

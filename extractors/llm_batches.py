@@ -6,7 +6,9 @@ import json
 from collections.abc import Awaitable
 from typing import Any
 
-from .base import Candidate, Extraction, SourceFailure
+from hylo_memory.domain.sources import SourceFailure
+
+from .base import Candidate, Extraction
 from .batching import Batch, estimate_tokens
 from .llm_client import ChatClient
 from .llm_errors import InvalidReply, LLMError, OutOfTime, TooLong

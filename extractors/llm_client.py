@@ -18,7 +18,8 @@ from typing import Any
 
 import openai
 
-from .base import Usage
+from hylo_memory.domain.usage import Usage
+
 from .batching import estimate_tokens
 from .llm_errors import InvalidReply, OutOfTime, ReplyCut, RequestFailed, TokenCeilingReached, TooLong
 from .llm_retry import retry_delay, should_retry

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from hylo_memory.errors import HyloMemoryError
 
 if TYPE_CHECKING:
-    from .base import Usage
+    from hylo_memory.domain.usage import Usage
 
 
 class LLMError(HyloMemoryError):

@@ -5,9 +5,11 @@ from __future__ import annotations
 import re
 
 from hylo_memory.decay import Dimension, Evidence, MemoryFile
-from hylo_memory.decay.model import MAX_ITEM_TEXT, clean_text
+from hylo_memory.domain.dimensions import clean_text
+from hylo_memory.domain.items import MAX_ITEM_TEXT
+from hylo_memory.domain.sources import Source
 
-from .base import AuthorProfile, Candidate, Cluster, Decision, Extraction, Progress, Source
+from .base import AuthorProfile, Candidate, Cluster, Decision, Extraction, Progress
 from .patterns import RELATIONS, ZH_RELATIONS, Likings, statements, whole_statement
 from .stated import third_person, time_bound
 from .synthesis import cluster_evidence

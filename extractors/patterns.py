@@ -14,7 +14,8 @@ from typing import NamedTuple
 
 from hylo_memory.decay import Dimension
 from hylo_memory.decay.match import normalise
-from hylo_memory.decay.model import MAX_ITEM_TEXT, clean_text
+from hylo_memory.domain.dimensions import clean_text
+from hylo_memory.domain.items import MAX_ITEM_TEXT
 
 from .quotations import SPEECH_END, Quotations, holds_speech
 from .relations import RELATIONS as RELATIONS  # re-exported: the patterns speak of people by them

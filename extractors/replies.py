@@ -14,7 +14,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, Field, ValidationError
 
 from hylo_memory.decay import Dimension
-from hylo_memory.decay.model import MAX_ITEM_TEXT
+from hylo_memory.domain.items import MAX_ITEM_TEXT
 from hylo_memory.errors import validation_line
 
 from .base import EXAMPLE_CHARS, EXAMPLES

@@ -15,7 +15,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .base import Extraction, Usage
+from hylo_memory.domain.usage import Usage
+
+from .base import Extraction
 from .batching import estimate_tokens
 from .context_size import DEFAULT_CONTEXT
 from .llm import LLMExtractor

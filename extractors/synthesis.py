@@ -25,8 +25,9 @@ from collections import Counter
 from collections.abc import Sequence
 
 from hylo_memory.decay import Dimension, Evidence
+from hylo_memory.domain.sources import PoolUnit, Source
 
-from .base import Cluster, PoolUnit, Source
+from .base import Cluster
 from .words import FORMAT_TAGS, STOP_WORDS
 
 _TITLE_WORD = re.compile(r"[^\W\d_]{5,}")

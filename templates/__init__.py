@@ -7,7 +7,7 @@ from pathlib import Path
 
 import jinja2
 
-from hylo_memory.decay.names import Dimension
+from hylo_memory.domain.dimensions import Dimension
 
 _FRAME_TAG = re.compile(r"<(\s*/?\s*source)", re.IGNORECASE)
 _ME_TAG = re.compile(r"<(\s*/?\s*(?:source|me)\b)", re.IGNORECASE)

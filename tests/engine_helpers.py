@@ -14,7 +14,7 @@ from freezegun import freeze_time
 from vault_helpers import write_file
 
 from hylo_memory.decay import Dimension, Evidence, FileChanges, Item, MemoryFile, apply_rules, parse, render
-from hylo_memory.decay.model import ACTIVE, FADING
+from hylo_memory.domain.dimensions import ACTIVE, FADING
 
 FROZEN_DAY = "2026-11-30"
 

@@ -17,10 +17,12 @@ from typing import Any
 import pytest
 from mcp_helpers import McpServer, ok
 from proc_helpers import cli_env, copy_example_vault
+from vault_helpers import opened
 
 from hylo_memory.decay import Dimension
+from hylo_memory.domain.sources import Source, SourceKind
 from hylo_memory.extractors.attributed import OTHERS_WORDS, why_not_kept
-from hylo_memory.extractors.base import MAX_LISTED, Source, SourceKind
+from hylo_memory.extractors.base import MAX_LISTED
 from hylo_memory.extractors.evidence_reply import Asked, read_evidence
 from hylo_memory.extractors.standalone import CUT_SHORT, EMPTY_OPINION, NO_CLAIM, PRONOUN_ONLY, why_not_alone
 from hylo_memory.pipeline.config import Config
@@ -175,11 +177,11 @@ def test_a_people_entry_is_not_judged_for_someone_elses_words() -> None:
 def test_the_assistant_is_told_each_dropped_entry_and_its_reason_one_a_line(tmp_path: Path) -> None:
     vault = copy_example_vault(tmp_path / "vault")
     config = Config(vault=str(vault))
-    handed = notes_to_read(vault, config, "tester", TODAY)
+    handed = notes_to_read(opened(vault, config), "tester", TODAY)
     source = handed.sources[0].id
     answer = [{"dimension": "preferences", "text": text, "source": source, "restates": None}
               for text in ("Likes it", "Wants to", "Loves black coffee")]
-    text = propose(vault, config, handed.lease or "", answer, TODAY).to_text("notes_to_read")
+    text = propose(opened(vault, config), handed.lease or "", answer, TODAY).to_text("notes_to_read")
     assert f'  "Likes it": {PRONOUN_ONLY}\n' in text and f'  "Wants to": {CUT_SHORT}\n' in text
     assert "Loves black coffee" not in text.split("Evidence dropped")[1].split("\n\n")[0]
 
@@ -187,12 +189,12 @@ def test_the_assistant_is_told_each_dropped_entry_and_its_reason_one_a_line(tmp_
 def test_the_entries_named_stop_at_the_limit_and_the_rest_are_counted(tmp_path: Path) -> None:
     vault = copy_example_vault(tmp_path / "vault")
     config = Config(vault=str(vault), max_evidence_per_source=100)
-    handed = notes_to_read(vault, config, "tester", TODAY)
+    handed = notes_to_read(opened(vault, config), "tester", TODAY)
     answer = [{"dimension": "preferences", "text": f"Likes it {n} times", "source": handed.sources[0].id,
                "restates": None} for n in range(MAX_LISTED + 5)]
     answer.append({"dimension": "preferences", "text": "Loves black coffee", "source": handed.sources[0].id,
                    "restates": None})
-    text = propose(vault, config, handed.lease or "", answer, TODAY).to_text("notes_to_read")
+    text = propose(opened(vault, config), handed.lease or "", answer, TODAY).to_text("notes_to_read")
     assert text.count(f": {PRONOUN_ONLY}\n") == MAX_LISTED and "  and 5 more\n" in text
 
 

@@ -1,4 +1,4 @@
-"""The layering, enforced (docs/development.md): imports point one way, pipeline → extractors → decay.
+"""The layering, enforced (docs/development.md): imports point one way, pipeline → extractors → decay → domain.
 
 Every import is read from the source with `ast` — lazy ones inside functions and those under
 `TYPE_CHECKING` included — and resolved to the installed module name through pyproject's
@@ -87,9 +87,13 @@ MCP_SDK = ("mcp", "mcp_types", "uvicorn", "starlette")
 BACKENDS = tuple(m for m in MODULES if _within(m, VAULTS) and m != VAULTS)
 DOORS_KEEP_OUT = tuple(f"{STATE}.{m}" for m in ("writing", "locking", "ledger", "journal"))
 
+DOMAIN, DECAY, EXTRACTORS = (f"{PACKAGE}.{room}" for room in ("domain", "decay", "extractors"))
+
 RULES = {
-    "decay imports nothing of the package but the error family":
-        dict(layer=f"{PACKAGE}.decay", allowed=(f"{PACKAGE}.errors",)),
+    "the domain imports nothing of the package but the error family":
+        dict(layer=DOMAIN, allowed=(f"{PACKAGE}.errors",)),
+    "decay imports nothing of the package but the domain and the error family":
+        dict(layer=DECAY, allowed=(DOMAIN, f"{PACKAGE}.errors")),
     "extractors never import pipeline":
         dict(layer=f"{PACKAGE}.extractors", forbidden=(P,)),
     "the error family imports nothing of the package, not even for type checking":
@@ -98,6 +102,13 @@ RULES = {
         dict(layer=NOTES, forbidden=(VAULTS, RUN, STATE, OPERATIONS, CLI, MCP)),
     "a vault knows no run, state, operation or door":
         dict(layer=VAULTS, forbidden=(RUN, STATE, OPERATIONS, CLI, MCP)),
+    # Sources, evidence and usage are the domain's: what reads notes, vaults and what lasts need no extractor.
+    "reading a note imports no extractor":
+        dict(layer=NOTES, forbidden=(EXTRACTORS,)),
+    "a vault imports no extractor":
+        dict(layer=VAULTS, forbidden=(EXTRACTORS,)),
+    "what lasts imports no extractor":
+        dict(layer=STATE, forbidden=(EXTRACTORS,)),
     "what lasts knows no run, operation or door, and no vault behind the front":
         dict(layer=STATE, forbidden=(RUN, OPERATIONS, CLI, MCP, *BACKENDS)),
     "a run knows no operation or door, and no vault behind the front":
@@ -143,6 +154,16 @@ def _fake(tmp_path: Path, module: str, source: str) -> dict[str, Path]:
 
 
 @pytest.mark.parametrize(("module", "source", "rule"), [
+    (f"{DOMAIN}.extra", "from hylo_memory.decay.rules import apply_rules\n",
+     "the domain imports nothing of the package but the error family"),
+    (f"{DOMAIN}.extra", "def f():\n    from ..extractors.base import Extraction\n",
+     "the domain imports nothing of the package but the error family"),
+    (f"{DECAY}.extra", "from hylo_memory.extractors.base import Extraction\n",
+     "decay imports nothing of the package but the domain and the error family"),
+    (f"{NOTES}.extra", "from hylo_memory.extractors.base import Extraction\n", "reading a note imports no extractor"),
+    (f"{VAULTS}.extra", "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ...extractors import base\n",
+     "a vault imports no extractor"),
+    (f"{STATE}.extra", "from hylo_memory.extractors.costs import Cost\n", "what lasts imports no extractor"),
     (f"{CLI}.extra", "from hylo_memory.pipeline.mcp.server import serve_vault\n",
      "the command line never imports the MCP door or its SDK, nor a vault behind the front"),
     (f"{MCP}.extra", "def f():\n    from ..cli import group\n",
@@ -175,7 +196,7 @@ def test_a_relative_import_is_resolved_to_the_module_it_names(tmp_path: Path) ->
 # Small signatures (docs/development.md): no function over 80 lines, none over 8 parameters — but click's
 # commands, whose parameters are their options, one each.
 MAX_LINES, MAX_PARAMETERS = 80, 8
-CHECKED = tuple(f"{PACKAGE}.{room}" for room in ("decay", "extractors", "pipeline", "templates"))
+CHECKED = tuple(f"{PACKAGE}.{room}" for room in ("domain", "decay", "extractors", "pipeline", "templates"))
 CLICK_COMMANDS = ("command", "group")
 
 

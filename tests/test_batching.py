@@ -10,7 +10,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from hylo_memory.decay import Dimension
-from hylo_memory.extractors.base import Candidate, Source, SourceKind
+from hylo_memory.domain.sources import Source, SourceKind
+from hylo_memory.extractors.base import Candidate
 from hylo_memory.extractors.batching import _PER_SOURCE as HEADER  # a source's header line in the prompt, in tokens
 from hylo_memory.extractors.batching import Batch, Part, estimate_tokens, pack, relevant
 

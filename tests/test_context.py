@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 from vault_helpers import memory_body, memory_file, snapshot_but_memo
 
 from hylo_memory.decay import Dimension, Item
-from hylo_memory.decay.model import ACTIVE, FADING, MemoryFile, Section
 from hylo_memory.decay.ranking import MIN_BUDGET, BlockRequest, build_block, score
+from hylo_memory.domain.dimensions import ACTIVE, FADING
+from hylo_memory.domain.items import MemoryFile, Section
 from hylo_memory.extractors.batching import estimate_tokens
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.context import build_context

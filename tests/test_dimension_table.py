@@ -1,4 +1,4 @@
-"""The dimensions are one table (decay/names.py, `Dimension`; docs/spec.md §2): every list of them derives from it.
+"""The dimensions are one table (domain/dimensions.py, `Dimension`; docs/spec.md §2): every list of them derives from it.
 
 A seventh dimension is added to a copy of the table alone (`Row`'s functional form: the same columns, one more
 row), and each thing that enumerates the dimensions, given that table, lists it: the names and files, the default
@@ -16,9 +16,17 @@ from typing import NamedTuple
 import pytest
 from pydantic import create_model
 
-from hylo_memory.decay.names import DEFAULT_WINDOWS, DIMENSION_NAMES, Dimension, Row, names_of, sections_of, windows_of
 from hylo_memory.decay.ranking import BlockRequest, build_block
-from hylo_memory.extractors.base import Perspective, Source, SourceKind
+from hylo_memory.domain.dimensions import (
+    DEFAULT_WINDOWS,
+    DIMENSION_NAMES,
+    Dimension,
+    Row,
+    names_of,
+    sections_of,
+    windows_of,
+)
+from hylo_memory.domain.sources import Perspective, Source, SourceKind
 from hylo_memory.extractors.replies import ClassifyReply, ExtractionReply, strict_schema
 from hylo_memory.extractors.tokens import estimate_tokens
 from hylo_memory.templates import render

@@ -12,7 +12,7 @@ import pytest
 from engine_helpers import FROZEN_DAY, ago, ev, item_line, memory_text, run, section_of
 
 from hylo_memory.decay import Dimension, parse, render
-from hylo_memory.decay.model import ACTIVE, FADING
+from hylo_memory.domain.dimensions import ACTIVE, FADING
 from hylo_memory.errors import MemoryFileError
 
 TODAY = dt.date.fromisoformat(FROZEN_DAY)  # the rules never read the clock

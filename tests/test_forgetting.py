@@ -15,8 +15,8 @@ from engine_helpers import FROZEN_DAY, ago, ev, item_line, memory_text, section_
 
 from hylo_memory.decay import Dimension, Evidence, Item, MemoryFile, Tombstone, apply_rules, parse, plan_updates
 from hylo_memory.decay.match import normalise
-from hylo_memory.decay.model import ACTIVE, FADING
 from hylo_memory.decay.rules import FileChanges
+from hylo_memory.domain.dimensions import ACTIVE, FADING
 
 LOVES = "Loves cold brew"
 DISLIKES = "Dislikes cold brew now"

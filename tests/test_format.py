@@ -9,7 +9,7 @@ import pytest
 from engine_helpers import FROZEN_DAY, ago, item_line, memory_text, rerun, run, section_of
 
 from hylo_memory.decay import Dimension, Item, parse, render
-from hylo_memory.decay.model import ACTIVE, FADING
+from hylo_memory.domain.dimensions import ACTIVE, FADING
 from hylo_memory.errors import MemoryFileError
 
 TODAY = dt.date.fromisoformat(FROZEN_DAY)  # the run's date: parsing and the rules never read the clock

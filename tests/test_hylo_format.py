@@ -11,7 +11,7 @@ from cli_helpers import hylo
 from trust_helpers import TODAY, ok, refresh_json
 from vault_helpers import write_file, write_note
 
-from hylo_memory.extractors.base import SourceKind
+from hylo_memory.domain.sources import SourceKind
 from hylo_memory.pipeline.notes.hylo_daily import entries, render_daily
 from hylo_memory.pipeline.run.window import Window
 from hylo_memory.pipeline.vaults.folder import FolderVault

@@ -9,7 +9,7 @@ from pathlib import Path
 from vault_helpers import day, identity, items, run, short, texts, unit
 
 from hylo_memory.decay import Dimension
-from hylo_memory.extractors.base import SourceKind
+from hylo_memory.domain.sources import SourceKind
 from hylo_memory.pipeline.notes.fields import source_date
 from hylo_memory.pipeline.notes.whose import own_stance
 

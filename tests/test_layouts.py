@@ -11,8 +11,8 @@ import pytest
 from cli_helpers import hylo, one_line
 from vault_helpers import day, write_file, write_note
 
+from hylo_memory.domain.sources import Source, SourceKind
 from hylo_memory.errors import ConfigError
-from hylo_memory.extractors.base import Source, SourceKind
 from hylo_memory.pipeline.config import load_config
 from hylo_memory.pipeline.run.window import Window
 from hylo_memory.pipeline.vaults.folder import FolderVault

@@ -13,7 +13,7 @@ from cli_helpers import hylo, one_line
 from vault_helpers import MEMORY, day, items, run, short, snapshot
 
 from hylo_memory.decay import Dimension
-from hylo_memory.extractors.base import Usage
+from hylo_memory.domain.usage import Usage
 from hylo_memory.pipeline.state import ledger as ledger_module
 from hylo_memory.pipeline.state.ledger import Ledger
 

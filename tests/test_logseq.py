@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from vault_helpers import day, texts, write_file
 
 from hylo_memory.decay import Dimension
-from hylo_memory.extractors.base import Source
+from hylo_memory.domain.sources import Source
 from hylo_memory.pipeline.cli.group import PROG, cli
 from hylo_memory.pipeline.notes.logseq import read_outline
 from hylo_memory.pipeline.operations.init import propose, survey

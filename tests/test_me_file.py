@@ -15,8 +15,8 @@ from vault_helpers import MEMORY, set_mtime, short, texts, write_file
 
 from hylo_memory.decay import Dimension
 from hylo_memory.decay.ranking import ME_HEADING
+from hylo_memory.domain.sources import Perspective, Source, SourceKind
 from hylo_memory.extractors.agent import extract_handout
-from hylo_memory.extractors.base import Perspective, Source, SourceKind
 from hylo_memory.extractors.batching import Part
 from hylo_memory.pipeline.operations import status
 from hylo_memory.pipeline.run.profile import build_profile

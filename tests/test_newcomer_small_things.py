@@ -15,7 +15,7 @@ from proc_helpers import cli_env
 from vault_helpers import short
 
 from hylo_memory.decay import Dimension
-from hylo_memory.decay.model import MAX_ITEM_TEXT
+from hylo_memory.domain.items import MAX_ITEM_TEXT
 from hylo_memory.extractors.offline import OfflineExtractor
 
 TODAY = "2026-12-02"

@@ -12,7 +12,7 @@ from obsidian_vault import SHORTS, obsidian_vault
 from vault_helpers import day, run, set_mtime, texts, write_file, write_note
 
 from hylo_memory.decay import Dimension
-from hylo_memory.extractors.base import Perspective, Source
+from hylo_memory.domain.sources import Perspective, Source
 from hylo_memory.pipeline.run.profile import build_profile, judge_perspective
 from hylo_memory.pipeline.run.window import Window
 from hylo_memory.pipeline.vaults.folder import FolderVault

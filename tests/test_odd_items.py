@@ -12,9 +12,11 @@ from engine_helpers import FROZEN_DAY, ago, ev, item_line, memory_text, rerun, r
 from pydantic import ValidationError
 
 from hylo_memory.decay import Dimension, Evidence, parse, render
-from hylo_memory.decay.model import ACTIVE, FADING, MAX_ITEM_TEXT
+from hylo_memory.domain.dimensions import ACTIVE, FADING
+from hylo_memory.domain.items import MAX_ITEM_TEXT
+from hylo_memory.domain.sources import Source, SourceKind
 from hylo_memory.errors import InputError
-from hylo_memory.extractors.base import AuthorProfile, Cluster, Source, SourceKind
+from hylo_memory.extractors.base import AuthorProfile, Cluster
 from hylo_memory.extractors.offline import OfflineExtractor
 from hylo_memory.pipeline.operations.evidence_file import read_evidence
 

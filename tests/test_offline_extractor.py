@@ -6,7 +6,8 @@ import pytest
 from vault_helpers import day
 
 from hylo_memory.decay import Dimension
-from hylo_memory.extractors.base import AuthorProfile, Cluster, Perspective, Source, SourceKind
+from hylo_memory.domain.sources import Perspective, Source, SourceKind
+from hylo_memory.extractors.base import AuthorProfile, Cluster
 from hylo_memory.extractors.offline import OfflineExtractor, trait_wording
 from hylo_memory.extractors.patterns import statements
 

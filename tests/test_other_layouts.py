@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from vault_helpers import day, set_mtime, write_file, write_note
 
-from hylo_memory.extractors.base import Source
+from hylo_memory.domain.sources import Source
 from hylo_memory.pipeline.notes.dates import name_day
 from hylo_memory.pipeline.run.window import Window
 from hylo_memory.pipeline.vaults.folder import FolderVault

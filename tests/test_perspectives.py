@@ -7,7 +7,8 @@ from pathlib import Path
 from vault_helpers import MEMORY, day, identity, items, memory_file, parse_memory, run, short, texts, unit
 
 from hylo_memory.decay import Dimension, Evidence
-from hylo_memory.extractors.base import AuthorProfile, Candidate, Extraction, Perspective, Progress, Source, SourceKind
+from hylo_memory.domain.sources import Perspective, Source, SourceKind
+from hylo_memory.extractors.base import AuthorProfile, Candidate, Extraction, Progress
 from hylo_memory.extractors.offline import OfflineExtractor
 from hylo_memory.pipeline.run.profile import build_profile, judge_perspective
 

@@ -27,8 +27,9 @@ from hylo_memory.decay import format as memory_format
 from hylo_memory.decay import lines as memory_lines
 from hylo_memory.decay.lines import item_line as written_line
 from hylo_memory.decay.match import TextIndex
-from hylo_memory.decay.model import ACTIVE, FADING, RawLine, Section
 from hylo_memory.decay.rules import DEFAULT_THRESHOLD, FileChanges
+from hylo_memory.domain.dimensions import ACTIVE, FADING
+from hylo_memory.domain.items import RawLine, Section
 
 WINDOWS = [1, 7, 30, 90, 365]
 SOURCES = ["_shorts/a.md", "_shorts/b.md", "_knowledge/c.md", "remember"]

@@ -12,7 +12,8 @@ from freezegun import freeze_time
 from vault_helpers import MEMORY, day, identity, items, run, short, snapshot, texts, unit, write_file
 
 from hylo_memory.decay import Dimension
-from hylo_memory.extractors.base import AuthorProfile, Candidate, Extraction, Progress, Source
+from hylo_memory.domain.sources import Source
+from hylo_memory.extractors.base import AuthorProfile, Candidate, Extraction, Progress
 from hylo_memory.extractors.offline import OfflineExtractor
 
 TODAY = day("2026-11-30")

@@ -11,8 +11,8 @@ from engine_helpers import FROZEN_DAY, ago, item_line, memory_text, section_of
 
 from hylo_memory.decay import Dimension, MemoryFile, parse, render
 from hylo_memory.decay.alike import alike_pairs
-from hylo_memory.decay.model import ACTIVE, FADING
 from hylo_memory.decay.review import apply_review
+from hylo_memory.domain.dimensions import ACTIVE, FADING
 
 STUDENT = "Student at the University of Chicago"
 SENIOR = "Rising senior at the University of Chicago"

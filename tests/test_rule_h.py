@@ -13,8 +13,8 @@ import pytest
 from engine_helpers import FROZEN_DAY, ago, ev, item_line, memory_text, rerun, run, section_of
 
 from hylo_memory.decay import Dimension, Evidence, Item, MemoryFile, parse, plan_updates
-from hylo_memory.decay.model import ACTIVE, FADING
 from hylo_memory.decay.rules import Applied, Conflict, Supersession
+from hylo_memory.domain.dimensions import ACTIVE, FADING
 
 LOVES = "Loves cold brew"
 DISLIKES = "Dislikes cold brew now"

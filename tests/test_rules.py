@@ -12,7 +12,7 @@ import pytest
 from engine_helpers import FROZEN_DAY, ago, ev, item_line, memory_text, rerun, run, section_of
 
 from hylo_memory.decay import Dimension, Item, MemoryFile, apply_rules, parse, plan_updates, render
-from hylo_memory.decay.model import ACTIVE, FADING
+from hylo_memory.domain.dimensions import ACTIVE, FADING
 
 TERSE = "Prefers terse answers"
 

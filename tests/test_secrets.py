@@ -15,7 +15,7 @@ from batch_helpers import refresh as batch_refresh
 from cli_helpers import hylo
 from vault_helpers import short, unit, write_file
 
-from hylo_memory.extractors.base import Source
+from hylo_memory.domain.sources import Source
 from hylo_memory.pipeline.cli.group import main
 from hylo_memory.pipeline.notes.hylo_daily import render_daily
 from hylo_memory.pipeline.notes.secrets import SECRET, luhn, redact

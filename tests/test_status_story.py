@@ -17,7 +17,7 @@ from cli_helpers import hylo
 from freezegun import freeze_time
 from proc_helpers import Lines, cli_env, generate_notes
 
-from hylo_memory.extractors.base import Usage
+from hylo_memory.domain.usage import Usage
 from hylo_memory.pipeline.config import load_config
 from hylo_memory.pipeline.operations.schedule_found import installed
 from hylo_memory.pipeline.operations.status import gather

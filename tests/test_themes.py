@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from vault_helpers import day, items, run, texts, unit
 
 from hylo_memory.decay import Dimension
-from hylo_memory.extractors.base import PoolUnit
+from hylo_memory.domain.sources import PoolUnit
 from hylo_memory.extractors.synthesis import cluster_units
 from hylo_memory.extractors.words import FORMAT_TAGS
 

@@ -11,7 +11,7 @@ import pytest
 from cli_helpers import hylo
 from vault_helpers import day, run, set_mtime, short, unit, write_file, write_note
 
-from hylo_memory.extractors.base import Perspective, Source, SourceKind
+from hylo_memory.domain.sources import Perspective, Source, SourceKind
 from hylo_memory.pipeline.run.window import Window
 from hylo_memory.pipeline.vaults import Skipped
 from hylo_memory.pipeline.vaults.folder import FolderVault

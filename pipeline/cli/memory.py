@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from hylo_memory.decay import Dimension
-from hylo_memory.decay.model import DIMENSION_NAMES
+from hylo_memory.domain.dimensions import DIMENSION_NAMES
 from hylo_memory.errors import ConfigError, InputError, LeaseRefused
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.cli.arguments import not_blank
@@ -28,9 +28,10 @@ from hylo_memory.pipeline.cli.options import (
 from hylo_memory.pipeline.cli.progress_bar import progress_bar
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.naming import Naming
-from hylo_memory.pipeline.operations.apply import apply_to_vault, summary_of
+from hylo_memory.pipeline.operations.apply import apply_evidence, summary_of
 from hylo_memory.pipeline.operations.evidence_file import read_answer, read_evidence
 from hylo_memory.pipeline.operations.init import file_diff, propose_file, write_file
+from hylo_memory.pipeline.operations.opening import open_memory
 from hylo_memory.pipeline.operations.outcome import not_ok_line
 from hylo_memory.pipeline.operations.refresh import Refreshed, collect_batches, refresh_memory
 from hylo_memory.pipeline.operations.remember import remember_text
@@ -89,7 +90,8 @@ def refresh_command(ctx: click.Context, vault: Path | None, config_file: Path | 
         def run(on: Config, intro: str | None = None) -> Refreshed:
             options = RunOptions(today=day, dry_run=dry_run, intro=intro, progress=progress, reextract=reextract,
                                  since=since, retry_stuck=retry_stuck)
-            return refresh_memory(vault, on, options, batch=config.batch if batch is None else batch)
+            with open_memory(vault, on) as memory:  # the person's, or a scope's with its own configuration
+                return refresh_memory(memory, options, batch=config.batch if batch is None else batch)
 
         summary, changes = run(config, intro)
         scopes = refresh_scopes(vault, config, run)  # then each scope's memory from its notes (docs/spec.md §1.1)
@@ -119,7 +121,10 @@ def _collect(vault: Path, config: Config, day: dt.date, as_json: bool) -> int:
     from hylo_memory.pipeline.scopes import each_scope
 
     every = [config, *(scope for _, scope in each_scope(config))]  # the person's, then each scope's (spec §1.1)
-    reports = [r for on in every for r in collect_batches(vault, on, day)]
+    reports = []
+    for on in every:
+        with open_memory(vault, on) as memory:
+            reports += collect_batches(memory, day)
     if as_json:
         click.echo(json.dumps({"batches": [json.loads(r.model_dump_json()) for r in reports]}))
     else:
@@ -147,7 +152,8 @@ def apply_command(ctx: click.Context, vault: Path | None, config_file: Path | No
         from hylo_memory.pipeline.operations.lease import propose
 
         try:
-            proposed = propose(vault, config, lease, read_answer(evidence), today)
+            with open_memory(vault, config) as memory:
+                proposed = propose(memory, lease, read_answer(evidence), today)
         except LeaseRefused as exc:
             raise InputError(f"{exc}: ask for a new batch with {NAMING.next_batch}") from None
         # The next batch on the same day as this one: a bare `pending` on a back-filled lease's would run today.
@@ -157,7 +163,8 @@ def apply_command(ctx: click.Context, vault: Path | None, config_file: Path | No
         return 0
     day = today or clock.today(config.timezone)
     found = read_evidence(evidence)
-    applied = apply_to_vault(vault, config, found, day, dry_run=dry_run, detail=str(evidence))
+    with open_memory(vault, config) as memory:
+        applied = apply_evidence(memory, found, day, dry_run=dry_run, detail=str(evidence))
     if as_json:
         click.echo(summary_of(applied, day, dry_run).to_json())
     else:
@@ -188,8 +195,9 @@ def pending_command(ctx: click.Context, vault: Path | None, config_file: Path | 
     from hylo_memory.pipeline.state.leases import reader_name
 
     config, vault = setup(ctx, config_file, vault)
-    handed = notes_to_read(vault, config, reader_name(client, "command line"), today or clock.today(config.timezone),
-                           max_chars, since)
+    with open_memory(vault, config) as memory:
+        handed = notes_to_read(memory, reader_name(client, "command line"), today or clock.today(config.timezone),
+                               max_chars, since)
     answer_with = f"{NAMING.answer} (its day is the lease's: no --today needed)"
     text = (handed.to_json(instructions=not brief) if as_json
             else handed.to_text(answer_with=answer_with, instructions=not brief))
@@ -210,7 +218,8 @@ def pending_command(ctx: click.Context, vault: Path | None, config_file: Path | 
 def remember_command(ctx: click.Context, text: str, vault: Path | None, config_file: Path | None, today: dt.date | None,
                      extractor: str | None, dimension: Dimension | None, pin: bool | None) -> int:
     config, vault = setup(ctx, config_file, vault, extractor)
-    line = remember_text(vault, config, text, dimension, pin, today)
+    with open_memory(vault, config) as memory:
+        line = remember_text(memory, text, dimension, pin, today)
     click.echo(line)
     return 0
 

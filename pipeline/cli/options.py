@@ -41,12 +41,12 @@ class DateType(click.ParamType):  # type: ignore[type-arg]  # generic only from 
 
 
 class DimensionType(click.ParamType):  # type: ignore[type-arg]
-    """One of the dimensions (decay/names.py), in any case."""
+    """One of the dimensions (domain/dimensions.py), in any case."""
 
     name = "DIMENSION"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Dimension:
-        from hylo_memory.decay.model import DIMENSION_NAMES, Dimension
+        from hylo_memory.domain.dimensions import DIMENSION_NAMES, Dimension
 
         if isinstance(value, Dimension):
             return value

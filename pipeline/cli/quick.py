@@ -21,9 +21,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from hylo_memory.decay.names import Dimension, clean_text
 from hylo_memory.decay.ranking import MAX_BUDGET, MIN_BUDGET, BlockRequest, build_block
 from hylo_memory.decay.recall import BM25, Analyse, Entry, Terms, analyse, rank
+from hylo_memory.domain.dimensions import Dimension, clean_text
 from hylo_memory.extractors import bundled
 from hylo_memory.extractors.tokens import estimate_tokens
 from hylo_memory.pipeline import config_memo
@@ -48,7 +48,7 @@ class Declined(Exception):
 
 
 class Kept(NamedTuple):
-    """An item as the read memo keeps it: what ranking reads (decay.names.Fact)."""
+    """An item as the read memo keeps it: what ranking reads (domain.dimensions.Fact)."""
 
     text: str
     last: dt.date | None
@@ -57,7 +57,7 @@ class Kept(NamedTuple):
 
 
 class KeptFile(NamedTuple):
-    """A memory file as the read memo keeps it (decay.names.Facts)."""
+    """A memory file as the read memo keeps it (domain.dimensions.Facts)."""
 
     decay_window: int
     active: list[Kept]

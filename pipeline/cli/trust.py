@@ -8,12 +8,13 @@ from pathlib import Path
 import click
 
 from hylo_memory.decay import Dimension
-from hylo_memory.decay.model import DIMENSION_NAMES
+from hylo_memory.domain.dimensions import DIMENSION_NAMES
 from hylo_memory.pipeline.cli.arguments import not_blank
 from hylo_memory.pipeline.cli.options import SCOPE, DimensionType, in_scope, json_failures, options, setup
 from hylo_memory.pipeline.operations.forget import forget, forgotten, unforget
 from hylo_memory.pipeline.operations.history import history, undo
 from hylo_memory.pipeline.operations.items import Report
+from hylo_memory.pipeline.operations.opening import open_memory
 from hylo_memory.pipeline.operations.why import explain
 from hylo_memory.pipeline.state.trust import MAX_HISTORY
 
@@ -57,7 +58,8 @@ def history_command(ctx: click.Context, vault: Path | None, config_file: Path | 
                     as_json: bool, scope: str | None) -> int:
     config, vault = setup(ctx, config_file, vault)
     config = in_scope(ctx, config, scope)
-    return _print(history(vault, config, limit), as_json)
+    with open_memory(vault, config) as memory:
+        return _print(history(memory, limit), as_json)
 
 
 @click.command("undo", help="revert the latest change not yet undone, or change CHANGE")
@@ -72,7 +74,8 @@ def undo_command(ctx: click.Context, change: int | None, vault: Path | None, con
                  dry_run: bool, as_json: bool, scope: str | None) -> int:
     config, vault = setup(ctx, config_file, vault)
     config = in_scope(ctx, config, scope)
-    return _print(undo(vault, config, change, dry_run), as_json)
+    with open_memory(vault, config) as memory:
+        return _print(undo(memory, change, dry_run), as_json)
 
 
 @click.command("forget", help="remove an item for good and keep it from coming back; --list shows what is forgotten")
@@ -91,10 +94,11 @@ def forget_command(ctx: click.Context, text: str | None, vault: Path | None, con
         raise click.UsageError("give the item's TEXT, or --list", ctx)
     config, vault = setup(ctx, config_file, vault)
     config = in_scope(ctx, config, scope)
-    if listing:
-        return _print(forgotten(vault, config), as_json)
-    assert text is not None
-    return _print(forget(vault, config, text, dimension, today), as_json)
+    with open_memory(vault, config) as memory:
+        if listing:
+            return _print(forgotten(memory), as_json)
+        assert text is not None
+        return _print(forget(memory, text, dimension, today), as_json)
 
 
 @click.command("unforget", help="let a forgotten fact be kept again")
@@ -109,7 +113,8 @@ def unforget_command(ctx: click.Context, text: str, vault: Path | None, config_f
                      dimension: Dimension | None, as_json: bool, scope: str | None) -> int:
     config, vault = setup(ctx, config_file, vault)
     config = in_scope(ctx, config, scope)
-    return _print(unforget(vault, config, text, dimension), as_json)
+    with open_memory(vault, config) as memory:
+        return _print(unforget(memory, text, dimension), as_json)
 
 
 COMMANDS: list[click.Command] = [why_command, history_command, undo_command, forget_command, unforget_command]

@@ -8,11 +8,12 @@ from pathlib import Path
 import click
 
 from hylo_memory.decay import Dimension
-from hylo_memory.decay.model import DIMENSION_NAMES
+from hylo_memory.domain.dimensions import DIMENSION_NAMES
 from hylo_memory.pipeline.cli.arguments import not_blank
 from hylo_memory.pipeline.cli.options import SCOPE, DimensionType, in_scope, json_failures, options, setup
 from hylo_memory.pipeline.operations.candidates import promote, reject, waiting
 from hylo_memory.pipeline.operations.items import Report
+from hylo_memory.pipeline.operations.opening import open_memory
 
 
 def _print(report: Report, as_json: bool) -> int:
@@ -36,7 +37,8 @@ _DIMENSION = click.option("--dimension", type=DimensionType(), help=f"only this 
 def candidates_command(ctx: click.Context, vault: Path | None, config_file: Path | None, as_json: bool,
                        scope: str | None) -> int:
     config, vault = setup(ctx, config_file, vault)
-    return _print(waiting(vault, in_scope(ctx, config, scope)), as_json)
+    with open_memory(vault, in_scope(ctx, config, scope)) as memory:
+        return _print(waiting(memory), as_json)
 
 
 @click.command("promote", help="write a waiting candidate into its file now, approved by you")
@@ -50,7 +52,8 @@ def candidates_command(ctx: click.Context, vault: Path | None, config_file: Path
 def promote_command(ctx: click.Context, text: str, vault: Path | None, config_file: Path | None,
                     today: dt.date | None, dimension: Dimension | None, as_json: bool, scope: str | None) -> int:
     config, vault = setup(ctx, config_file, vault)
-    return _print(promote(vault, in_scope(ctx, config, scope), text, dimension, today), as_json)
+    with open_memory(vault, in_scope(ctx, config, scope)) as memory:
+        return _print(promote(memory, text, dimension, today), as_json)
 
 
 @click.command("reject", help="drop a waiting candidate for good: it never waits or is kept again")
@@ -64,7 +67,8 @@ def promote_command(ctx: click.Context, text: str, vault: Path | None, config_fi
 def reject_command(ctx: click.Context, text: str, vault: Path | None, config_file: Path | None,
                    today: dt.date | None, dimension: Dimension | None, as_json: bool, scope: str | None) -> int:
     config, vault = setup(ctx, config_file, vault)
-    return _print(reject(vault, in_scope(ctx, config, scope), text, dimension, today), as_json)
+    with open_memory(vault, in_scope(ctx, config, scope)) as memory:
+        return _print(reject(memory, text, dimension, today), as_json)
 
 
 COMMANDS: list[click.Command] = [candidates_command, promote_command, reject_command]

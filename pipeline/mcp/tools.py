@@ -15,8 +15,9 @@ from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import BeforeValidator, Field, StrictBool
 
 from hylo_memory.decay import Dimension
-from hylo_memory.decay.model import DIMENSION_NAMES, MAX_ITEM_TEXT
 from hylo_memory.decay.ranking import MAX_BUDGET, MIN_BUDGET
+from hylo_memory.domain.dimensions import DIMENSION_NAMES
+from hylo_memory.domain.items import MAX_ITEM_TEXT
 from hylo_memory.pipeline.mcp import wording
 from hylo_memory.pipeline.mcp.backfill import Backfill
 from hylo_memory.pipeline.mcp.calls import Memory, blocking, result
@@ -25,7 +26,9 @@ from hylo_memory.pipeline.mcp.reading import client_name, register_reading
 from hylo_memory.pipeline.mcp.sampling import offers_sampling, sampling_extractor
 from hylo_memory.pipeline.operations.archive_search import recall_notes
 from hylo_memory.pipeline.operations.context import DEFAULT_BUDGET, build_context
+from hylo_memory.pipeline.operations.forget import ForgetReport
 from hylo_memory.pipeline.operations.forget import forget as forget_item
+from hylo_memory.pipeline.operations.history import History
 from hylo_memory.pipeline.operations.history import history as changes
 from hylo_memory.pipeline.operations.outcome import not_ok_line
 from hylo_memory.pipeline.operations.recall import MAX_QUERY_CHARS
@@ -35,10 +38,12 @@ from hylo_memory.pipeline.scopes import NAME_CHARS, scoped
 
 if TYPE_CHECKING:  # the run, the extractors and the status load with the first call that needs them
     from hylo_memory.extractors.base import Extractor
+    from hylo_memory.pipeline.config import Config
+    from hylo_memory.pipeline.operations.refresh import Refreshed
     from hylo_memory.pipeline.operations.status import Status
 
 # The limits the commands themselves enforce, so a schema never advertises what the call then refuses.
-MAX_TEXT = MAX_ITEM_TEXT  # `remember`: a fact is one item's line (decay/model.py)
+MAX_TEXT = MAX_ITEM_TEXT  # `remember`: a fact is one item's line (domain/items.py)
 MAX_INTRO = 4_000  # `refresh --intro` (pipeline/run/profile.py's MAX_INTRO; checked equal by the tests)
 # Narrower than the command line's on purpose: more would crowd the assistant's own context.
 MAX_RECALLED = 100  # items a recall returns (the command's --limit goes to 1,000)
@@ -93,7 +98,8 @@ class Tools:
                 remember_text,  # the extractors load on the worker with a first fact, not at start
             )
 
-            return remember_text(self.vault, self.config, text, dimension, pin, self.memory.fixed_today)
+            with self.memory.opened() as memory:
+                return remember_text(memory, text, dimension, pin, self.memory.fixed_today)
 
         return result(await blocking(record))
 
@@ -159,16 +165,19 @@ class Tools:
         # The run loads with the first refresh, on its worker thread: the server starts (and answers a first
         # recall) without it, and no call waits on the event loop while it loads.
         from hylo_memory.pipeline.operations.refresh import refresh_memory, refresh_running
+        from hylo_memory.pipeline.operations.scoped import refresh_scopes, scopes_text, with_scopes
         from hylo_memory.pipeline.run.options import RunOptions
 
-        if refresh_running(self.vault, self.config):  # a notice only: the lock decides
-            progress.waiting()
-        from hylo_memory.pipeline.operations.scoped import refresh_scopes, scopes_text, with_scopes
+        def run(on: Config, given: RunOptions) -> Refreshed:
+            with self.memory.opened(on) as memory:  # the person's, or a scope's with its own configuration
+                return refresh_memory(memory, given, fallback=lent)
 
+        with self.memory.opened() as memory:
+            if refresh_running(memory):  # a notice only: the lock decides
+                progress.waiting()
         options = RunOptions(today=day, dry_run=dry_run, intro=intro, progress=progress)
-        summary, changes = refresh_memory(self.vault, self.config, options, fallback=lent)
-        scopes = refresh_scopes(self.vault, self.config,
-                                lambda on: refresh_memory(self.vault, on, replace(options, intro=None), fallback=lent))
+        summary, changes = run(self.config, options)
+        scopes = refresh_scopes(self.vault, self.config, lambda on: run(on, replace(options, intro=None)))
         text = summary.to_text()
         if changes is not None:  # after the summary, as the command line prints it
             text += "\n" + changes
@@ -194,15 +203,22 @@ class Tools:
         return result(explanation.to_text(), explanation.to_json())
 
     async def forget(self, text: ItemText, dimension: Narrowing = None, scope: ScopeName = None) -> CallToolResult:
-        report = await blocking(lambda: forget_item(self.vault, scoped(self.config, scope), text, dimension,
-                                                    self.memory.fixed_today))
+        def forgetting() -> ForgetReport:
+            with self.memory.opened(scoped(self.config, scope)) as memory:
+                return forget_item(memory, text, dimension, self.memory.fixed_today)
+
+        report = await blocking(forgetting)
         return result(report.to_text(), report.to_json())
 
     async def history(
         self,
         limit: Annotated[int, Field(ge=1, le=MAX_CHANGES, description="how many changes, newest first")] = 20,
     ) -> CallToolResult:
-        listed = await blocking(lambda: changes(self.vault, self.config, limit))
+        def listing() -> History:
+            with self.memory.opened() as memory:
+                return changes(memory, limit)
+
+        listed = await blocking(listing)
         return result(listed.to_text(), listed.to_json(), key="changes")
 
 

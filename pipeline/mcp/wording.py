@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hylo_memory.decay.model import DIMENSION_NAMES
+from hylo_memory.domain.dimensions import DIMENSION_NAMES
 
 INSTRUCTIONS = f"""\
 hylo-memory keeps one person's long-term memory as markdown files, one per dimension \

@@ -14,7 +14,7 @@ from frontmatter.default_handlers import BaseHandler, YAMLHandler
 
 from hylo_memory.decay.format import yaml_error_line
 from hylo_memory.decay.safe_yaml import UnsafeYAML, check_size, load_bounded
-from hylo_memory.extractors.base import Perspective, SourceKind
+from hylo_memory.domain.sources import Perspective, SourceKind
 from hylo_memory.pipeline.notes.dates import as_date
 
 # Bounds on what a note's frontmatter may hold (docs/spec.md §1): a hostile or broken note is

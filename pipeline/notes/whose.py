@@ -22,7 +22,7 @@ from itertools import islice
 
 from pydantic import BaseModel
 
-from hylo_memory.extractors.base import Perspective
+from hylo_memory.domain.sources import Perspective
 from hylo_memory.pipeline.notes.fields import MAX_TAG, MAX_TAGS, MAX_TITLE
 from hylo_memory.pipeline.notes.text import link_target
 

@@ -7,7 +7,7 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import Protocol
 
-from hylo_memory.decay.names import Dimension, clean_text
+from hylo_memory.domain.dimensions import Dimension, clean_text
 from hylo_memory.errors import InputError
 
 MAX_QUERY_CHARS = 1000

@@ -4,26 +4,24 @@ word on one of them."""
 from __future__ import annotations
 
 import datetime as dt
-from pathlib import Path
 
 from pydantic import BaseModel
 
 from hylo_memory.decay import Dimension, FileUpdate, MemoryFile, Tombstone, apply_rules, render
 from hylo_memory.decay.find import CLOSEST, by_words, closest, find_items
 from hylo_memory.decay.lines import item_line
-from hylo_memory.decay.model import MAX_ITEM_TEXT
 from hylo_memory.decay.sightings import Candidate, Sighting, as_files, window_of
+from hylo_memory.domain.items import MAX_ITEM_TEXT
 from hylo_memory.errors import InputError
 from hylo_memory.pipeline import clock
-from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.after_write import after_write
 from hylo_memory.pipeline.operations.items import Report
 from hylo_memory.pipeline.state.candidates import Waiting, candidates, restore_of, taken
 from hylo_memory.pipeline.state.changes import ChangeRecord, Origin, change_of
 from hylo_memory.pipeline.state.journal import Journal, commit_planned
-from hylo_memory.pipeline.state.ledger import Ledger
+from hylo_memory.pipeline.state.opened import Opened
 from hylo_memory.pipeline.state.trust import tombstones
-from hylo_memory.pipeline.state.writing import open_store, settle, writing
+from hylo_memory.pipeline.state.writing import settle, writing
 
 
 class Waits(BaseModel):
@@ -75,13 +73,12 @@ class Decided(Report):
                 f'again (`hylo-memory unforget "{self.text}"` to allow it)\n')
 
 
-def waiting(vault: Path, config: Config) -> CandidateList:
+def waiting(memory: Opened) -> CandidateList:
     """Every candidate, with when it expires."""
-    store = open_store(vault, config)
+    store, config = memory.store, memory.config
     settle(store, config.lock_timeout)
     files = store.read_each()[0]
-    with Ledger.for_memory_dir(store.folder, readonly=True) as ledger:
-        found = candidates(ledger)
+    found = candidates(memory.copy)
     return CandidateList(min_sightings=config.min_sightings, candidates=[
         Waits(text=c.text, dimension=c.dimension, sightings=len(c.sources), first=c.first, last=c.last,
               expires_after=c.first + dt.timedelta(days=window_of(files, c.dimension)),
@@ -89,20 +86,22 @@ def waiting(vault: Path, config: Config) -> CandidateList:
         for c in found])
 
 
-def promote(vault: Path, config: Config, text: str, dimension: Dimension | None = None,
+def promote(memory: Opened, text: str, dimension: Dimension | None = None,
             today: dt.date | None = None) -> Decided:
     """Write the candidate `text` names into its file now, by the person's word: its sightings summed."""
+    store, config = memory.store, memory.config
     day = today or clock.today(config.timezone)
-    store = open_store(vault, config)
-    with writing(store, config.lock_timeout), Ledger.for_memory_dir(store.folder) as ledger:
+    with writing(store, config.lock_timeout):
+        ledger = memory.ledger
+
         def plan() -> tuple[Journal, tuple[Candidate, FileUpdate]]:
             before = candidates(ledger)
             candidate = the_candidate("promote", before, text, config.similarity_threshold, dimension)
-            memory = store.read(candidate.dimension)  # a hand-broken file refuses here, in one line
+            held = store.read(candidate.dimension)  # a hand-broken file refuses here, in one line
             delta, took = taken(before, candidate)
-            after, changes = apply_rules(memory or MemoryFile.new(candidate.dimension), took.evidence, day,
+            after, changes = apply_rules(held or MemoryFile.new(candidate.dimension), took.evidence, day,
                                          config.similarity_threshold, decay=False, forgotten=tombstones(ledger))
-            update = FileUpdate(dimension=candidate.dimension, before=memory, after=after, changes=changes)
+            update = FileUpdate(dimension=candidate.dimension, before=held, after=after, changes=changes)
             change = change_of("promote", [update], day, candidate.text, Origin(took.hashes, actors=took.actors),
                                candidates=took.restore)
             files: dict[Dimension, str | None] = {candidate.dimension: render(after)} if update.write else {}
@@ -115,12 +114,14 @@ def promote(vault: Path, config: Config, text: str, dimension: Dimension | None 
                    sightings=len(candidate.sources), kept=item_line(line) if line else None)
 
 
-def reject(vault: Path, config: Config, text: str, dimension: Dimension | None = None,
+def reject(memory: Opened, text: str, dimension: Dimension | None = None,
            today: dt.date | None = None) -> Decided:
     """Drop the candidate `text` names for good: a tombstone keeps it from waiting or being kept again (§8.4)."""
+    store, config = memory.store, memory.config
     day = today or clock.today(config.timezone)
-    store = open_store(vault, config)
-    with writing(store, config.lock_timeout), Ledger.for_memory_dir(store.folder) as ledger:
+    with writing(store, config.lock_timeout):
+        ledger = memory.ledger
+
         def plan() -> tuple[Journal, Candidate]:
             before = candidates(ledger)
             candidate = the_candidate("reject", before, text, config.similarity_threshold, dimension)

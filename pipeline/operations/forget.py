@@ -3,22 +3,20 @@
 from __future__ import annotations
 
 import datetime as dt
-from pathlib import Path
 
 from hylo_memory.decay import Dimension, Tombstone, render
 from hylo_memory.decay.find import Found, without
 from hylo_memory.decay.match import TextIndex, normalise
-from hylo_memory.decay.model import MAX_ITEM_TEXT
+from hylo_memory.domain.items import MAX_ITEM_TEXT
 from hylo_memory.errors import FileChanged, InputError
 from hylo_memory.pipeline import clock
-from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.after_write import after_write
 from hylo_memory.pipeline.operations.items import Report, the_item
 from hylo_memory.pipeline.state.changes import ChangeRecord, Provenance
 from hylo_memory.pipeline.state.journal import Journal, commit, commit_planned
-from hylo_memory.pipeline.state.ledger import Ledger
+from hylo_memory.pipeline.state.opened import Opened
 from hylo_memory.pipeline.state.trust import tombstones
-from hylo_memory.pipeline.state.writing import open_store, settle, writing
+from hylo_memory.pipeline.state.writing import settle, writing
 
 
 class ForgetReport(Report):
@@ -48,19 +46,21 @@ class Tombstones(Report):
         return "".join(f"{t.forgotten_on}  {t.dimension.value}: {t.text}\n" for t in self.tombstones)
 
 
-def forget(vault: Path, config: Config, text: str, dimension: Dimension | None = None,
+def forget(memory: Opened, text: str, dimension: Dimension | None = None,
            today: dt.date | None = None) -> ForgetReport:
     """Remove the item `text` names from its file (Active or Fading, pinned or not) and keep a tombstone."""
+    store, config = memory.store, memory.config
     day = today or clock.today(config.timezone)
-    store = open_store(vault, config)
-    with writing(store, config.lock_timeout), Ledger.for_memory_dir(store.folder) as ledger:
+    with writing(store, config.lock_timeout):
+        ledger = memory.ledger
+
         def plan() -> tuple[Journal, Found]:
             # Only the item's own file is written: another that cannot be read is left as it is.
             found = the_item("forget", store, text, config.similarity_threshold, dimension)
-            memory = store.read(found.dimension)
-            if memory is None:  # saved away by the person between the two reads: plan again, or refuse
+            held = store.read(found.dimension)
+            if held is None:  # saved away by the person between the two reads: plan again, or refuse
                 raise FileChanged(store.path(found.dimension))
-            after = without(memory, found.item)
+            after = without(held, found.item)
             after.last_updated = day
             stone = Tombstone(dimension=found.dimension, text=found.item.text, forgotten_on=day)
             # Its provenance ends here: kept again after `unforget`, the fact starts a new story (`why`).
@@ -76,10 +76,11 @@ def forget(vault: Path, config: Config, text: str, dimension: Dimension | None =
                         text=found.item.text, section=found.section)
 
 
-def unforget(vault: Path, config: Config, text: str, dimension: Dimension | None = None) -> ForgetReport:
+def unforget(memory: Opened, text: str, dimension: Dimension | None = None) -> ForgetReport:
     """Remove the tombstone `text` names: evidence of that fact may be kept again."""
-    store = open_store(vault, config)
-    with writing(store, config.lock_timeout), Ledger.for_memory_dir(store.folder) as ledger:
+    store, config = memory.store, memory.config
+    with writing(store, config.lock_timeout):
+        ledger = memory.ledger
         stone = _the_tombstone(text, tombstones(ledger), config.similarity_threshold, dimension)
         change = ChangeRecord(command="unforget", today=clock.today(config.timezone), detail=stone.text,
                               raised=[stone])
@@ -88,12 +89,10 @@ def unforget(vault: Path, config: Config, text: str, dimension: Dimension | None
     return ForgetReport(command="unforget", file=stone.dimension.filename, dimension=stone.dimension, text=stone.text)
 
 
-def forgotten(vault: Path, config: Config) -> Tombstones:
+def forgotten(memory: Opened) -> Tombstones:
     """Every tombstone, oldest first."""
-    store = open_store(vault, config)
-    settle(store, config.lock_timeout)
-    with Ledger.for_memory_dir(store.folder, readonly=True) as ledger:
-        return Tombstones(tombstones=tombstones(ledger))
+    settle(memory.store, memory.config.lock_timeout)
+    return Tombstones(tombstones=tombstones(memory.copy))
 
 
 def _the_tombstone(text: str, stones: list[Tombstone], threshold: float, dimension: Dimension | None) -> Tombstone:

@@ -18,6 +18,8 @@ from typing import Any, NamedTuple
 from pydantic import ValidationError
 
 from hylo_memory.decay import Dimension, MemoryFile
+from hylo_memory.decay.store import MemoryStore
+from hylo_memory.domain.sources import Perspective, Source
 from hylo_memory.errors import InputError, LeaseRefused
 from hylo_memory.extractors.agent import (
     Answered,
@@ -26,7 +28,7 @@ from hylo_memory.extractors.agent import (
     read_answer,
     synthesis_handout,
 )
-from hylo_memory.extractors.base import AuthorProfile, Candidate, Extraction, Perspective, Source
+from hylo_memory.extractors.base import AuthorProfile, Candidate, Extraction
 from hylo_memory.extractors.batching import Part, estimate_tokens
 from hylo_memory.extractors.llm_errors import InvalidReply
 from hylo_memory.extractors.synthesis import cluster_units, pool_unit
@@ -42,7 +44,8 @@ from hylo_memory.pipeline.run.profile import kept_intro
 from hylo_memory.pipeline.run.refresh import refresh
 from hylo_memory.pipeline.state.leases import Lease, Leases, new_token
 from hylo_memory.pipeline.state.ledger import ASSISTANT, Ledger
-from hylo_memory.pipeline.state.writing import open_store, running
+from hylo_memory.pipeline.state.opened import Opened
+from hylo_memory.pipeline.state.writing import running
 
 EMPTY = "empty: nothing in it to read (marked read with the batch)"
 ITEMS_SHARE = 10  # the items shown with a batch take at most a tenth of its notes' characters
@@ -54,23 +57,24 @@ def extractor_name(client: str) -> str:
     return f"{ASSISTANT}{client})"
 
 
-def notes_to_read(vault: Path, config: Config, client: str, today: dt.date, max_chars: int | None = None,
+def notes_to_read(memory: Opened, client: str, today: dt.date, max_chars: int | None = None,
                   since: dt.date | None = None, pooling: bool = True) -> Handed:
     """The next batch of unread sources, newest first, leased to `client`; or why there is none (all read, or all
     leased). `max_chars`: the note characters a batch holds (default `assistant_batch_chars`); `since`: the
     window reaches back at least to this day (an old vault's notes, after a run that did not reach them)."""
-    store = open_store(vault, config)
-    with running(store, config.lock_timeout) as ledger:  # the files the items are shown from are whole
-        desk = _Desk(vault, config, client, today, max_chars or config.assistant_batch_chars, since)
+    config = memory.config
+    with running(memory) as ledger:  # the files the items are shown from are whole
+        desk = _Desk(memory.vault, config, memory.store, client, today, max_chars or config.assistant_batch_chars,
+                     since)
         handed, unasked = _hand_out(desk, ledger)
     if unasked is None or not pooling:
         return handed
     # Read with no one asked, under a lease of their own that the run closes: units the person read that form
     # no theme yet (they join the pool) and empty notes; or none at all, for the day's decay.
-    summary, _ = refresh(vault, config, Answered(extractor_name(client), Extraction()), RunOptions(today, only=unasked))
+    summary, _ = refresh(memory, Answered(extractor_name(client), Extraction()), RunOptions(today, only=unasked))
     if summary.changed_files:  # the day's decay, written: a writer like any other (docs/spec.md §9.4)
-        after_write(open_store(vault, config), config)
-    after = notes_to_read(vault, config, client, today, max_chars, since, pooling=False)
+        after_write(memory.store, config)
+    after = notes_to_read(memory, client, today, max_chars, since, pooling=False)
     passed = {p.path: p for p in handed.passed_over + after.passed_over}  # each note once, with its first reason
     decayed = summary.counts.faded + summary.counts.deleted
     return after.model_copy(update={"passed_over": list(passed.values())[:MAX_PASSED_OVER],
@@ -82,6 +86,7 @@ class _Desk(NamedTuple):
 
     vault: Path
     config: Config
+    store: MemoryStore
     client: str
     today: dt.date
     max_chars: int
@@ -91,7 +96,7 @@ class _Desk(NamedTuple):
 def _hand_out(desk: _Desk, ledger: Ledger) -> tuple[Handed, Lease | None]:
     leases, now = Leases(ledger), time.time()
     leases.forget_old(now)
-    store = open_store(desk.vault, desk.config)
+    store = desk.store
     files = store.read_all()
     planned = plan(desk.vault, desk.config, ledger, files, desk.today, kept_intro(store), Selection(reach=desk.since))
     held = leases.held(now)  # not a provider's batch: no one to wait for, the next refresh applies it
@@ -176,19 +181,17 @@ def _hashes(sources: list[Source]) -> dict[str, str]:
     return {s.path: s.content_hash for s in sources}
 
 
-def propose(vault: Path, config: Config, token: str, answer: Any,
-            today: dt.date | None = None) -> Proposed | Reviewed:
+def propose(memory: Opened, token: str, answer: Any, today: dt.date | None = None) -> Proposed | Reviewed:
     """Keep what the assistant found in its lease's sources: read entry by entry, then the rules, as a run on the
     lease's day (`today`, when given, must be that day). The ledger names the reader the lease was handed to."""
-    store = open_store(vault, config)
+    vault, store, config = memory.vault, memory.store, memory.config
     token = token.strip()
-    with Ledger.for_memory_dir(store.folder) as ledger:
-        lease = Leases(ledger).usable(token, time.time())  # asked again under the run lock, by the run
+    lease = Leases(memory.ledger).usable(token, time.time())  # asked again under the run lock, by the run
     if lease.vault and lease.vault != str(vault):
         raise LeaseRefused(f"lease {token} was handed out for the vault {lease.vault}, not {vault}")
     day = lease.day(today) or clock.today(config.timezone)
     if lease.kind == "review":  # pairs of items judged, not notes read: no run (docs/spec.md §3.1)
-        reviewed = answer_review(vault, config, lease, answer, day, extractor_name(lease.client))
+        reviewed = answer_review(memory, lease, answer, day, extractor_name(lease.client))
         after_write(store, config)
         return reviewed.model_copy(update={"day": day})
     try:
@@ -205,7 +208,7 @@ def propose(vault: Path, config: Config, token: str, answer: Any,
                          "was kept and its notes stay unread, the lease still holds: answer again, or with an empty "
                          "list if the notes hold nothing worth keeping")
     extractor = Answered(extractor_name(lease.client), extraction, handout.clusters)
-    summary, _ = refresh(vault, config, extractor, RunOptions(day, only=lease))
+    summary, _ = refresh(memory, extractor, RunOptions(day, only=lease))
     after_write(store, config)
     return Proposed(summary=summary, remaining=summary.waiting)
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 import datetime as dt
 import re
 import shlex
-from pathlib import Path
 
 from hylo_memory.decay import Dimension, Evidence, FileUpdate, apply_rules, render
 from hylo_memory.decay.forgetting import screen
-from hylo_memory.decay.model import MAX_ITEM_TEXT, MemoryFile, clean_text
-from hylo_memory.decay.store import MemoryStore
+from hylo_memory.domain.dimensions import clean_text
+from hylo_memory.domain.items import MAX_ITEM_TEXT, MemoryFile
 from hylo_memory.errors import InputError
 from hylo_memory.extractors.base import Decision
 from hylo_memory.extractors.choice import make_extractor
@@ -21,10 +20,9 @@ from hylo_memory.pipeline.operations.after_write import after_write
 from hylo_memory.pipeline.state.candidates import taken_with
 from hylo_memory.pipeline.state.changes import Origin, change_of
 from hylo_memory.pipeline.state.journal import Journal, commit_planned
-from hylo_memory.pipeline.state.ledger import Ledger
-from hylo_memory.pipeline.state.locking import DEFAULT_TIMEOUT
+from hylo_memory.pipeline.state.opened import Opened
 from hylo_memory.pipeline.state.trust import tombstones
-from hylo_memory.pipeline.state.writing import open_store, writing
+from hylo_memory.pipeline.state.writing import writing
 
 REMEMBER_SOURCE = "remember"
 
@@ -64,22 +62,18 @@ def decide(text: str, dimension: Dimension | None, pin: bool | None, config: Con
     return make_extractor(config.llm()).classify(text, dimension, pin, memory=memory)
 
 
-def remember(
-    store: MemoryStore,
-    decision: Decision,
-    today: dt.date,
-    threshold: float,
-    lock_timeout: float = DEFAULT_TIMEOUT,
-    stated: str | None = None,
-) -> tuple[FileUpdate, str]:
+def remember(memory: Opened, decision: Decision, today: dt.date, stated: str | None = None) -> tuple[FileUpdate, str]:
     """Apply the rules to the one file with this fact; return the update and a one-line report.
 
     `stated` is the fact in the person's words, cleaned (`the_fact`): a forgotten fact is refused in them too,
     however the model words it."""
+    store, threshold = memory.store, memory.config.similarity_threshold
     evidence = Evidence(dimension=decision.dimension, text=decision.text, source=REMEMBER_SOURCE,
                         pinned=decision.pinned, date=today, supersedes=decision.supersedes)
     # Read and write under the memory lock: a refresh committing meanwhile is waited for, never overwritten.
-    with writing(store, lock_timeout), Ledger.for_memory_dir(store.folder) as ledger:
+    with writing(store, memory.config.lock_timeout):
+        ledger = memory.ledger
+
         def plan() -> tuple[Journal | None, FileUpdate]:
             before = store.read(decision.dimension)
             stones = tombstones(ledger)
@@ -113,13 +107,12 @@ def remember(
     return update, f'{verb} "{kept.text}" in {store.path(decision.dimension).name} (seen {kept.seen}, {pin}){note}'
 
 
-def remember_text(vault: Path, config: Config, text: str, dimension: Dimension | None = None,
+def remember_text(memory: Opened, text: str, dimension: Dimension | None = None,
                   pin: bool | None = None, today: dt.date | None = None) -> str:
     """`remember` whole, as the command line and the MCP server call it: the one line it prints."""
-    store = open_store(vault, config)
+    store, config = memory.store, memory.config
     # The classifier sees what can be read: a broken other file is no reason to refuse this fact.
     decision = decide(text, dimension, pin, config, memory=store.read_each()[0])
-    _, line = remember(store, decision, today or clock.today(config.timezone),
-                       config.similarity_threshold, config.lock_timeout, stated=the_fact(clean_text(text)))
+    _, line = remember(memory, decision, today or clock.today(config.timezone), stated=the_fact(clean_text(text)))
     after_write(store, config)
     return line

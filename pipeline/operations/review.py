@@ -20,8 +20,8 @@ from pydantic import BaseModel, ValidationError
 from hylo_memory.decay import Dimension, FileUpdate, Item, MemoryFile, render
 from hylo_memory.decay.alike import COSINE_FLOOR, alike_pairs
 from hylo_memory.decay.review import Refused, apply_review, other_people
+from hylo_memory.domain.usage import Usage
 from hylo_memory.errors import InputError, LeaseRefused
-from hylo_memory.extractors.base import Usage
 from hylo_memory.extractors.costs import Prices, cost_of, total
 from hylo_memory.extractors.llm_errors import InvalidReply
 from hylo_memory.extractors.review import Judgement, Refusal, ReviewHandout, ReviewItem, read_review, review_handout
@@ -41,8 +41,9 @@ from hylo_memory.pipeline.state.changes import change_of
 from hylo_memory.pipeline.state.journal import Journal, commit_planned
 from hylo_memory.pipeline.state.leases import Lease, Leases
 from hylo_memory.pipeline.state.ledger import Counts, Ledger
+from hylo_memory.pipeline.state.opened import Opened
 from hylo_memory.pipeline.state.reviews import judged, live_review, pair_key, record_judged
-from hylo_memory.pipeline.state.writing import open_store, writing
+from hylo_memory.pipeline.state.writing import writing
 
 if TYPE_CHECKING:
     from hylo_memory.extractors.base import Extractor
@@ -159,7 +160,7 @@ def _merged(updates: list[FileUpdate]) -> list[Merged]:
             for m in u.changes.merged]
 
 
-def answer_review(vault: Path, config: Config, lease: Lease, answer: object, today: dt.date, reader: str) -> Reviewed:
+def answer_review(memory: Opened, lease: Lease, answer: object, today: dt.date, reader: str) -> Reviewed:
     """Keep the assistant's answer to a review lease: read pair by pair, applied as one change, the lease closed."""
     try:
         handout = ReviewHandout.model_validate(lease.request)
@@ -170,17 +171,19 @@ def answer_review(vault: Path, config: Config, lease: Lease, answer: object, tod
     except InvalidReply as exc:
         raise InputError(f"lease {lease.token}: the answer is not the JSON asked for ({exc.reason}); nothing was "
                          "kept, the lease still holds: answer again") from None
-    return keep_review(vault, config, judgement, today, reader, lease.token).model_copy(
+    return keep_review(memory, judgement, today, reader, lease.token).model_copy(
         update={"remaining": handout.left})
 
 
-def keep_review(vault: Path, config: Config, judgement: Judgement, today: dt.date, reader: str,
+def keep_review(memory: Opened, judgement: Judgement, today: dt.date, reader: str,
                 lease: str | None = None) -> Reviewed:
     """Apply a judgement to the memory files as one change (`review`, by `reader`), and keep its pairs as judged;
     `lease`, the review's, is asked for again under the memory lock and closed with them."""
-    store = open_store(vault, config)
+    store, config = memory.store, memory.config
     dimensions = {j.dimension for j in judgement.same + judgement.contradicts}
-    with writing(store, config.lock_timeout), Ledger.for_memory_dir(store.folder) as ledger:
+    with writing(store, config.lock_timeout):
+        ledger = memory.ledger
+
         def plan() -> tuple[Journal | None, tuple[list[FileUpdate], list[Refused]]]:
             if lease is not None:  # one answer a lease, in time
                 Leases(ledger).usable(lease, time.time())
@@ -216,7 +219,7 @@ def _apply(files: dict[Dimension, MemoryFile | None], judgement: Judgement, toda
     return updates, refused
 
 
-def review_by_model(vault: Path, config: Config, extractor: Extractor, today: dt.date) -> Reviewed | None:
+def review_by_model(memory: Opened, extractor: Extractor, today: dt.date) -> Reviewed | None:
     """The configured model's review after a run (docs/spec.md §4.6): one batch, within the run's token ceiling;
     None when it is no model's, or no pair is left to judge."""
     from hylo_memory.extractors.llm import LLMExtractor  # loaded already: the run's extractor is one
@@ -224,9 +227,8 @@ def review_by_model(vault: Path, config: Config, extractor: Extractor, today: dt
 
     if not isinstance(extractor, LLMExtractor):
         return None
-    store = open_store(vault, config)
-    with Ledger.for_memory_dir(store.folder) as ledger:
-        found = find_pairs(store.folder, config, store.read_each()[0], judged(ledger), today)
+    store, config = memory.store, memory.config
+    found = find_pairs(store.folder, config, store.read_each()[0], judged(memory.ledger), today)
     if not found.pairs:
         return None
     if extractor.gave_up:
@@ -236,7 +238,7 @@ def review_by_model(vault: Path, config: Config, extractor: Extractor, today: dt
         judgement = extractor.review(review_handout(found.pairs, found.left))
     except LLMError as exc:
         return Reviewed(reader=extractor.name, not_asked=exc.reason, usage=extractor.usage - before)
-    reviewed = keep_review(vault, config, judgement, today, extractor.name)
+    reviewed = keep_review(memory, judgement, today, extractor.name)
     return reviewed.model_copy(update={"remaining": found.left, "usage": extractor.usage - before})
 
 

@@ -14,8 +14,8 @@ from pydantic import BaseModel
 from hylo_memory.decay import Dimension, MemoryFile, apply_rules
 from hylo_memory.decay.soft_cap import OverCap, over_cap
 from hylo_memory.decay.store import MemoryStore
+from hylo_memory.domain.usage import Usage
 from hylo_memory.errors import HyloMemoryError, LedgerError
-from hylo_memory.extractors.base import Usage
 from hylo_memory.extractors.choice import extractor_name
 from hylo_memory.extractors.costs import Cost, cost_of, total
 from hylo_memory.pipeline import clock

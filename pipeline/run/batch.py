@@ -14,11 +14,12 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import time
-from pathlib import Path
 
+from hylo_memory.domain.sources import Perspective
+from hylo_memory.domain.usage import Usage
 from hylo_memory.errors import InputError
 from hylo_memory.extractors.agent import Answered
-from hylo_memory.extractors.base import Candidate, Perspective, Usage
+from hylo_memory.extractors.base import Candidate
 from hylo_memory.extractors.batch_api import (
     WINDOW_SECONDS,
     Answers,
@@ -36,7 +37,6 @@ from hylo_memory.extractors.batch_api import (
 from hylo_memory.extractors.llm import LLMExtractor
 from hylo_memory.extractors.llm_errors import LLMError, RequestFailed
 from hylo_memory.extractors.synthesis import cluster_units, pool_unit
-from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.run.collect import Selection, plan
 from hylo_memory.pipeline.run.options import RunOptions
 from hylo_memory.pipeline.run.refresh import keep_summary, refresh
@@ -44,18 +44,19 @@ from hylo_memory.pipeline.run.summary import BatchReport, BatchStateName, RunSum
 from hylo_memory.pipeline.state.leases import Lease, Leases, new_token
 from hylo_memory.pipeline.state.ledger import STATE_DIR, Counts, Ledger
 from hylo_memory.pipeline.state.locking import RUN_LOCK, hold
-from hylo_memory.pipeline.state.writing import open_store, running
+from hylo_memory.pipeline.state.opened import Opened
+from hylo_memory.pipeline.state.writing import running
 
 LOG = logging.getLogger(__name__)
 GIVE_UP = WINDOW_SECONDS + 24 * 3600.0  # a batch older than its window and a day: its sources wait
 
 
-def submit(vault: Path, config: Config, extractor: LLMExtractor, today: dt.date, intro: str | None,
+def submit(memory: Opened, extractor: LLMExtractor, today: dt.date, intro: str | None,
            endpoints: BatchEndpoints) -> RunSummary | None:
     """Send this run's window as one batch and end `submitted`; None when there is nothing to send.
     Raises LLMError when the server takes no batch (the caller asks directly instead)."""
-    store = open_store(vault, config)
-    with running(store, config.lock_timeout) as ledger:
+    vault, store, config = memory.vault, memory.store, memory.config
+    with running(memory) as ledger:
         files = store.read_all()
         planned = plan(vault, config, ledger, files, today, intro, Selection(cap=config.per_run_cap))
         sources = planned.collected.sources
@@ -130,45 +131,42 @@ def _orphaned(endpoints: BatchEndpoints, leases: Leases, lease: Lease, exc: Crea
     raise CreationUnreadable(f"{exc.reason}; batch {found.id}, made all the same, was cancelled")
 
 
-def collect(vault: Path, config: Config, today: dt.date, endpoints: BatchEndpoints) -> list[BatchReport]:
+def collect(memory: Opened, today: dt.date, endpoints: BatchEndpoints) -> list[BatchReport]:
     """Apply every finished batch, oldest first; name those still in flight; give up those too old."""
-    store = open_store(vault, config)
-    with Ledger.for_memory_dir(store.folder) as ledger:
-        pending = Leases(ledger).batches()
+    pending = Leases(memory.ledger).batches()
     reports = []
     for lease in pending:
-        reports.append(_collect_one(vault, config, today, endpoints, lease))
+        reports.append(_collect_one(memory, today, endpoints, lease))
     return reports
 
 
-def _collect_one(vault: Path, config: Config, today: dt.date, endpoints: BatchEndpoints,
-                 lease: Lease) -> BatchReport:
+def _collect_one(memory: Opened, today: dt.date, endpoints: BatchEndpoints, lease: Lease) -> BatchReport:
     batch_id = str(lease.request.get("batch_id") or "")
     try:
         if not batch_id:
-            return _unrecorded(vault, config, today, endpoints, lease)
+            return _unrecorded(memory, today, endpoints, lease)
         state = endpoints.retrieve(batch_id, lease.token)
         if not state.finished:  # a finished batch is applied whatever its age: it is paid for
             if time.time() >= lease.expires_at:
-                return _give_up(vault, config, today, endpoints, lease, batch_id)
+                return _give_up(memory, today, endpoints, lease, batch_id)
             return _report(lease, batch_id, "in progress", state.status)
         # Only the ids the batch's own request map holds: `L-…-r1` since they carry the lease, and a bare `r1` only
         # for a batch an earlier version sent, whose map holds it. Any other line is passed over, never applied.
         found = answers(endpoints.content(state.output_file_id), endpoints.content(state.error_file_id),
                         {r["custom_id"] for r in lease.request["requests"]})
     except BatchGone as exc:
-        _drop(open_store(vault, config).folder, lease, today, exc.reason)
+        _drop(memory.ledger, lease, today, exc.reason)
         LOG.warning("%s: its %d note(s) wait for the next run", exc.reason, len(lease.sources))
         return _report(lease, batch_id, "given up", f"{exc.reason}: its notes wait")
     except LLMError as exc:
         if time.time() >= lease.expires_at:  # a batch no server will tell of: given up in the end
-            return _give_up(vault, config, today, endpoints, lease, batch_id)
+            return _give_up(memory, today, endpoints, lease, batch_id)
         LOG.warning("%s; asked again by the next run", exc.reason)
         return _report(lease, batch_id, "unreachable", exc.reason)
-    return _apply(vault, config, today, endpoints, lease, batch_id, state, found)
+    return _apply(memory, today, endpoints, lease, batch_id, state, found)
 
 
-def _apply(vault: Path, config: Config, today: dt.date, endpoints: BatchEndpoints, lease: Lease, batch_id: str,
+def _apply(memory: Opened, today: dt.date, endpoints: BatchEndpoints, lease: Lease, batch_id: str,
            state: BatchState, found: Answers) -> BatchReport:
     requests = [BatchRequest.model_validate(r) for r in lease.request["requests"]]
     if found.unreadable:
@@ -179,7 +177,7 @@ def _apply(vault: Path, config: Config, today: dt.date, endpoints: BatchEndpoint
     clusters = {n: c for r in requests for n, c in r.clusters.items()}
     extractor = Answered(str(lease.request.get("extractor") or "batch"), extraction, clusters)
     try:
-        summary, _ = refresh(vault, config, extractor, RunOptions(today, only=lease))
+        summary, _ = refresh(memory, extractor, RunOptions(today, only=lease))
     except InputError:  # another run applied it meanwhile
         return _report(lease, batch_id, "collected", "applied by another run")
     report = _report(lease, batch_id, "collected", state.status)
@@ -190,14 +188,13 @@ def _apply(vault: Path, config: Config, today: dt.date, endpoints: BatchEndpoint
     return report
 
 
-def _unrecorded(vault: Path, config: Config, today: dt.date, endpoints: BatchEndpoints, lease: Lease) -> BatchReport:
+def _unrecorded(memory: Opened, today: dt.date, endpoints: BatchEndpoints, lease: Lease) -> BatchReport:
     """A batch recorded but not known to be created: its run was killed between the two, or the server's word on
     the creation was lost. Under the run lock no run is between them, so the server's word is final: adopted if
     it has a batch with the tag, else forgotten (its notes wait, and this run's own window reads them)."""
-    store = open_store(vault, config)
-    with hold(store.folder / STATE_DIR, RUN_LOCK, config.lock_timeout, "a refresh is running"):
-        with Ledger.for_memory_dir(store.folder) as ledger:
-            now = Leases(ledger).get(lease.token)  # as it is now, not as it was read before the lock
+    ledger = memory.ledger
+    with hold(memory.folder / STATE_DIR, RUN_LOCK, memory.config.lock_timeout, "a refresh is running"):
+        now = Leases(ledger).get(lease.token)  # as it is now, not as it was read before the lock
         if now is None or now.answered:
             return _report(lease, "", "collected", "applied by another run")
         if now.request.get("batch_id"):
@@ -205,36 +202,33 @@ def _unrecorded(vault: Path, config: Config, today: dt.date, endpoints: BatchEnd
         else:
             state = endpoints.find(lease.token)
             if state is None:
-                _drop(store.folder, lease, today, "its run ended before creating it")
+                _drop(ledger, lease, today, "its run ended before creating it")
                 return _report(lease, "", "not created", "its run ended before creating it: its notes wait")
             request = {**lease.request, "batch_id": state.id}
-            with Ledger.for_memory_dir(store.folder) as ledger:
-                Leases(ledger).set_request(lease.token, request)
-    return _collect_one(vault, config, today, endpoints, lease.model_copy(update={"request": request}))
+            Leases(ledger).set_request(lease.token, request)
+    return _collect_one(memory, today, endpoints, lease.model_copy(update={"request": request}))
 
 
-def _give_up(vault: Path, config: Config, today: dt.date, endpoints: BatchEndpoints, lease: Lease,
-             batch_id: str) -> BatchReport:
+def _give_up(memory: Opened, today: dt.date, endpoints: BatchEndpoints, lease: Lease, batch_id: str) -> BatchReport:
     if batch_id:
         try:
             endpoints.cancel(batch_id)
         except RequestFailed:
             pass  # finished, or gone: either way nothing of it will be applied
-    _drop(open_store(vault, config).folder, lease, today, "older than its window and a day")
+    _drop(memory.ledger, lease, today, "older than its window and a day")
     LOG.warning("batch %s given up: older than its %d-hour window and a day; its %d note(s) wait",
                 batch_id or lease.token, int(WINDOW_SECONDS // 3600), len(lease.sources))
     return _report(lease, batch_id, "given up", "older than its window and a day: its notes wait")
 
 
-def _drop(folder: Path, lease: Lease, today: dt.date, why: str) -> None:
+def _drop(ledger: Ledger, lease: Lease, today: dt.date, why: str) -> None:
     """The batch's notes no one's again, and a run recorded that left them waiting: the next window reaches back
     to them, however many complete runs passed while the batch held them."""
-    with Ledger.for_memory_dir(folder) as ledger:
-        with ledger.transaction():
-            Leases(ledger).drop(lease.token, within=True)
-            days = max(1, (today - lease.window_start).days + 1)
-            run_id = ledger.start_run(today, "incremental", min(lease.window_start, today), days)
-            ledger.finish_run(run_id, "partial", len(lease.sources), Counts().model_dump(), Usage())
+    with ledger.transaction():
+        Leases(ledger).drop(lease.token, within=True)
+        days = max(1, (today - lease.window_start).days + 1)
+        run_id = ledger.start_run(today, "incremental", min(lease.window_start, today), days)
+        ledger.finish_run(run_id, "partial", len(lease.sources), Counts().model_dump(), Usage())
     LOG.info("batch %s dropped: %s", lease.token, why)
 
 

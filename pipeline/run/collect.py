@@ -10,7 +10,8 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from hylo_memory.decay import Dimension, MemoryFile
-from hylo_memory.extractors.base import AuthorProfile, Perspective, Source, SourceKind
+from hylo_memory.domain.sources import Perspective, Source, SourceKind
+from hylo_memory.extractors.base import AuthorProfile
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.run.profile import build_profile, judge_perspective
 from hylo_memory.pipeline.run.window import Window, choose_window

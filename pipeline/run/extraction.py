@@ -11,16 +11,8 @@ from collections import Counter
 from pydantic import BaseModel
 
 from hylo_memory.decay import Dimension, Evidence, MemoryFile
-from hylo_memory.extractors.base import (
-    AuthorProfile,
-    Candidate,
-    Extraction,
-    Extractor,
-    Perspective,
-    PoolUnit,
-    Progress,
-    Source,
-)
+from hylo_memory.domain.sources import Perspective, PoolUnit, Source
+from hylo_memory.extractors.base import AuthorProfile, Candidate, Extraction, Extractor, Progress
 from hylo_memory.extractors.synthesis import cluster_units, pool_unit
 
 

@@ -15,7 +15,8 @@ from hylo_memory.decay import Dimension, Evidence, FileUpdate, MemoryFile, plan_
 from hylo_memory.decay.soft_cap import over_cap
 from hylo_memory.decay.stated import contradicting
 from hylo_memory.decay.store import MemoryStore, atomic_write
-from hylo_memory.extractors.base import Extraction, Extractor, Source
+from hylo_memory.domain.sources import Source
+from hylo_memory.extractors.base import Extraction, Extractor
 from hylo_memory.extractors.costs import cost_of
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
@@ -41,21 +42,20 @@ from hylo_memory.pipeline.state.journal import RUNS_DIR, Journal, RunEnd, commit
 from hylo_memory.pipeline.state.leases import Lease, Leases
 from hylo_memory.pipeline.state.ledger import STATE_DIR, Ledger
 from hylo_memory.pipeline.state.me_file import read_me
+from hylo_memory.pipeline.state.opened import Opened
 from hylo_memory.pipeline.state.trust import known, tombstones
-from hylo_memory.pipeline.state.writing import open_store, running, writing
+from hylo_memory.pipeline.state.writing import running, writing
 
 LOG = logging.getLogger(__name__)
 
 
-def refresh(vault: Path, config: Config, extractor: Extractor,
-            options: RunOptions) -> tuple[RunSummary, list[FileUpdate]]:
+def refresh(memory: Opened, extractor: Extractor, options: RunOptions) -> tuple[RunSummary, list[FileUpdate]]:
     """Collect, extract, apply the rules, write, record; return the summary and the updates."""
-    store = open_store(vault, config)
+    vault, store, config = memory.vault, memory.store, memory.config
     if options.dry_run:
-        # A dry run writes nothing at all, not even a lock or the ledger.
-        with Ledger.for_memory_dir(store.folder, readonly=True) as ledger:
-            return _run(_Setting(vault, store, ledger, config, extractor, options))
-    with running(store, config.lock_timeout) as ledger:
+        # A dry run writes nothing at all, not even a lock or the ledger: it works on the ledger's copy.
+        return _run(_Setting(vault, store, memory.copy, config, extractor, options))
+    with running(memory) as ledger:
         return _run(_Setting(vault, store, ledger, config, extractor, options))
 
 

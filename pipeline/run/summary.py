@@ -13,7 +13,9 @@ from hylo_memory.decay import Dimension, FileChanges, FileUpdate
 from hylo_memory.decay.rules import Conflict, Expiry, StatedConflict, Supersession
 from hylo_memory.decay.sightings import Gated
 from hylo_memory.decay.soft_cap import OverCap
-from hylo_memory.extractors.base import Dropped, DroppedEntry, Source, SourceKind, Usage
+from hylo_memory.domain.sources import Source, SourceKind
+from hylo_memory.domain.usage import Usage
+from hylo_memory.extractors.base import Dropped, DroppedEntry
 from hylo_memory.extractors.costs import Cost, total
 from hylo_memory.pipeline.notes.whose import Reason
 from hylo_memory.pipeline.run.collect import Future

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel
 
-from hylo_memory.extractors.base import SourceFailure
+from hylo_memory.domain.sources import SourceFailure
 from hylo_memory.pipeline.state.ledger import Ledger, guarded
 
 MAX_REASON = 300

@@ -40,8 +40,9 @@ from pydantic import BaseModel, ValidationError
 
 from hylo_memory.decay import Dimension
 from hylo_memory.decay.store import ARCHIVE_DIR, MemoryStore, atomic_write, digest, fsync_dir
+from hylo_memory.domain.sources import PoolUnit
+from hylo_memory.domain.usage import Usage
 from hylo_memory.errors import FileChanged, HyloMemoryError, JournalError, storage_error
-from hylo_memory.extractors.base import PoolUnit, Usage
 from hylo_memory.pipeline.state.candidates import Waiting
 from hylo_memory.pipeline.state.candidates import write as write_candidates
 from hylo_memory.pipeline.state.changes import ChangeRecord

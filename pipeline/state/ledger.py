@@ -17,8 +17,9 @@ from typing import Any, Literal, ParamSpec, TypeVar
 from pydantic import BaseModel, TypeAdapter
 
 from hylo_memory.decay import Evidence, FileChanges
+from hylo_memory.domain.sources import PoolUnit
+from hylo_memory.domain.usage import Usage
 from hylo_memory.errors import LedgerError
-from hylo_memory.extractors.base import PoolUnit, Usage
 from hylo_memory.pipeline.state.migrations import MIGRATIONS
 from hylo_memory.pipeline.state.names import STATE_DIR as STATE_DIR  # re-exported: where the ledger and its kin live
 

@@ -18,12 +18,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hylo_memory.decay.names import Dimension
+from hylo_memory.domain.dimensions import Dimension
 from hylo_memory.errors import HyloMemoryError
 from hylo_memory.pipeline.state.names import INTRO_FILE, STATE_DIR
 
 if TYPE_CHECKING:
-    from hylo_memory.decay.model import MemoryFile
+    from hylo_memory.domain.items import MemoryFile
 
 MEMO_FILE = "read-memo.json"
 MAX_MEMO_BYTES = 64 * 1024 * 1024  # a memo larger than this was not written by us: not read
@@ -70,8 +70,8 @@ def keep(memory_dir: Path, read: Mapping[Dimension, bytes | None], files: Mappin
     """Keep what a reader parsed (`read`: each file's bytes, `files`: each parsed), unless the memo already does.
 
     A cache: a folder that cannot be written, or gone meanwhile, is no failure of the command that read it."""
-    from hylo_memory.decay.names import clean_text
     from hylo_memory.decay.recall import analyse
+    from hylo_memory.domain.dimensions import clean_text
 
     texts = {clean_text(i.text) for memory in files.values() if memory is not None for i in memory.items}
     memo = {

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from hylo_memory.extractors.base import Perspective, SourceKind
+from hylo_memory.domain.sources import Perspective, SourceKind
 from hylo_memory.pipeline.notes import hylo_daily
 from hylo_memory.pipeline.notes.dates import EARLIEST, LATEST
 from hylo_memory.pipeline.notes.fields import MAX_TITLE, MAX_WORD, Unreadable, text_field

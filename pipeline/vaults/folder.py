@@ -19,7 +19,7 @@ from stat import S_ISREG
 from typing import Any, NamedTuple
 
 from hylo_memory.decay.store import resolved
-from hylo_memory.extractors.base import Perspective, Source, SourceKind
+from hylo_memory.domain.sources import Perspective, Source, SourceKind
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.notes import hylo_daily
 from hylo_memory.pipeline.notes.dates import EARLIEST, LATEST, name_date, name_day

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from hylo_memory.decay import Dimension
-    from hylo_memory.extractors.base import Source
+    from hylo_memory.domain.sources import Source
     from hylo_memory.pipeline.notes.passages import ArchivedNote, Stamp
 
 

@@ -1,8 +1,8 @@
 """The words every part of the memory model shares, free of the models themselves: the dimensions, the two
 section headings, one line of clean text, and what ranking reads of an item and a file.
 
-Kept apart from `model` (pydantic) so that ranking, and the command line's quick answers of `recall` and
-`context` (pipeline/cli/quick.py), import no model library at all."""
+Kept apart from `items` and `evidence` (pydantic) so that ranking, and the command line's quick answers of `recall`
+and `context` (pipeline/cli/quick.py), import no model library at all."""
 
 from __future__ import annotations
 
@@ -106,7 +106,7 @@ def clean_text(text: str) -> str:
 
 
 class Fact(Protocol):
-    """What ranking reads of an item (`model.Item` is one)."""
+    """What ranking reads of an item (`items.Item` is one)."""
 
     @property
     def text(self) -> str: ...
@@ -122,7 +122,7 @@ class Fact(Protocol):
 
 
 class Facts(Protocol):
-    """What ranking reads of a memory file (`model.MemoryFile` is one): its window and its Active items."""
+    """What ranking reads of a memory file (`items.MemoryFile` is one): its window and its Active items."""
 
     @property
     def decay_window(self) -> int: ...
