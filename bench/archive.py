@@ -40,6 +40,7 @@ from hylo_memory.extractors import bundled
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.archive import index_notes
 from hylo_memory.pipeline.operations.archive_search import recall_notes
+from hylo_memory.pipeline.operations.opening import open_memory
 from hylo_memory.pipeline.state import archive_matrix
 from hylo_memory.pipeline.state.archive import ArchiveIndex, archive_path
 
@@ -160,12 +161,12 @@ def main() -> int:
         vault = Path(folder) / "vault"
         writer = generate(vault, args.notes, args.note_bytes)
         words_only = Config(vault=str(vault), bundled_embeddings=False)
-        done, seconds = _timed(lambda: index_notes(vault, words_only, None, 0))
+        done, seconds = _timed(lambda: index_notes(open_memory(vault, words_only), None, 0))
         print(f"words       {seconds:8.1f} s   {done.notes:,} notes, {done.passages:,} passages")
         total = seconds
         if meaning:
             with_model = Config(vault=str(vault))
-            done, seconds = _timed(lambda: index_notes(vault, with_model, None, args.embed_seconds))
+            done, seconds = _timed(lambda: index_notes(open_memory(vault, with_model), None, args.embed_seconds))
             embedded, left = done.embedded, done.unembedded
             rate = embedded / seconds if seconds else 0.0
             every = (embedded + left) / rate if rate else math.inf
@@ -184,8 +185,8 @@ def main() -> int:
         size = sum(p.stat().st_size for p in archive_path(vault / "_memory").parent.glob("archive*"))
         print(f"index files {size / 1e6:8.1f} MB (the index and its matrix of vectors, every passage with one)")
         churned = _churn(vault, writer, 0.01)
-        done, seconds = _timed(lambda: index_notes(vault, Config(vault=str(vault), bundled_embeddings=meaning),
-                                                   2_000, 30.0))
+        configured = Config(vault=str(vault), bundled_embeddings=meaning)
+        done, seconds = _timed(lambda: index_notes(open_memory(vault, configured), 2_000, 30.0))
         print(f"refresh     {seconds:8.1f} s   {churned:,} edited, {churned:,} added, "
               f"{done.dropped:,} removed: {done.read:,} read, {done.embedded:,} embedded")
     return 0

@@ -3,6 +3,7 @@
 import os
 import platform
 import sys
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import settings
@@ -36,6 +37,15 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
 
 
 BUNDLED_OFF = "HYLO_MEMORY_BUNDLED_EMBEDDINGS"
+
+
+@pytest.fixture(autouse=True)
+def memories_closed() -> Iterator[None]:
+    """The memories a test opened for the operations it calls (vault_helpers.opened) are closed after it."""
+    yield
+    helpers = sys.modules.get("vault_helpers")  # none opened when no test module loaded it
+    if helpers is not None:
+        helpers.close_opened()
 
 
 @pytest.fixture

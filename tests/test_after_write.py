@@ -13,12 +13,13 @@ from typing import Any
 
 import pytest
 from cli_helpers import hylo
+from vault_helpers import opened
 
 from hylo_memory.decay import Dimension, Evidence
 from hylo_memory.pipeline import operations
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations import after_write as step
-from hylo_memory.pipeline.operations.apply import apply_to_vault
+from hylo_memory.pipeline.operations.apply import apply_evidence
 from hylo_memory.pipeline.operations.candidates import promote, reject
 from hylo_memory.pipeline.operations.forget import forget, unforget
 from hylo_memory.pipeline.operations.history import undo
@@ -62,24 +63,24 @@ def steps(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path]]:
 
 
 def _propose(vault: Path, config: Config) -> object:
-    handed = notes_to_read(vault, config, "tester", TODAY)
+    handed = notes_to_read(opened(vault, config), "tester", TODAY)
     answer = {"evidence": [{"dimension": "preferences", "text": SARDINES, "source": s.id, "restates": None}
                            for s in handed.sources]}
-    return propose(vault, config, handed.lease or "", answer)
+    return propose(opened(vault, config), handed.lease or "", answer)
 
 
 # Each writer, after what it needs to find (a fact to forget, a change to undo, a candidate waiting).
 WRITERS: dict[str, tuple[Callable[[Path, Config], object] | None, Callable[[Path, Config], object]]] = {
-    "remember": (None, lambda v, c: remember_text(v, c, "I'm vegetarian", today=TODAY)),
-    "forget": (lambda v, c: remember_text(v, c, "I'm vegetarian", today=TODAY), lambda v, c: forget(v, c, "Is vegetarian")),
-    "unforget": (lambda v, c: (remember_text(v, c, "I'm vegetarian", today=TODAY), forget(v, c, "Is vegetarian")),
-                 lambda v, c: unforget(v, c, "Is vegetarian")),
-    "undo": (lambda v, c: remember_text(v, c, "I'm vegetarian", today=TODAY), lambda v, c: undo(v, c)),
-    "apply": (None, lambda v, c: apply_to_vault(v, c, sardines(v), TODAY)),
+    "remember": (None, lambda v, c: remember_text(opened(v, c), "I'm vegetarian", today=TODAY)),
+    "forget": (lambda v, c: remember_text(opened(v, c), "I'm vegetarian", today=TODAY), lambda v, c: forget(opened(v, c), "Is vegetarian")),
+    "unforget": (lambda v, c: (remember_text(opened(v, c), "I'm vegetarian", today=TODAY), forget(opened(v, c), "Is vegetarian")),
+                 lambda v, c: unforget(opened(v, c), "Is vegetarian")),
+    "undo": (lambda v, c: remember_text(opened(v, c), "I'm vegetarian", today=TODAY), lambda v, c: undo(opened(v, c))),
+    "apply": (None, lambda v, c: apply_evidence(opened(v, c), sardines(v), TODAY)),
     "apply --lease, propose_memories": (None, _propose),
-    "refresh": (None, lambda v, c: refresh_memory(v, c, RunOptions(TODAY))),
-    "promote": (lambda v, c: apply_to_vault(v, c, sardines(v), TODAY), lambda v, c: promote(v, c, SARDINES, None, TODAY)),
-    "reject": (lambda v, c: apply_to_vault(v, c, sardines(v), TODAY), lambda v, c: reject(v, c, SARDINES, None, TODAY)),
+    "refresh": (None, lambda v, c: refresh_memory(opened(v, c), RunOptions(TODAY))),
+    "promote": (lambda v, c: apply_evidence(opened(v, c), sardines(v), TODAY), lambda v, c: promote(opened(v, c), SARDINES, None, TODAY)),
+    "reject": (lambda v, c: apply_evidence(opened(v, c), sardines(v), TODAY), lambda v, c: reject(opened(v, c), SARDINES, None, TODAY)),
 }
 
 
@@ -96,8 +97,8 @@ def test_every_writer_takes_the_after_write_step_exactly_once(tmp_path: Path, st
 
 def test_a_dry_run_takes_no_step(tmp_path: Path, steps: list[Path]) -> None:
     vault, config = a_vault(tmp_path / "vault")
-    apply_to_vault(vault, config, sardines(vault), TODAY, dry_run=True)
-    refresh_memory(vault, config, RunOptions(TODAY, dry_run=True))
+    apply_evidence(opened(vault, config), sardines(vault), TODAY, dry_run=True)
+    refresh_memory(opened(vault, config), RunOptions(TODAY, dry_run=True))
     assert steps == []
 
 

@@ -18,13 +18,13 @@ from cli_helpers import hylo
 from mcp_helpers import McpServer, failed, ok, text
 from mcp_types import CallToolResult
 from proc_helpers import cli_env, copy_example_vault, memory_texts
+from vault_helpers import opened
 
 from hylo_memory.decay import Dimension, Evidence
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.apply import apply_evidence
 from hylo_memory.pipeline.state.ledger import Ledger
 from hylo_memory.pipeline.state.read_memo import digest, memo_path
-from hylo_memory.pipeline.state.writing import open_store
 
 pytestmark = pytest.mark.slow  # real processes (docs/development.md: the tiers)
 
@@ -77,7 +77,7 @@ def test_the_whole_loop_reads_every_source_and_keeps_what_apply_keeps(tmp_path: 
     assert readers == {"assistant (scripted-agent)"}
     applied = copy_example_vault(tmp_path / "applied")
     config = Config(vault=str(applied))
-    apply_evidence(open_store(applied, config), given, dt.date.fromisoformat(TODAY), config)
+    apply_evidence(opened(applied, config), given, dt.date.fromisoformat(TODAY))
     lines = {name: set((text or "").splitlines()) for name, text in memory_texts(vault / "_memory").items()}
     assert lines == {name: set((text or "").splitlines()) for name, text in memory_texts(applied / "_memory").items()}
 

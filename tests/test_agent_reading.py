@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from freezegun import freeze_time
 from proc_helpers import copy_example_vault, memory_texts
+from vault_helpers import opened
 
 from hylo_memory.decay import Dimension, Evidence
 from hylo_memory.errors import InputError
@@ -23,7 +24,6 @@ from hylo_memory.pipeline.operations.handed import Handed
 from hylo_memory.pipeline.operations.lease import notes_to_read, propose
 from hylo_memory.pipeline.operations.status import gather
 from hylo_memory.pipeline.state.ledger import Ledger
-from hylo_memory.pipeline.state.writing import open_store
 
 TODAY = dt.date(2026, 11, 30)
 
@@ -46,13 +46,13 @@ def facts(handed: Handed) -> list[dict[str, Any]]:
 def read_all(vault: Path, config: Config, client: str = "tester") -> tuple[list[Handed], list[Evidence]]:
     """The whole loop; the batches handed out and the evidence the assistant gave, as `apply` takes it."""
     batches, given = [], []
-    while (handed := notes_to_read(vault, config, client, TODAY)).status == "batch":
+    while (handed := notes_to_read(opened(vault, config), client, TODAY)).status == "batch":
         batches.append(handed)
         answer = facts(handed) if handed.kind == "extract" else []
         by_id = {s.id: s for s in handed.sources}
         given += [Evidence(dimension=Dimension(a["dimension"]), text=a["text"], source=by_id[a["source"]].path,
                            date=by_id[a["source"]].date) for a in answer]
-        propose(vault, config, handed.lease or "", {"evidence" if handed.kind == "extract" else "preferences": answer},
+        propose(opened(vault, config), handed.lease or "", {"evidence" if handed.kind == "extract" else "preferences": answer},
                 TODAY)
     assert handed.status == "done"
     return batches, given
@@ -69,7 +69,7 @@ def test_the_loop_keeps_the_memory_apply_keeps_from_the_same_evidence(vault: Pat
     config = config_for(vault, assistant_batch_chars=1000)
     _, given = read_all(vault, config)
     other = copy_example_vault(tmp_path / "applied")
-    apply_evidence(open_store(other, config), given, TODAY, config_for(other))
+    apply_evidence(opened(other, config_for(other)), given, TODAY)
     lines = {name: set((text or "").splitlines()) for name, text in memory_texts(vault / "_memory").items()}
     assert lines == {name: set((text or "").splitlines()) for name, text in memory_texts(other / "_memory").items()}
 
@@ -82,7 +82,7 @@ def test_no_source_is_in_two_batches_and_each_batch_has_its_own_ids(vault: Path)
 
 
 def test_a_batch_carries_the_models_instructions_request_and_schema(vault: Path) -> None:
-    handed = notes_to_read(vault, config_for(vault), "tester", TODAY)
+    handed = notes_to_read(opened(vault, config_for(vault)), "tester", TODAY)
     text = handed.to_text("propose_memories")
     assert handed.instructions and handed.instructions in text  # the words the model is sent
     assert "Author profile:" in text and "Existing items:" in text
@@ -93,8 +93,8 @@ def test_a_batch_carries_the_models_instructions_request_and_schema(vault: Path)
 
 def test_an_empty_answer_reads_the_sources_and_adds_nothing(vault: Path) -> None:
     config = config_for(vault)
-    handed = notes_to_read(vault, config, "tester", TODAY)
-    proposed = propose(vault, config, handed.lease or "", {"evidence": []}, TODAY)
+    handed = notes_to_read(opened(vault, config), "tester", TODAY)
+    proposed = propose(opened(vault, config), handed.lease or "", {"evidence": []}, TODAY)
     assert proposed.summary.counts.added == 0 and proposed.summary.status == "ok"
     with Ledger.for_memory_dir(vault / "_memory", readonly=True) as ledger:
         assert all(ledger.extracted_by(s.path) == "assistant (tester)" for s in handed.sources)
@@ -103,9 +103,9 @@ def test_an_empty_answer_reads_the_sources_and_adds_nothing(vault: Path) -> None
 def test_a_lease_never_answered_expires_and_its_sources_are_handed_out_again(vault: Path) -> None:
     config = config_for(vault)
     with freeze_time("2026-11-30 09:00:00"):
-        first = notes_to_read(vault, config, "tester", TODAY)
+        first = notes_to_read(opened(vault, config), "tester", TODAY)
     with freeze_time("2026-11-30 09:31:00"):
-        again = notes_to_read(vault, config, "tester", TODAY)
+        again = notes_to_read(opened(vault, config), "tester", TODAY)
     assert again.lease != first.lease
     assert [s.path for s in again.sources] == [s.path for s in first.sources]
 
@@ -113,30 +113,30 @@ def test_a_lease_never_answered_expires_and_its_sources_are_handed_out_again(vau
 def test_an_answer_after_its_lease_expired_is_refused_in_one_line_and_nothing_is_read(vault: Path) -> None:
     config = config_for(vault)
     with freeze_time("2026-11-30 09:00:00"):
-        handed = notes_to_read(vault, config, "tester", TODAY)
+        handed = notes_to_read(opened(vault, config), "tester", TODAY)
     with freeze_time("2026-11-30 09:30:01"), pytest.raises(InputError) as refused:
-        propose(vault, config, handed.lease or "", {"evidence": facts(handed)}, TODAY)
+        propose(opened(vault, config), handed.lease or "", {"evidence": facts(handed)}, TODAY)
     assert "expired at 2026-11-30 09:30 UTC" in str(refused.value) and "\n" not in str(refused.value)
     assert not (vault / "_memory" / "_state.md").exists()
 
 
 def test_a_lease_answered_twice_is_refused_the_second_time(vault: Path) -> None:
     config = config_for(vault)
-    handed = notes_to_read(vault, config, "tester", TODAY)
-    propose(vault, config, handed.lease or "", [], TODAY)
+    handed = notes_to_read(opened(vault, config), "tester", TODAY)
+    propose(opened(vault, config), handed.lease or "", [], TODAY)
     with pytest.raises(InputError, match="answered already"):
-        propose(vault, config, handed.lease or "", [], TODAY)
+        propose(opened(vault, config), handed.lease or "", [], TODAY)
 
 
 def test_an_unknown_lease_is_refused_in_one_line(vault: Path) -> None:
     with pytest.raises(InputError, match="lease L-nopenopenopenope is unknown"):
-        propose(vault, config_for(vault), "L-nopenopenopenope", [], TODAY)
+        propose(opened(vault, config_for(vault)), "L-nopenopenopenope", [], TODAY)
 
 
 def test_two_readers_at_once_never_get_the_same_source_and_the_last_is_told_to_wait(vault: Path) -> None:
     config = config_for(vault, assistant_batch_chars=1000)
     held: list[str] = []
-    while (handed := notes_to_read(vault, config, f"reader {len(held)}", TODAY)).status == "batch":
+    while (handed := notes_to_read(opened(vault, config), f"reader {len(held)}", TODAY)).status == "batch":
         assert not set(held) & {s.path for s in handed.sources}
         held += [s.path for s in handed.sources]
     assert handed.status == "wait" and handed.wait_seconds and 0 < handed.wait_seconds <= 30 * 60 + 1
@@ -145,9 +145,9 @@ def test_two_readers_at_once_never_get_the_same_source_and_the_last_is_told_to_w
 def dropped(vault: Path, answer: list[dict[str, Any]], **settings: Any) -> dict[str, list[str]]:
     """What was dropped of `answer`, given beside one entry that is kept (an answer all dropped is refused)."""
     config = config_for(vault, **settings)
-    handed = notes_to_read(vault, config, "tester", TODAY)
+    handed = notes_to_read(opened(vault, config), "tester", TODAY)
     kept = entry(handed.sources[-1].id, "Keeps a paper notebook")
-    summary = propose(vault, config, handed.lease or "", {"evidence": [*answer, kept]}, TODAY).summary
+    summary = propose(opened(vault, config), handed.lease or "", {"evidence": [*answer, kept]}, TODAY).summary
     return {d.reason: d.examples for d in summary.dropped}
 
 
@@ -163,9 +163,9 @@ def test_an_unknown_source_id_is_dropped_with_its_reason_and_the_rest_kept(vault
 
 def test_a_source_id_of_another_lease_is_dropped_as_unknown(vault: Path) -> None:
     config = config_for(vault, assistant_batch_chars=1000)
-    first = notes_to_read(vault, config, "one", TODAY)
-    second = notes_to_read(vault, config, "two", TODAY)
-    summary = propose(vault, config, second.lease or "", [entry(first.sources[0].id, "Loves green tea"),
+    first = notes_to_read(opened(vault, config), "one", TODAY)
+    second = notes_to_read(opened(vault, config), "two", TODAY)
+    summary = propose(opened(vault, config), second.lease or "", [entry(first.sources[0].id, "Loves green tea"),
                                                           entry(second.sources[0].id, "Keeps a paper notebook")],
                       TODAY).summary
     assert {d.reason for d in summary.dropped} == {"an unknown source id"}
@@ -183,11 +183,11 @@ def test_an_item_that_does_not_stand_alone_is_dropped_with_its_reason(vault: Pat
 
 def test_a_restates_that_joins_opposites_is_not_followed_and_the_fact_kept_as_its_own(vault: Path) -> None:
     config = config_for(vault, assistant_batch_chars=1000)
-    handed = notes_to_read(vault, config, "tester", TODAY)
-    propose(vault, config, handed.lease or "", [entry(handed.sources[0].id, "Lives in Lisbon", "identity")], TODAY)
-    handed = notes_to_read(vault, config, "tester", TODAY)  # identity items are shown with every batch
+    handed = notes_to_read(opened(vault, config), "tester", TODAY)
+    propose(opened(vault, config), handed.lease or "", [entry(handed.sources[0].id, "Lives in Lisbon", "identity")], TODAY)
+    handed = notes_to_read(opened(vault, config), "tester", TODAY)  # identity items are shown with every batch
     number = next(line.split(".")[0] for line in (handed.request or "").splitlines() if "Lives in Lisbon" in line)
-    summary = propose(vault, config, handed.lease or "", [entry(handed.sources[0].id, "No longer lives in Lisbon",
+    summary = propose(opened(vault, config), handed.lease or "", [entry(handed.sources[0].id, "No longer lives in Lisbon",
                                                                 "identity", restates=int(number))], TODAY).summary
     assert {d.reason for d in summary.unlinked} == {OPPOSITE_RESTATES} and summary.dropped_evidence == 0
     assert "No longer lives in Lisbon" in (vault / "_memory" / "_identity.md").read_text(encoding="utf-8")
@@ -201,30 +201,30 @@ def test_evidence_past_the_cap_a_source_is_dropped_with_its_reason(vault: Path) 
 
 def test_an_answer_that_is_not_the_json_asked_for_is_refused_and_the_lease_still_holds(vault: Path) -> None:
     config = config_for(vault)
-    handed = notes_to_read(vault, config, "tester", TODAY)
+    handed = notes_to_read(opened(vault, config), "tester", TODAY)
     with pytest.raises(InputError, match="not the JSON asked for"):
-        propose(vault, config, handed.lease or "", "I found nothing, sorry", TODAY)
-    propose(vault, config, handed.lease or "", json.dumps({"evidence": []}), TODAY)  # as text, too
+        propose(opened(vault, config), handed.lease or "", "I found nothing, sorry", TODAY)
+    propose(opened(vault, config), handed.lease or "", json.dumps({"evidence": []}), TODAY)  # as text, too
 
 
 def test_a_note_edited_after_it_was_handed_out_waits_for_the_next_batch(vault: Path) -> None:
     config = config_for(vault)
-    handed = notes_to_read(vault, config, "tester", TODAY)
+    handed = notes_to_read(opened(vault, config), "tester", TODAY)
     edited = vault / handed.sources[0].path
     edited.write_text(edited.read_text(encoding="utf-8") + "\nAnd one more thing.\n", encoding="utf-8")
-    propose(vault, config, handed.lease or "", facts(handed), TODAY)
-    again = notes_to_read(vault, config, "tester", TODAY)
+    propose(opened(vault, config), handed.lease or "", facts(handed), TODAY)
+    again = notes_to_read(opened(vault, config), "tester", TODAY)
     assert handed.sources[0].path in {s.path for s in again.sources}
 
 
 def test_the_units_read_not_written_come_last_as_a_batch_of_themes(vault: Path) -> None:
     config = config_for(vault)
     kinds = []
-    while (handed := notes_to_read(vault, config, "tester", TODAY)).status == "batch":
+    while (handed := notes_to_read(opened(vault, config), "tester", TODAY)).status == "batch":
         kinds.append(handed.kind)
         key = "evidence" if handed.kind == "extract" else "preferences"
         answer = [{"cluster": t.number, "text": "Curious about the history of Lisbon"} for t in handed.themes]
-        propose(vault, config, handed.lease or "", {key: answer if handed.kind == "synthesis" else []}, TODAY)
+        propose(opened(vault, config), handed.lease or "", {key: answer if handed.kind == "synthesis" else []}, TODAY)
     assert kinds[-1] == "synthesis" and set(kinds[:-1]) == {"extract"}
     assert "Curious about the history of Lisbon" in (vault / "_memory" / "_preferences.md").read_text(encoding="utf-8")
 
@@ -234,9 +234,9 @@ def test_why_and_history_name_the_assistant_that_read_the_note(vault: Path) -> N
     from hylo_memory.pipeline.operations.why import explain
 
     config = config_for(vault)
-    handed = notes_to_read(vault, config, "claude-code", TODAY)
-    propose(vault, config, handed.lease or "", [entry(handed.sources[0].id, "Loves black coffee")], TODAY)
-    assert "read by assistant (claude-code)" in history(vault, config, 5).to_text()
+    handed = notes_to_read(opened(vault, config), "claude-code", TODAY)
+    propose(opened(vault, config), handed.lease or "", [entry(handed.sources[0].id, "Loves black coffee")], TODAY)
+    assert "read by assistant (claude-code)" in history(opened(vault, config), 5).to_text()
     assert "assistant (claude-code)" in explain(vault, config, "Loves black coffee", None).to_text()
 
 
@@ -246,7 +246,7 @@ def test_a_lease_is_asked_again_under_the_run_lock_and_an_answer_in_time_no_long
     from hylo_memory.pipeline.state.leases import Leases
 
     config = config_for(vault)
-    handed = notes_to_read(vault, config, "tester", TODAY)
+    handed = notes_to_read(opened(vault, config), "tester", TODAY)
     with Ledger.for_memory_dir(vault / "_memory") as ledger:
         lease = Leases(ledger).usable(handed.lease or "", 0.0)
         ledger.db.execute("UPDATE leases SET expires_at = 1 WHERE token = ?", (lease.token,))  # it ran out meanwhile
@@ -254,7 +254,7 @@ def test_a_lease_is_asked_again_under_the_run_lock_and_an_answer_in_time_no_long
     from hylo_memory.extractors.base import Extraction
 
     with pytest.raises(InputError, match="expired"):
-        refresh(vault, config, Answered("assistant (tester)", Extraction()), RunOptions(TODAY, only=lease))
+        refresh(opened(vault, config), Answered("assistant (tester)", Extraction()), RunOptions(TODAY, only=lease))
 
 
 def test_a_nightly_refresh_leaves_the_notes_an_assistant_holds_and_its_answer_is_kept(vault: Path) -> None:
@@ -263,10 +263,10 @@ def test_a_nightly_refresh_leaves_the_notes_an_assistant_holds_and_its_answer_is
     from hylo_memory.pipeline.run.refresh import refresh
 
     config = config_for(vault)
-    handed = notes_to_read(vault, config, "tester", TODAY)
-    summary, _ = refresh(vault, config, OfflineExtractor(), RunOptions(TODAY))
+    handed = notes_to_read(opened(vault, config), "tester", TODAY)
+    summary, _ = refresh(opened(vault, config), OfflineExtractor(), RunOptions(TODAY))
     assert summary.waiting >= len({s.path for s in handed.sources})
-    kept = propose(vault, config, handed.lease or "", [entry(handed.sources[0].id, "Loves black coffee")], TODAY)
+    kept = propose(opened(vault, config), handed.lease or "", [entry(handed.sources[0].id, "Loves black coffee")], TODAY)
     assert kept.summary.counts.added == 1
     with Ledger.for_memory_dir(vault / "_memory", readonly=True) as ledger:
         assert ledger.extracted_by(handed.sources[0].path) == "assistant (tester)"
@@ -274,13 +274,13 @@ def test_a_nightly_refresh_leaves_the_notes_an_assistant_holds_and_its_answer_is
 
 def test_an_answer_is_not_replaced_by_evidence_another_run_kept_for_the_same_note(vault: Path) -> None:
     config = config_for(vault)
-    handed = notes_to_read(vault, config, "tester", TODAY)
+    handed = notes_to_read(opened(vault, config), "tester", TODAY)
     first = handed.sources[0]
     with Ledger.for_memory_dir(vault / "_memory") as ledger:  # an LLM run killed after its first batch
         ledger.keep_evidence({first.path: next(iter(_hashes(vault, config, first.path)))},
                              [Evidence(dimension=Dimension.preferences, text="Enjoys bungee jumping",
                                        source=first.path, date=first.date)])
-    summary = propose(vault, config, handed.lease or "", [entry(first.id, "Enjoys kayaking")], TODAY).summary
+    summary = propose(opened(vault, config), handed.lease or "", [entry(first.id, "Enjoys kayaking")], TODAY).summary
     text = (vault / "_memory" / "_preferences.md").read_text(encoding="utf-8")
     assert "Enjoys kayaking" in text and "bungee" not in text and summary.resumed == 0
 
@@ -303,10 +303,10 @@ def test_reextract_never_reads_again_what_an_assistant_read(vault: Path) -> None
     from hylo_memory.pipeline.run.refresh import refresh
 
     config = config_for(vault)
-    handed = notes_to_read(vault, config, "tester", TODAY)
-    propose(vault, config, handed.lease or "", [], TODAY)
+    handed = notes_to_read(opened(vault, config), "tester", TODAY)
+    propose(opened(vault, config), handed.lease or "", [], TODAY)
     options = RunOptions(TODAY, reextract=True, since=dt.date(2026, 9, 1))
-    summary, _ = refresh(vault, config, OfflineExtractor(), options)
+    summary, _ = refresh(opened(vault, config), OfflineExtractor(), options)
     with Ledger.for_memory_dir(vault / "_memory", readonly=True) as ledger:
         assert all(ledger.extracted_by(s.path) == "assistant (tester)" for s in handed.sources)
     assert summary.reextracted == 0
@@ -314,12 +314,12 @@ def test_reextract_never_reads_again_what_an_assistant_read(vault: Path) -> None
 
 def test_a_token_of_another_shape_is_refused_in_one_line(vault: Path) -> None:
     with pytest.raises(InputError, match="is not a lease token") as refused:
-        propose(vault, config_for(vault), "L-x\nsecond line", [], TODAY)
+        propose(opened(vault, config_for(vault)), "L-x\nsecond line", [], TODAY)
     assert "\n" not in str(refused.value)
 
 
 def test_its_list_alone_as_text_is_an_answer_too(vault: Path) -> None:
     config = config_for(vault)
-    handed = notes_to_read(vault, config, "tester", TODAY)
+    handed = notes_to_read(opened(vault, config), "tester", TODAY)
     answer = json.dumps([entry(handed.sources[0].id, "Loves black coffee")])
-    assert propose(vault, config, handed.lease or "", answer, TODAY).summary.counts.added == 1
+    assert propose(opened(vault, config), handed.lease or "", answer, TODAY).summary.counts.added == 1

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from cli_helpers import hylo, one_line
 from proc_helpers import memory_texts
+from vault_helpers import opened
 
 from hylo_memory.decay import Dimension, Evidence
 from hylo_memory.errors import InputError
@@ -21,7 +22,6 @@ from hylo_memory.pipeline.operations.handed import Handed
 from hylo_memory.pipeline.operations.lease import notes_to_read, propose
 from hylo_memory.pipeline.state.leases import reader_name
 from hylo_memory.pipeline.state.ledger import Ledger
-from hylo_memory.pipeline.state.writing import open_store
 
 TODAY = dt.date(2026, 11, 30)
 WORDS = ("tea", "river", "garden", "bicycle", "violin", "lisbon", "pottery", "chess", "sourdough", "kayak")
@@ -62,28 +62,28 @@ def topic(path: str) -> str:
 
 def loop(vault: Path, config: Config, max_chars: int | None = None) -> list[Handed]:
     batches = []
-    while (handed := notes_to_read(vault, config, "tester", TODAY, max_chars)).status == "batch":
+    while (handed := notes_to_read(opened(vault, config), "tester", TODAY, max_chars)).status == "batch":
         batches.append(handed)
-        propose(vault, config, handed.lease or "", scripted(handed))
+        propose(opened(vault, config), handed.lease or "", scripted(handed))
     return batches
 
 
 def test_a_batch_holds_notes_up_to_max_chars(tmp_path: Path) -> None:
     vault = diary(tmp_path / "v", 30, chars=900)
-    handed = notes_to_read(vault, Config(vault=str(vault)), "tester", TODAY, max_chars=5_000)
+    handed = notes_to_read(opened(vault, Config(vault=str(vault))), "tester", TODAY, max_chars=5_000)
     assert len(handed.sources) == 5 and sum(s.chars for s in handed.sources) <= 5_000
 
 
 def test_the_default_batch_is_assistant_batch_chars(tmp_path: Path) -> None:
     vault = diary(tmp_path / "v", 60, chars=900)
-    handed = notes_to_read(vault, Config(vault=str(vault)), "tester", TODAY)
+    handed = notes_to_read(opened(vault, Config(vault=str(vault))), "tester", TODAY)
     assert len(handed.sources) == 40_000 // 901 and handed.remaining == 60 - len(handed.sources)
 
 
 def test_a_note_longer_than_a_batch_comes_alone_and_whole(tmp_path: Path) -> None:
     vault = diary(tmp_path / "v", 3, chars=900)
     note(vault, f"{TODAY}-long.md", "A long day at the pottery studio. " * 100)
-    handed = notes_to_read(vault, Config(vault=str(vault)), "tester", TODAY, max_chars=1_000)
+    handed = notes_to_read(opened(vault, Config(vault=str(vault))), "tester", TODAY, max_chars=1_000)
     assert [s.path for s in handed.sources] == [f"_shorts/{TODAY}-long.md"]
     assert handed.request is not None and handed.request.count("A long day at the pottery studio.") == 100
 
@@ -99,18 +99,18 @@ def test_reading_newest_first_keeps_the_memory_reading_oldest_first_keeps(tmp_pa
     vault = diary(tmp_path / "v", 40, chars=900)
     config = Config(vault=str(vault), assistant_batch_chars=3_000)
     batches, given = [], []
-    while (handed := notes_to_read(vault, config, "tester", TODAY)).status == "batch":
+    while (handed := notes_to_read(opened(vault, config), "tester", TODAY)).status == "batch":
         answer = scripted(handed)
         by_id = {s.id: s for s in handed.sources}
         if handed.kind != "extract":
-            propose(vault, config, handed.lease or "", answer)
+            propose(opened(vault, config), handed.lease or "", answer)
             continue
         given.append([Evidence(dimension=Dimension.preferences, text=e["text"], source=by_id[e["source"]].path,
                                date=by_id[e["source"]].date) for e in answer.get("evidence", [])])
-        batches.append(propose(vault, config, handed.lease or "", answer))
+        batches.append(propose(opened(vault, config), handed.lease or "", answer))
     oldest_first = diary(tmp_path / "o", 40, chars=900)
     for evidence in reversed(given):  # the same batches, each its own run, read the other way round
-        apply_evidence(open_store(oldest_first, config), evidence, TODAY, Config(vault=str(oldest_first)))
+        apply_evidence(opened(oldest_first, Config(vault=str(oldest_first))), evidence, TODAY)
     assert len(given) > 5
     assert items(vault) == items(oldest_first)
 
@@ -145,10 +145,10 @@ def test_a_whole_loop_hands_the_reader_at_most_1_3_times_the_notes(tmp_path: Pat
     config = Config(vault=str(vault))
     notes = sum(len(p.read_text(encoding="utf-8")) for p in (vault / "_shorts").iterdir())
     handed_chars, first = 0, True
-    while (handed := notes_to_read(vault, config, "tester", TODAY)).status == "batch":
+    while (handed := notes_to_read(opened(vault, config), "tester", TODAY)).status == "batch":
         handed_chars += len(handed.to_text("propose_memories", instructions=first))
         first = False
-        propose(vault, config, handed.lease or "", scripted(handed))
+        propose(opened(vault, config), handed.lease or "", scripted(handed))
     assert handed_chars <= 1.3 * notes, handed_chars / notes
 
 
@@ -176,7 +176,7 @@ def test_apply_lease_with_another_today_is_refused_in_one_line(tmp_path: Path) -
 
 def test_a_batch_says_per_dimension_before_which_day_evidence_is_not_kept(tmp_path: Path) -> None:
     vault = diary(tmp_path / "v", 3)
-    handed = notes_to_read(vault, Config(vault=str(vault)), "tester", TODAY)
+    handed = notes_to_read(opened(vault, Config(vault=str(vault))), "tester", TODAY)
     assert handed.keeps_from[Dimension.state] == TODAY - dt.timedelta(days=14)
     assert handed.keeps_from[Dimension.identity] == TODAY - dt.timedelta(days=730)
     assert "state 2026-11-16" in handed.to_text("propose_memories") and "state 2026-11-16" in handed.to_text(
@@ -199,11 +199,11 @@ def test_a_note_that_is_not_handed_out_is_passed_over_with_its_reason_and_the_lo
     config = Config(vault=str(vault), max_note_bytes=2_000)
     passed: dict[str, str] = {}
     for _ in range(10):  # the loop ends well before
-        handed = notes_to_read(vault, config, "tester", TODAY)
+        handed = notes_to_read(opened(vault, config), "tester", TODAY)
         passed |= {p.path: p.reason for p in handed.passed_over}
         if handed.status != "batch":
             break
-        propose(vault, config, handed.lease or "", scripted(handed))
+        propose(opened(vault, config), handed.lease or "", scripted(handed))
     assert handed.status == "done"
     assert reason in passed[f"_shorts/{TODAY}-{name}.md"]
 
@@ -212,22 +212,22 @@ def test_an_ai_chat_hands_out_the_persons_own_turns_only(tmp_path: Path) -> None
     vault = tmp_path / "v"
     note(vault, f"{TODAY}-chat.md", "---\ntitle: ChatGPT conversation\n---\n## User\nHow long do I proof sourdough?\n"
                                     "## ChatGPT\nAbout four hours at room temperature, longer in a cold kitchen.\n")
-    handed = notes_to_read(vault, Config(vault=str(vault)), "tester", TODAY)
+    handed = notes_to_read(opened(vault, Config(vault=str(vault))), "tester", TODAY)
     assert "proof sourdough" in (handed.request or "") and "four hours" not in (handed.request or "")
 
 
 def test_an_answer_whose_entries_are_all_dropped_leaves_the_lease_open_and_its_notes_unread(tmp_path: Path) -> None:
     vault = diary(tmp_path / "v", 3)
     config = Config(vault=str(vault))
-    handed = notes_to_read(vault, config, "tester", TODAY)
+    handed = notes_to_read(opened(vault, config), "tester", TODAY)
     stale = {"evidence": [{"dimension": "state", "text": "Tired", "source": "S999", "restates": None},
                           {"dimension": "hobbies", "text": "Likes kayaks", "source": "S1", "restates": None}]}
     with pytest.raises(InputError, match="no entry of the answer could be kept") as refused:
-        propose(vault, config, handed.lease or "", stale)
+        propose(opened(vault, config), handed.lease or "", stale)
     assert "\n" not in str(refused.value)
     with Ledger.for_memory_dir(vault / "_memory", readonly=True) as ledger:
         assert all(ledger.extracted_by(s.path) is None for s in handed.sources)
-    propose(vault, config, handed.lease or "", {"evidence": []})  # the lease still holds; empty: nothing found
+    propose(opened(vault, config), handed.lease or "", {"evidence": []})  # the lease still holds; empty: nothing found
 
 
 def test_a_readers_name_is_cleaned_of_control_characters() -> None:
@@ -252,26 +252,26 @@ def test_after_a_run_that_read_nothing_the_old_notes_are_named_and_reached_with_
         note(vault, f"2025-08-{10 + n}-old.md", f"Went kayaking on the river, trip {n}.\n")
     config = Config(vault=str(vault))
     assert hylo("refresh", "--vault", vault, "--today", str(TODAY), "--extractor", "offline").exit_code == 0
-    handed = notes_to_read(vault, config, "tester", TODAY)
+    handed = notes_to_read(opened(vault, config), "tester", TODAY)
     assert handed.old_vault and "pending" in handed.old_vault
     assert "--today 2025-08-14 --since 2025-05-17" in handed.old_vault
-    old = notes_to_read(vault, config, "tester", dt.date(2025, 8, 14), since=dt.date(2025, 5, 17))
+    old = notes_to_read(opened(vault, config), "tester", dt.date(2025, 8, 14), since=dt.date(2025, 5, 17))
     assert len(old.sources) == 5 and old.today == dt.date(2025, 8, 14)
 
 
 def test_a_day_with_nothing_to_read_still_decays_the_memory_as_a_night_would(tmp_path: Path) -> None:
     vault = diary(tmp_path / "v", 3)
     config = Config(vault=str(vault))
-    handed = notes_to_read(vault, config, "tester", TODAY)
-    propose(vault, config, handed.lease or "", {"evidence": [
+    handed = notes_to_read(opened(vault, config), "tester", TODAY)
+    propose(opened(vault, config), handed.lease or "", {"evidence": [
         {"dimension": "state", "text": "Tired after the kayak trip", "source": handed.sources[0].id, "restates": None}]})
-    while (handed := notes_to_read(vault, config, "tester", TODAY)).status == "batch":
-        propose(vault, config, handed.lease or "", scripted(handed))
-    later = notes_to_read(vault, config, "tester", TODAY + dt.timedelta(days=10))
+    while (handed := notes_to_read(opened(vault, config), "tester", TODAY)).status == "batch":
+        propose(opened(vault, config), handed.lease or "", scripted(handed))
+    later = notes_to_read(opened(vault, config), "tester", TODAY + dt.timedelta(days=10))
     assert later.status == "done" and later.decay and "faded 1" in later.decay
     state = (vault / "_memory" / "_state.md").read_text(encoding="utf-8")
     assert state.index("## Fading") < state.index("Tired after the kayak trip")
-    again = notes_to_read(vault, config, "tester", TODAY + dt.timedelta(days=10))
+    again = notes_to_read(opened(vault, config), "tester", TODAY + dt.timedelta(days=10))
     assert again.status == "done" and again.decay is None  # once a day
 
 
@@ -284,9 +284,9 @@ def test_an_undated_page_read_today_does_not_hide_the_old_dated_notes(tmp_path: 
     os.utime(index, (noon, noon))
     config = Config(vault=str(vault))
     read = []
-    while (handed := notes_to_read(vault, config, "tester", TODAY)).status == "batch":
+    while (handed := notes_to_read(opened(vault, config), "tester", TODAY)).status == "batch":
         read += [s.path for s in handed.sources]
-        propose(vault, config, handed.lease or "", {"evidence": []})
+        propose(opened(vault, config), handed.lease or "", {"evidence": []})
     assert read == ["_shorts/Daily notes index.md"]
     assert handed.old_vault and "--today 2025-08-14 --since" in handed.old_vault
 

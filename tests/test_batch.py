@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from batch_helpers import DAY, direct, env_of, handler, memory, refresh, run, vault_with
 from proc_helpers import cli_env
+from vault_helpers import opened
 
 from hylo_memory.decay import Dimension
 from hylo_memory.extractors.batch_api import answers
@@ -332,5 +333,5 @@ def test_the_refresh_operation_the_mcp_tool_calls_asks_directly_whatever_the_set
         monkeypatch.setenv(key, value)
     config = load_config()
     assert config.batch
-    summary, _ = refresh_memory(vault, config, RunOptions(DAY))  # as pipeline/mcp/tools.py calls it: no `batch`
+    summary, _ = refresh_memory(opened(vault, config), RunOptions(DAY))  # as pipeline/mcp/tools.py calls it: no `batch`
     assert summary.status == "ok" and not llm.batch_ids and len(llm.chat_requests) == 1

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 from proc_helpers import HYLO, MEMORY_FILES, cli_env, copy_example_vault, generate_notes, memory_texts, run
+from vault_helpers import opened
 
 from hylo_memory.decay import Dimension, parse
-from hylo_memory.decay.store import MemoryStore
+from hylo_memory.decay.files.store import MemoryStore
 from hylo_memory.extractors.base import Decision
 from hylo_memory.extractors.offline import OfflineExtractor
 from hylo_memory.pipeline.config import load_config
@@ -170,12 +171,12 @@ def fresh_vault(root: Path) -> Path:
 
 
 def do_refresh(vault: Path, config) -> None:
-    refresh_module.refresh(vault, config, OfflineExtractor(), RunOptions(TODAY))
+    refresh_module.refresh(opened(vault, config), OfflineExtractor(), RunOptions(TODAY))
 
 
 def do_remember(vault: Path, config) -> None:
     decision = Decision(dimension=Dimension.preferences, text="Always answer in English", pinned=True)
-    remember(open_store(vault, config), decision, TODAY, config.similarity_threshold)
+    remember(opened(vault, config), decision, TODAY)
 
 
 def die_before_the_journal(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -280,15 +281,14 @@ def test_apply_dies_after_one_of_three_files_then_the_next_command_finishes_it(t
     (tmp_path / "evidence.jsonl").write_text(EVIDENCE, encoding="utf-8")
     evidence = read_evidence(tmp_path / "evidence.jsonl")
     expected_vault = fresh_vault(tmp_path / "expected")
-    apply_evidence(open_store(expected_vault, config), evidence, TODAY, config)
+    apply_evidence(opened(expected_vault, config), evidence, TODAY)
     do_remember(expected_vault, config)
 
     vault = fresh_vault(tmp_path / "vault")
-    store = open_store(vault, config)
     with monkeypatch.context() as patch:
         die_after_the_first_file(patch)
         with pytest.raises(Died):
-            apply_evidence(store, evidence, TODAY, config)
+            apply_evidence(opened(vault, config), evidence, TODAY)
     written = memory_texts(vault / "_memory")
     assert written["_identity.md"] is not None and written["_people.md"] is None  # one file of three
     do_remember(vault, config)
@@ -347,10 +347,10 @@ def test_an_apply_interrupted_while_a_refresh_extracts_is_finished_not_overwritt
             with monkeypatch.context() as patch:
                 die_after_the_first_file(patch)
                 with pytest.raises(Died):
-                    apply_evidence(open_store(vault, config), evidence, TODAY, config)
+                    apply_evidence(opened(vault, config), evidence, TODAY)
             return super().extract(*args, **kwargs)
 
-    refresh_module.refresh(vault, config, ApplyDiesMidway(), RunOptions(TODAY))
+    refresh_module.refresh(opened(vault, config), ApplyDiesMidway(), RunOptions(TODAY))
     store = open_store(vault, config)
     assert not journal_path(store).exists()
     for dimension, text in facts:

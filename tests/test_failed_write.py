@@ -23,10 +23,10 @@ from pathlib import Path
 import pytest
 from cli_helpers import hylo, one_line
 from proc_helpers import HYLO, cli_env
-from vault_helpers import memory_file, short
+from vault_helpers import memory_file, opened, short
 
 from hylo_memory.decay import Dimension, Evidence
-from hylo_memory.decay.store import ARCHIVE_DIR
+from hylo_memory.decay.files.store import ARCHIVE_DIR
 from hylo_memory.errors import LedgerError, StorageError
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.apply import apply_evidence
@@ -35,7 +35,6 @@ from hylo_memory.pipeline.state import journal as journal_module
 from hylo_memory.pipeline.state.journal import Journal
 from hylo_memory.pipeline.state.ledger import Ledger
 from hylo_memory.pipeline.state.trust import changes
-from hylo_memory.pipeline.state.writing import open_store
 
 pytestmark = pytest.mark.slow  # real processes (docs/development.md: the tiers)
 
@@ -61,7 +60,7 @@ def recorded(vault: Path) -> int:
 
 
 def refuse_writes_into(folder: Path, monkeypatch: pytest.MonkeyPatch, only: int | None = None) -> None:
-    """Moving a file of `folder` aside (how each write onto a memory file begins, decay/aside.py) fails with
+    """Moving a file of `folder` aside (how each write onto a memory file begins, decay/files/aside.py) fails with
     EPERM, as a read-only folder refuses it (every time, or only the `only`-th time)."""
     real, calls = os.rename, [0]
 
@@ -80,7 +79,7 @@ def test_a_remember_the_folder_refuses_names_the_folder_and_records_nothing(tmp_
     before = memory(vault)
     refuse_writes_into(vault / "_memory", monkeypatch)
     with pytest.raises(StorageError) as refused:
-        remember_text(vault, Config(), "Is vegetarian", Dimension.preferences)
+        remember_text(opened(vault, Config()), "Is vegetarian", Dimension.preferences)
     assert str(refused.value) == f"{vault / '_memory'} is not writable: check its permissions"
     assert memory(vault) == before
     assert not (vault / "_memory" / ".state" / "journal.json").exists()
@@ -92,8 +91,8 @@ def test_a_remember_that_failed_is_not_carried_out_by_a_later_command(tmp_path, 
     with monkeypatch.context() as patch:
         refuse_writes_into(vault / "_memory", patch)
         with pytest.raises(StorageError):
-            remember_text(vault, Config(), "Is vegetarian", Dimension.preferences)
-    line = remember_text(vault, Config(), "Is vegetarian", Dimension.preferences)  # the person's retry
+            remember_text(opened(vault, Config()), "Is vegetarian", Dimension.preferences)
+    line = remember_text(opened(vault, Config()), "Is vegetarian", Dimension.preferences)  # the person's retry
     assert "seen 1" in line and recorded(vault) == 1
 
 
@@ -105,7 +104,7 @@ def test_an_apply_whose_second_file_fails_puts_the_first_back(tmp_path, monkeypa
                 ((Dimension.identity, "Works as a nurse"), (Dimension.preferences, "Loves modal jazz"))]
     refuse_writes_into(vault / "_memory", monkeypatch, only=2)  # identity written, then preferences refused
     with pytest.raises(StorageError):
-        apply_evidence(open_store(vault, Config()), evidence, DAY, Config())
+        apply_evidence(opened(vault, Config()), evidence, DAY)
     assert memory(vault) == before
     assert not (vault / "_memory" / ".state" / "journal.json").exists() and recorded(vault) == 0
 
@@ -117,7 +116,7 @@ def test_an_apply_whose_second_file_fails_leaves_no_archived_version(tmp_path, m
                 ((Dimension.identity, "Works as a nurse"), (Dimension.preferences, "Loves modal jazz"))]
     refuse_writes_into(vault / "_memory", monkeypatch, only=2)
     with pytest.raises(StorageError):
-        apply_evidence(open_store(vault, Config()), evidence, DAY, Config())
+        apply_evidence(opened(vault, Config()), evidence, DAY)
     assert not (vault / "_memory" / ARCHIVE_DIR).exists()  # the files hold what they held: no version was replaced
 
 
@@ -152,7 +151,7 @@ def test_a_ledger_that_refuses_the_change_has_its_files_put_back(tmp_path, monke
         raise LedgerError("ledger.db: the ledger failed: database is locked")
     monkeypatch.setattr(journal_module, "record_change", refused)
     with pytest.raises(LedgerError):
-        remember_text(vault, Config(), "Is vegetarian", Dimension.preferences)
+        remember_text(opened(vault, Config()), "Is vegetarian", Dimension.preferences)
     assert memory(vault) == before
     assert not (vault / "_memory" / ".state" / "journal.json").exists()
 

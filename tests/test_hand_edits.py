@@ -20,13 +20,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from vault_helpers import memory_file, short
+from vault_helpers import memory_file, opened, short
 
 from hylo_memory.decay import Dimension
-from hylo_memory.decay.store import ARCHIVE_DIR, MemoryStore, digest
+from hylo_memory.decay.files.store import ARCHIVE_DIR, MemoryStore, digest
 from hylo_memory.errors import FileChanged
 from hylo_memory.extractors.offline import OfflineExtractor
 from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.operations.opening import open_memory
 from hylo_memory.pipeline.operations.remember import remember_text
 from hylo_memory.pipeline.run.options import RunOptions
 from hylo_memory.pipeline.run.refresh import refresh
@@ -49,7 +50,7 @@ while time.monotonic() < end:
     bullet = " ".join("".join(rng.choice(syllables) for _ in range(4)).capitalize() for _ in range(3))
     try:
         head, active, rest = path.read_text(encoding="utf-8").partition("## Active\\n")
-    except FileNotFoundError:  # a write has it moved aside for an instant (decay/aside.py)
+    except FileNotFoundError:  # a write has it moved aside for an instant (decay/files/aside.py)
         continue
     if active:
         with open(path, "w", encoding="utf-8") as handle:
@@ -66,8 +67,9 @@ def names(rng: random.Random) -> str:
 def keep_remembering(vault: Path, config: Config, editing: subprocess.Popen[str], tally: dict[str, int]) -> None:
     rng = random.Random(1)
     while editing.poll() is None:
-        try:
-            remember_text(vault, config, f"{names(rng)} {names(rng)} — colleague", Dimension.people, today=TODAY)
+        try:  # opened on this thread, as a door opens it: a memory's ledger serves the thread that opened it
+            with open_memory(vault, config) as memory:
+                remember_text(memory, f"{names(rng)} {names(rng)} — colleague", Dimension.people, today=TODAY)
             tally["remembered"] += 1
         except FileChanged:
             tally["refused"] += 1  # refused in one line (the file kept changing): allowed, never a loss
@@ -78,7 +80,8 @@ def keep_refreshing(vault: Path, config: Config, editing: subprocess.Popen[str],
     while editing.poll() is None:
         short(vault, TODAY, f"Had lunch with my friend {names(rng)} today.", slug=f"lunch-{tally['refreshed']}")
         try:
-            refresh(vault, config, OfflineExtractor(), RunOptions(TODAY))
+            with open_memory(vault, config) as memory:
+                refresh(memory, OfflineExtractor(), RunOptions(TODAY))
             tally["refreshed"] += 1
         except FileChanged:
             tally["refused"] += 1
@@ -179,7 +182,7 @@ def test_remember_plans_again_on_a_file_saved_after_it_read_it(tmp_path: Path, m
     vault = tmp_path / "vault"
     people = memory_file(vault, Dimension.people, PEOPLE)
     saved = saving_after_each_read(monkeypatch, people, times=1)
-    remember_text(vault, Config(), "Ana — colleague", Dimension.people, today=TODAY)
+    remember_text(opened(vault, Config()), "Ana — colleague", Dimension.people, today=TODAY)
     text = people.read_text(encoding="utf-8")
     assert saved[0] in text and "Ana — colleague" in text
 
@@ -189,7 +192,7 @@ def test_a_command_refuses_in_one_line_naming_the_file_a_person_keeps_saving(tmp
     people = memory_file(vault, Dimension.people, PEOPLE)
     saved = saving_after_each_read(monkeypatch, people, times=100)
     with pytest.raises(FileChanged) as refused:
-        remember_text(vault, Config(), "Ana — colleague", Dimension.people, today=TODAY)
+        remember_text(opened(vault, Config()), "Ana — colleague", Dimension.people, today=TODAY)
     assert str(refused.value).startswith(f"{people}: was saved while hylo-memory was writing it (3 times)")
     assert "\n" not in str(refused.value)
     text = people.read_text(encoding="utf-8")

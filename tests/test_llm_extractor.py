@@ -11,7 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from vault_helpers import MEMORY, identity, items, short, snapshot, texts
+from vault_helpers import MEMORY, identity, items, opened, short, snapshot, texts
 
 from hylo_memory.decay import Dimension
 from hylo_memory.extractors.llm import LLMExtractor
@@ -542,7 +542,7 @@ def test_a_refresh_tells_its_progress_source_by_source(llm: FakeOpenAI, tmp_path
     many_batches(tmp_path, monkeypatch, notes=6)
     config = load_config()
     recorder = Recorder()
-    summary, _ = refresh(tmp_path, config, make_extractor(config.llm()), RunOptions(dt.date(2026, 11, 28), progress=recorder))
+    summary, _ = refresh(opened(tmp_path, config), make_extractor(config.llm()), RunOptions(dt.date(2026, 11, 28), progress=recorder))
     assert summary.status == "ok"
     assert recorder.events[:2] == [("reading", 0), ("extracting", 6)]
     assert sum(n for event, n in recorder.events if event == "extracted") == 6

@@ -11,7 +11,7 @@ import pytest
 from cli_helpers import hylo
 from freezegun import freeze_time
 from proc_helpers import copy_example_vault
-from vault_helpers import parse_memory
+from vault_helpers import opened, parse_memory
 
 from hylo_memory.decay import Dimension
 from hylo_memory.extractors.base import Decision
@@ -81,9 +81,9 @@ def test_status_of_a_vault_never_run_writes_nothing(vault: Path) -> None:
 
 
 def test_status_after_runs_counts_items_and_writes_nothing(vault: Path, config) -> None:
-    refresh(vault, config, OfflineExtractor(), RunOptions(TODAY))
+    refresh(opened(vault, config), OfflineExtractor(), RunOptions(TODAY))
     store = open_store(vault, config)
-    remember(store, Decision(dimension=Dimension.preferences, text="Is vegetarian", pinned=True), TODAY, 90.0)
+    remember(opened(vault, config), Decision(dimension=Dimension.preferences, text="Is vegetarian", pinned=True), TODAY)
     before = tree(vault)
     data = status_json(vault, "--today", TODAY.isoformat())
     assert tree(vault) == before
@@ -104,7 +104,7 @@ def test_status_after_runs_counts_items_and_writes_nothing(vault: Path, config) 
 
 
 def test_text_status_lists_runs_files_and_counts(vault: Path, config) -> None:
-    refresh(vault, config, OfflineExtractor(), RunOptions(TODAY))
+    refresh(opened(vault, config), OfflineExtractor(), RunOptions(TODAY))
     text = status_text(vault, "--today", TODAY.isoformat())
     preferences = open_store(vault, config).read(Dimension.preferences)
     assert "Memory files:        active  fading  pinned" in text
@@ -131,7 +131,7 @@ def test_next_scheduled_run_uses_the_configured_schedule_and_zone(vault: Path, m
 
 def test_a_run_after_the_last_fire_time_is_not_overdue(vault: Path, config) -> None:
     with freeze_time("2026-12-02 03:10:00+00:00"):
-        refresh(vault, config, OfflineExtractor(), RunOptions(TODAY))
+        refresh(opened(vault, config), OfflineExtractor(), RunOptions(TODAY))
     with freeze_time("2026-12-02 09:00:00+00:00"):
         status = gather(vault, config.model_copy(update={"timezone": "UTC", "schedule": "0 3 * * *"}), TODAY)
     assert status.schedule.overdue is False
@@ -204,7 +204,7 @@ def test_json_status_has_the_documented_keys(vault: Path) -> None:
 
 
 def test_the_memory_files_status_reads_are_those_a_run_writes(vault: Path, config) -> None:
-    refresh(vault, config, OfflineExtractor(), RunOptions(TODAY))
+    refresh(opened(vault, config), OfflineExtractor(), RunOptions(TODAY))
     path = vault / "_memory" / "_goals.md"
     goals = parse_memory(path, Dimension.goals)
     line = gather(vault, config, TODAY).files[2]

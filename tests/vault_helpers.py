@@ -11,14 +11,30 @@ from typing import Any
 import yaml
 
 from hylo_memory.decay import Dimension, MemoryFile, parse
-from hylo_memory.decay.store import MemoryStore
+from hylo_memory.decay.files.store import MemoryStore
 from hylo_memory.extractors.offline import OfflineExtractor
 from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.operations.opening import open_memory
 from hylo_memory.pipeline.run.options import RunOptions
 from hylo_memory.pipeline.run.refresh import refresh
 from hylo_memory.pipeline.run.summary import RunSummary
+from hylo_memory.pipeline.state.opened import Opened
 
 MEMORY = "_memory"
+_OPENED: list[Opened] = []
+
+
+def opened(vault: Path, config: Config | None = None) -> Opened:
+    """The vault's memory opened as a door opens it, for an operation or the run to take; closed after the test
+    (`close_opened`, from tests/conftest.py)."""
+    memory = open_memory(vault, config or Config())
+    _OPENED.append(memory)
+    return memory
+
+
+def close_opened() -> None:
+    while _OPENED:
+        _OPENED.pop().close()
 
 
 def day(text: str) -> dt.date:
@@ -106,7 +122,8 @@ def run(
     """One refresh run in-process with the offline extractor (settings override the defaults)."""
     today = day(today) if isinstance(today, str) else today
     options = RunOptions(today, dry_run=dry_run, intro=intro)
-    summary, _ = refresh(root, Config(**settings), extractor or OfflineExtractor(), options)
+    with open_memory(root, Config(**settings)) as memory:
+        summary, _ = refresh(memory, extractor or OfflineExtractor(), options)
     return summary
 
 

@@ -20,10 +20,11 @@ from hylo_memory.pipeline.cli.progress_bar import progress_bar
 def index_command(ctx: click.Context, vault: Path | None, config_file: Path | None, quiet: bool,
                   as_json: bool) -> int:
     from hylo_memory.pipeline.operations.index import index
+    from hylo_memory.pipeline.operations.opening import open_memory
 
     config, vault = setup(ctx, config_file, vault)
-    with progress_bar(quiet) as progress:
-        done = index(vault, config, progress)
+    with progress_bar(quiet) as progress, open_memory(vault, config) as memory:
+        done = index(memory, progress)
     click.echo(done.to_json() if as_json else done.to_text(), nl=as_json)
     return 0 if done.ok else 1
 

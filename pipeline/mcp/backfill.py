@@ -51,7 +51,8 @@ class Backfill:
                 return
             self._wake.clear()
             try:
-                done = embed_waiting(self.memory.vault, self.memory.config, stop=self._stop.is_set, batch=BATCH)
+                with self.memory.opened() as memory:  # on this thread, for this pass
+                    done = embed_waiting(memory, stop=self._stop.is_set, batch=BATCH)
                 LOG.debug("backfill: %s", done.line)
             except (HyloMemoryError, OSError) as exc:  # the next call meets it and says what is wrong
                 LOG.info("items not embedded in the background: %s", exc)

@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 import anyio.to_thread
@@ -19,6 +19,9 @@ from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.naming import Naming
 from hylo_memory.pipeline.version import PROG
+
+if TYPE_CHECKING:
+    from hylo_memory.pipeline.state.opened import Opened
 
 T = TypeVar("T")
 # The assistant's reading loop, as the server names its steps: its two tools (pipeline/mcp/reading.py).
@@ -36,6 +39,13 @@ class Memory:
     def today(self) -> dt.date:
         # Asked at each call: a server runs for days, and its today must not stay the day it started.
         return self.fixed_today or clock.today(self.config.timezone)
+
+    def opened(self, config: Config | None = None) -> Opened:
+        """The memory a call works on, opened for it (`config`: a scope's): open it on the worker that uses it, in a
+        `with` — its ledger's connection serves that thread alone."""
+        from hylo_memory.pipeline.operations.opening import open_memory
+
+        return open_memory(self.vault, config or self.config)
 
 
 class Failure(ToolError):

@@ -52,7 +52,8 @@ class Reading:
         def hand_out() -> Handed:
             from hylo_memory.pipeline.operations.lease import notes_to_read  # the run loads here, on the worker
 
-            return notes_to_read(self.memory.vault, self.memory.config, client, self.memory.today(), max_chars)
+            with self.memory.opened() as memory:
+                return notes_to_read(memory, client, self.memory.today(), max_chars)
 
         handed = await blocking(hand_out)
         # The text carries the batch whole; the structured content what a script needs beside it, not it twice.
@@ -64,7 +65,8 @@ class Reading:
             from hylo_memory.pipeline.operations.lease import propose
 
             try:  # on the lease's own day: a server started with --today asks for that one
-                return propose(self.memory.vault, self.memory.config, lease, evidence, self.memory.fixed_today)
+                with self.memory.opened() as memory:
+                    return propose(memory, lease, evidence, self.memory.fixed_today)
             except LeaseRefused as exc:
                 raise InputError(f"{exc}: ask for a new batch with {NAMING.next_batch}") from None
 

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
-from pathlib import Path
 from typing import NamedTuple
 
 from hylo_memory.decay import Dimension, Evidence, FileUpdate, plan_updates, render
+from hylo_memory.decay.files.store import MemoryStore
 from hylo_memory.decay.sightings import Gated
 from hylo_memory.decay.stated import contradicting
-from hylo_memory.decay.store import MemoryStore
 from hylo_memory.errors import MemoryFileError
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.after_write import after_write
@@ -26,8 +25,9 @@ from hylo_memory.pipeline.state.changes import Actors, Origin, change_of
 from hylo_memory.pipeline.state.journal import Journal, commit_planned
 from hylo_memory.pipeline.state.ledger import Ledger
 from hylo_memory.pipeline.state.me_file import persons_folder, read_me
+from hylo_memory.pipeline.state.opened import Opened
 from hylo_memory.pipeline.state.trust import tombstones
-from hylo_memory.pipeline.state.writing import open_store, writing
+from hylo_memory.pipeline.state.writing import writing
 
 APPLY_ACTOR = "apply"  # who proposed an evidence file's facts: a script or an assistant, never taken for the person
 
@@ -43,26 +43,16 @@ class Applied(NamedTuple):
     restore: Restore | None = None
 
 
-def apply_to_vault(vault: Path, config: Config, evidence: list[Evidence], today: dt.date, dry_run: bool = False,
+def apply_evidence(memory: Opened, evidence: list[Evidence], today: dt.date, dry_run: bool = False,
                    detail: str = "") -> Applied:
-    """`apply` as a door calls it: the vault's memory is opened here, not by the door."""
-    return apply_evidence(open_store(vault, config), evidence, today, config, dry_run, detail)
-
-
-def apply_evidence(
-    store: MemoryStore,
-    evidence: list[Evidence],
-    today: dt.date,
-    config: Config,
-    dry_run: bool = False,
-    detail: str = "",
-) -> Applied:
     """Rules A–H on every memory file with this evidence; write the changed files (`detail`: the evidence file),
     then the after-write step."""
+    store, config = memory.store, memory.config
     if dry_run:
-        with Ledger.for_memory_dir(store.folder, readonly=True) as ledger:
-            return _plan(store, evidence, today, config, ledger)
-    with writing(store, config.lock_timeout), Ledger.for_memory_dir(store.folder) as ledger:
+        return _plan(store, evidence, today, config, memory.copy)
+    with writing(store, config.lock_timeout):
+        ledger = memory.ledger
+
         def plan() -> tuple[Journal | None, Applied]:
             applied = _plan(store, evidence, today, config, ledger)
             changed: dict[Dimension, str | None] = {u.dimension: render(u.after) for u in applied.updates if u.write}

@@ -14,20 +14,18 @@ import math
 import sqlite3
 import time
 from collections.abc import Callable, Iterable
-from pathlib import Path
 from typing import Protocol
 
 from pydantic import BaseModel
 
 from hylo_memory.errors import HyloMemoryError, LockTimeout
 from hylo_memory.extractors import bundled
-from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.notes.passages import ArchivedNote
 from hylo_memory.pipeline.state import archive_matrix
 from hylo_memory.pipeline.state.archive import ArchiveIndex
 from hylo_memory.pipeline.state.locking import hold
 from hylo_memory.pipeline.state.names import STATE_DIR
-from hylo_memory.pipeline.state.writing import open_store
+from hylo_memory.pipeline.state.opened import Opened
 from hylo_memory.pipeline.vaults import archive_of
 
 log = logging.getLogger(__name__)
@@ -77,13 +75,12 @@ class Indexing(BaseModel):
         return "; ".join(said)
 
 
-def update_archive(vault: Path, config: Config) -> Indexing | None:
+def update_archive(memory: Opened) -> Indexing | None:
     """A refresh's step: the index brought up to date, within bounds. None when another command is writing it, or
     it could not be written (said in one warning): the next refresh does it."""
-    folder = open_store(vault, config).folder
     try:
-        with hold(folder / STATE_DIR, ARCHIVE_LOCK, 0.0, "indexing the notes"):
-            return index_notes(vault, config, NOTES_PER_REFRESH, EMBED_SECONDS)
+        with hold(memory.folder / STATE_DIR, ARCHIVE_LOCK, 0.0, "indexing the notes"):
+            return index_notes(memory, NOTES_PER_REFRESH, EMBED_SECONDS)
     except LockTimeout:
         log.debug("the notes' index is being written by another command: left to it")
     except (HyloMemoryError, OSError, sqlite3.Error) as exc:
@@ -91,23 +88,22 @@ def update_archive(vault: Path, config: Config) -> Indexing | None:
     return None
 
 
-def rebuild_archive(vault: Path, config: Config, progress: Progress | None = None,
+def rebuild_archive(memory: Opened, progress: Progress | None = None,
                     stop: Callable[[], bool] | None = None) -> Indexing:
     """`index`'s step: every note read again, every passage without a vector embedded (docs/spec.md §9.7); `stop`,
     asked between batches of passages, ends the embedding early (what was embedded is kept)."""
-    folder = open_store(vault, config).folder
-    with hold(folder / STATE_DIR, ARCHIVE_LOCK, config.lock_timeout, "indexing the notes"):
-        return index_notes(vault, config, None, math.inf, progress, again=True, stop=stop)
+    with hold(memory.folder / STATE_DIR, ARCHIVE_LOCK, memory.config.lock_timeout, "indexing the notes"):
+        return index_notes(memory, None, math.inf, progress, again=True, stop=stop)
 
 
-def index_notes(vault: Path, config: Config, most: int | None, embed_seconds: float,
+def index_notes(memory: Opened, most: int | None, embed_seconds: float,
                 progress: Progress | None = None, again: bool = False, stop: Callable[[], bool] | None = None
                 ) -> Indexing:
     """Bring the index of the vault's notes up to date: at most `most` notes read (None: all), `embed_seconds`
     spent embedding; `again`: every note read again, not only new and changed ones. The caller holds the lock."""
     progress = progress or _Unwatched()
-    folder = open_store(vault, config).folder
-    archive = archive_of(vault, config)
+    folder, config = memory.folder, memory.config
+    archive = archive_of(memory.vault, config)
     listed = archive.listing()
     with ArchiveIndex.writing(folder) as index:
         if again:

@@ -8,8 +8,8 @@ import datetime as dt
 from pydantic import BaseModel
 
 from hylo_memory.decay import Dimension, FileUpdate, MemoryFile, Tombstone, apply_rules, render
+from hylo_memory.decay.files.lines import item_line
 from hylo_memory.decay.find import CLOSEST, by_words, closest, find_items
-from hylo_memory.decay.lines import item_line
 from hylo_memory.decay.sightings import Candidate, Sighting, as_files, window_of
 from hylo_memory.domain.items import MAX_ITEM_TEXT
 from hylo_memory.errors import InputError

@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import difflib
 import json
-from pathlib import Path
 
 from hylo_memory.decay import Dimension
-from hylo_memory.decay.store import MemoryStore
+from hylo_memory.decay.files.store import MemoryStore
 from hylo_memory.errors import InputError
 from hylo_memory.pipeline import clock
-from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.after_write import after_write
 from hylo_memory.pipeline.operations.items import Report
 from hylo_memory.pipeline.state.changes import ChangeRecord
 from hylo_memory.pipeline.state.journal import Journal, commit_planned
 from hylo_memory.pipeline.state.ledger import Ledger
+from hylo_memory.pipeline.state.opened import Opened
 from hylo_memory.pipeline.state.trust import (
     KEEP_CHANGES,
     MAX_HISTORY,
@@ -26,7 +25,7 @@ from hylo_memory.pipeline.state.trust import (
     latest_undoable,
     take_back,
 )
-from hylo_memory.pipeline.state.writing import open_store, settle, writing
+from hylo_memory.pipeline.state.writing import settle, writing
 
 
 class History(Report):
@@ -54,11 +53,9 @@ def describe(info: ChangeInfo) -> str:
     return f"#{info.id}  {info.at.replace('T', ' ')[:16]} UTC  {info.command}{detail}  ({what}){undone}"
 
 
-def history(vault: Path, config: Config, limit: int = 20) -> History:
-    store = open_store(vault, config)
-    settle(store, config.lock_timeout)  # a change a crash interrupted is finished, and listed
-    with Ledger.for_memory_dir(store.folder, readonly=True) as ledger:
-        return History(changes=changes(ledger, limit))
+def history(memory: Opened, limit: int = 20) -> History:
+    settle(memory.store, memory.config.lock_timeout)  # a change a crash interrupted is finished, and listed
+    return History(changes=changes(memory.copy, limit))
 
 
 class UndoReport(Report):
@@ -73,15 +70,16 @@ class UndoReport(Report):
         return f"{verb} {describe(self.undone)}\n" + (self.diff if self.dry_run else "")
 
 
-def undo(vault: Path, config: Config, number: int | None = None, dry_run: bool = False) -> UndoReport:
+def undo(memory: Opened, number: int | None = None, dry_run: bool = False) -> UndoReport:
     """Revert change `number` (default: the latest not yet undone) if its files still hold what it wrote."""
-    store = open_store(vault, config)
+    store, config = memory.store, memory.config
     if dry_run:  # like `refresh --dry-run`, it writes nothing of its own
         settle(store, config.lock_timeout)
-        with Ledger.for_memory_dir(store.folder, readonly=True) as ledger:
-            target, files = _target(store, ledger, number)
-            return UndoReport(undone=target, dry_run=True, diff=_diff(store, files))
-    with writing(store, config.lock_timeout), Ledger.for_memory_dir(store.folder) as ledger:
+        target, files = _target(store, memory.copy, number)
+        return UndoReport(undone=target, dry_run=True, diff=_diff(store, files))
+    with writing(store, config.lock_timeout):
+        ledger = memory.ledger
+
         def plan() -> tuple[Journal, tuple[ChangeInfo, Files]]:
             target, files = _target(store, ledger, number)  # saved by the person meanwhile: refused, named
             record = ChangeRecord(command="undo", today=clock.today(config.timezone),

@@ -9,17 +9,16 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
-from pathlib import Path
 
 from pydantic import BaseModel
 
-from hylo_memory.decay.store import MemoryStore
+from hylo_memory.decay.files.store import MemoryStore
 from hylo_memory.errors import HyloMemoryError
 from hylo_memory.extractors import bundled
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.meaning import Progress, item_texts, warm
 from hylo_memory.pipeline.operations.recall import read_store
-from hylo_memory.pipeline.state.writing import open_store
+from hylo_memory.pipeline.state.opened import Opened
 
 Stop = Callable[[], bool]  # asked between batches: whether to end early (the MCP server stopping)
 
@@ -76,21 +75,25 @@ def embed_items(store: MemoryStore, config: Config, progress: Progress | None = 
                     failed=filled.failure is not None, line=line)
 
 
-def embed_waiting(vault: Path, config: Config, stop: Stop | None = None, batch: int | None = None) -> StepDone:
-    """`embed_items` on the vault's memory, as the MCP server embeds behind its answers: the door opens no store."""
-    return embed_items(open_store(vault, config), config, stop=stop, batch=batch)
+def embed_waiting(memory: Opened, stop: Stop | None = None, batch: int | None = None) -> StepDone:
+    """`embed_items` on the vault's memory, as the MCP server embeds behind its answers."""
+    return embed_items(memory.store, memory.config, stop=stop, batch=batch)
 
 
-def index_notes(store: MemoryStore, config: Config, progress: Progress | None = None,
-                stop: Stop | None = None) -> StepDone:
+def _embeddings(memory: Opened, progress: Progress | None = None, stop: Stop | None = None) -> StepDone:
+    return embed_items(memory.store, memory.config, progress, stop)
+
+
+def index_notes(memory: Opened, progress: Progress | None = None, stop: Stop | None = None) -> StepDone:
     """The notes as the archive, rebuilt (docs/spec.md §9.7): every note read again, every passage embedded."""
     from hylo_memory.pipeline.operations.archive import rebuild_archive
 
     try:
-        done = rebuild_archive(store.root, config, progress, stop)
+        done = rebuild_archive(memory, progress, stop)
     except (HyloMemoryError, OSError, sqlite3.Error) as exc:
         return StepDone(step="notes", failed=True, line=f"The notes were not indexed ({exc}): run `hylo-memory "
                                                         "index` again.")
+    config = memory.config
     line = f"Indexed {done.notes:,} note(s) for `recall --notes`: {done.passages:,} passage(s)"
     line += f", {done.dropped:,} note(s) gone from the vault dropped" if done.dropped else ""
     if done.unembedded:
@@ -103,11 +106,10 @@ def index_notes(store: MemoryStore, config: Config, progress: Progress | None = 
     return StepDone(step="notes", made=done.read, left=done.unembedded, total=done.notes, line=line)
 
 
-# Each step: the memory's store, its configuration, its progress, and when to stop early.
-STEPS: list[Callable[[MemoryStore, Config, Progress | None, Stop | None], StepDone]] = [embed_items, index_notes]
+# Each step: the opened memory, its progress, and when to stop early.
+STEPS: list[Callable[[Opened, Progress | None, Stop | None], StepDone]] = [_embeddings, index_notes]
 
 
-def index(vault: Path, config: Config, progress: Progress | None = None, stop: Stop | None = None) -> IndexResult:
+def index(memory: Opened, progress: Progress | None = None, stop: Stop | None = None) -> IndexResult:
     """Run every step of the index on the vault's memory, in order."""
-    store = open_store(vault, config)
-    return IndexResult(steps=[step(store, config, progress, stop) for step in STEPS])
+    return IndexResult(steps=[step(memory, progress, stop) for step in STEPS])

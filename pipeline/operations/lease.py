@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 from pydantic import ValidationError
 
 from hylo_memory.decay import Dimension, MemoryFile
-from hylo_memory.decay.store import MemoryStore
+from hylo_memory.decay.files.store import MemoryStore
 from hylo_memory.domain.sources import Perspective, Source
 from hylo_memory.errors import InputError, LeaseRefused
 from hylo_memory.extractors.agent import (

@@ -17,21 +17,24 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
 from filelock import FileLock, Timeout
 
-from hylo_memory.decay.store import atomic_write, writable
+from hylo_memory.decay.files.store import atomic_write, writable
 from hylo_memory.errors import ConfigError, HyloMemoryError
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.after_write import after_write
+from hylo_memory.pipeline.operations.opening import open_memory
 from hylo_memory.pipeline.operations.schedule_found import SCHEDULE_FILE, SCHEDULE_LOCK
 from hylo_memory.pipeline.run.summary import RunSummary
-from hylo_memory.pipeline.state.ledger import STATE_DIR, Ledger
-from hylo_memory.pipeline.state.writing import open_store
+from hylo_memory.pipeline.state.ledger import STATE_DIR
+
+if TYPE_CHECKING:
+    from hylo_memory.pipeline.state.opened import Opened
 
 LOG = logging.getLogger("hylo_memory.schedule")
 WAKE_SECONDS = 60.0  # re-check the clock this often: timers do not count time spent suspended
@@ -109,10 +112,9 @@ def should_catch_up(trigger: CronTrigger, last_success: dt.datetime | None, now:
     return previous is not None and last_success < previous
 
 
-def last_success(vault: Path, config: Config) -> dt.datetime | None:
+def last_success(memory: Opened) -> dt.datetime | None:
     """When the last run that did not fail ended, read without writing anything."""
-    with Ledger.for_memory_dir(open_store(vault, config).folder, readonly=True) as ledger:
-        return ledger.last_success_at()
+    return memory.copy.last_success_at()
 
 
 def run_line(summary: RunSummary) -> str:
@@ -142,7 +144,8 @@ def run_schedule(
     _log_to(stream)
     runner = _Runner(vault, config)
     now = clock.now(config.timezone)
-    last = last_success(vault, config)
+    with open_memory(vault, config) as memory:  # the schedule's own; each night's run opens its memory
+        last, folder = last_success(memory), memory.folder
     catch_up = should_catch_up(trigger, last, now)
 
     scheduler = BackgroundScheduler(
@@ -168,7 +171,7 @@ def run_schedule(
     for sig in previous_handlers:
         signal.signal(sig, on_signal)
     try:
-        with _announced(open_store(vault, config).folder / STATE_DIR, expr, str(trigger.timezone)):
+        with _announced(folder / STATE_DIR, expr, str(trigger.timezone)):
             _serve(scheduler, trigger, runner, stop, vault, expr, catch_up, now)
     finally:
         for sig, handler in previous_handlers.items():
@@ -234,13 +237,14 @@ class _Runner:
             from hylo_memory.pipeline.run.options import RunOptions
 
             # The last `refresh --intro` is the run's; a batch run submits, and every run collects first.
-            summary, _ = refresh_memory(self.vault, self.config, RunOptions(today), batch=self.config.batch,
-                                        readers=False)
+            with open_memory(self.vault, self.config) as memory:  # on the scheduler's thread, for this night
+                summary, _ = refresh_memory(memory, RunOptions(today), batch=self.config.batch, readers=False)
             LOG.info(run_line(summary))
             from hylo_memory.pipeline.scopes import each_scope
 
             for name, scope in each_scope(self.config):  # then each scope's memory (docs/spec.md §1.1)
-                done, _ = refresh_memory(self.vault, scope, RunOptions(today), batch=self.config.batch)
+                with open_memory(self.vault, scope) as memory:
+                    done, _ = refresh_memory(memory, RunOptions(today), batch=self.config.batch)
                 LOG.info("scope %s: %s", name, run_line(done))
             return True
         except HyloMemoryError as exc:
@@ -251,7 +255,8 @@ class _Runner:
 
     def _after_write(self) -> None:
         try:
-            after_write(open_store(self.vault, self.config), self.config, None)  # the morning's first reader is quick
+            with open_memory(self.vault, self.config) as memory:  # the morning's first reader is quick
+                after_write(memory.store, self.config, None)
         except Exception as exc:  # noqa: BLE001 - a cache: the run it follows stands
             LOG.warning("the read memo was not kept: unexpected %s: %s", type(exc).__name__, exc)
 

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hylo_memory.decay import Dimension, Evidence, FileUpdate, MemoryFile, plan_updates, render
+from hylo_memory.decay.files.store import MemoryStore, atomic_write
 from hylo_memory.decay.soft_cap import over_cap
 from hylo_memory.decay.stated import contradicting
-from hylo_memory.decay.store import MemoryStore, atomic_write
 from hylo_memory.domain.sources import Source
 from hylo_memory.extractors.base import Extraction, Extractor
 from hylo_memory.extractors.costs import cost_of

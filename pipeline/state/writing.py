@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hylo_memory.decay.store import MemoryStore, resolved
+from hylo_memory.decay.files.store import MemoryStore, resolved
 from hylo_memory.errors import ConfigError, HyloMemoryError, LedgerError, StorageError, storage_error
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.state.locking import DEFAULT_TIMEOUT, MEMORY_LOCK, RUN_LOCK, hold
@@ -17,6 +17,7 @@ from hylo_memory.pipeline.vaults import home_of
 
 if TYPE_CHECKING:
     from hylo_memory.pipeline.state.ledger import Ledger
+    from hylo_memory.pipeline.state.opened import Opened
 
 LOG = logging.getLogger(__name__)
 
@@ -71,13 +72,11 @@ def writing(store: MemoryStore, timeout: float = DEFAULT_TIMEOUT, run_lock_held:
 
 
 @contextmanager
-def running(store: MemoryStore, timeout: float) -> Iterator[Ledger]:
+def running(memory: Opened) -> Iterator[Ledger]:
     """A run's hold on the vault: the run lock, any interrupted writes finished (so the files a run reads for its
-    profile and prompts are whole), and the ledger open. A refresh, a batch's submission, a lease handed out."""
-    from hylo_memory.pipeline.state.ledger import Ledger  # here: a reader that never runs never loads the ledger
-
+    profile and prompts are whole), and the memory's ledger. A refresh, a batch's submission, a lease handed out."""
+    store, timeout = memory.store, memory.config.lock_timeout
     with hold(store.folder / STATE_DIR, RUN_LOCK, timeout, "a refresh is running"):
         with writing(store, timeout, run_lock_held=True):
             pass
-        with Ledger.for_memory_dir(store.folder) as ledger:
-            yield ledger
+        yield memory.ledger
