@@ -355,3 +355,50 @@ def test_a_docstring_may_name_them(tmp_path: Path) -> None:
     source = '"""What `notes_to_read` hands out; `hylo-memory pending` on the command line."""\n'
     module = f"{STATE}.extra"
     assert _door_names_used({module: _fake(tmp_path, module, source)[module]}) == []
+
+
+# One opened memory (issue 41): a door opens the vault's memory once (`open_memory`), and the operations and the run
+# take it; none opens the store or the ledger again on the way. Only where the memory is built, and the journal's
+# recovery (reached under any writer's lock with the store alone), call them.
+OPENERS = ("open_store", "for_memory_dir")  # the store's; the ledger's, as `Ledger.for_memory_dir`
+OPENING = {f"{OPERATIONS}.opening", f"{STATE}.opened", f"{STATE}.journal"}
+# Still to take the opened memory (issue 41, point 1): the readers. A ratchet: a new one fails, one converted must
+# leave this list too.
+STILL_OPENING = {f"{OPERATIONS}.{m}" for m in ("archive_search", "init_me", "memory_file", "recall", "status", "why")}
+
+
+def _openings(modules: dict[str, Path] = MODULES) -> list[str]:
+    """Every call of `open_store(…)` or `….for_memory_dir(…)` outside the modules that open a memory, as
+    `file:line name`."""
+    found = []
+    for module, path in modules.items():
+        if not _within(module, PACKAGE) or module in OPENING:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            if not isinstance(node, ast.Call):
+                continue
+            function = node.func
+            name = function.id if isinstance(function, ast.Name) else None
+            if isinstance(function, ast.Attribute):  # `Ledger.for_memory_dir`, not another cache's of that name
+                receiver = function.value
+                name = function.attr if isinstance(receiver, ast.Name) and receiver.id == "Ledger" else None
+            if name in OPENERS:
+                where = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+                found.append(f"{where}:{node.lineno} {name}")
+    return found
+
+
+def test_only_opening_a_memory_opens_the_store_or_the_ledger() -> None:
+    opening = {module for module, path in MODULES.items() for hit in _openings({module: path})}
+    assert opening == STILL_OPENING
+
+
+@pytest.mark.parametrize("source", [
+    "from hylo_memory.pipeline.state.writing import open_store\ndef f(vault, config):\n"
+    "    return open_store(vault, config).folder\n",
+    "def f(store):\n    from ..state.ledger import Ledger\n    with Ledger.for_memory_dir(store.folder) as ledger:\n"
+    "        return ledger\n",
+])
+def test_a_store_or_a_ledger_opened_again_is_caught(tmp_path: Path, source: str) -> None:
+    module = f"{RUN}.extra"
+    assert _openings({module: _fake(tmp_path, module, source)[module]}) != []
