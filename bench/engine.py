@@ -29,8 +29,8 @@ import time
 from pathlib import Path
 
 from hylo_memory.decay import Dimension, Evidence, plan_updates
-from hylo_memory.decay.format import render
-from hylo_memory.decay.store import MemoryStore
+from hylo_memory.decay.files.format import render
+from hylo_memory.decay.files.store import MemoryStore
 from hylo_memory.domain.dimensions import ACTIVE, FADING
 from hylo_memory.domain.items import Item, MemoryFile, RawLine, Section
 

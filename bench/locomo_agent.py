@@ -22,7 +22,7 @@ from locomo_evidence import file
 from mcp import Client
 from mcp_types import CreateMessageRequestParams, CreateMessageResult, Implementation, TextContent
 
-from hylo_memory.decay.store import MemoryStore
+from hylo_memory.decay.files.store import MemoryStore
 from hylo_memory.domain.items import MAX_ITEM_TEXT
 from hylo_memory.extractors.base import Candidate
 from hylo_memory.extractors.batching import estimate_tokens

@@ -16,8 +16,8 @@ from pathlib import Path
 from locomo_data import Conversation, Observation, Question
 
 from hylo_memory.decay import Dimension
+from hylo_memory.decay.files.store import MemoryStore
 from hylo_memory.decay.match import normalise
-from hylo_memory.decay.store import MemoryStore
 from hylo_memory.domain.dimensions import clean_text
 from hylo_memory.pipeline.state.ledger import Ledger
 from hylo_memory.pipeline.state.trust import support

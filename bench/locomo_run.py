@@ -19,7 +19,7 @@ from locomo_data import Conversation, Session
 from locomo_evidence import FILED_BY, KS, file, item_turns
 from locomo_score import Returned
 
-from hylo_memory.decay.store import MemoryStore
+from hylo_memory.decay.files.store import MemoryStore
 from hylo_memory.domain.items import MAX_ITEM_TEXT
 from hylo_memory.extractors.offline import OfflineExtractor
 from hylo_memory.pipeline.cli.group import cli

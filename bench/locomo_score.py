@@ -2,7 +2,7 @@
 
 An answer is cut into *units*: each date it names (compared as a date, see `Span`), and each of its
 content words — lower-cased, folded and stemmed by recall's own `analyse` (PyStemmer's English Snowball,
-as `decay/words.py` and `decay/recall.py` use it), with recall's stop words, a few more function words
+as `decay/words.py` and `decay/recall/recall.py` use it), with recall's stop words, a few more function words
 and the speakers' names left out. A question is *answerable from memory* when the returned texts (and
 the dates they carry) hold at least half of its answer's units. No I/O, no clock.
 """
@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from hylo_memory.decay.recall import STOP_WORDS, analyse
+from hylo_memory.decay.recall.recall import STOP_WORDS, analyse
 
 # Function words recall's short list keeps (it is made for queries, where they rarely occur). Not content:
 # a gold answer "because she wanted to" is held by its content, not by "because". Negations stay.

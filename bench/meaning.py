@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from hylo_memory.decay import Dimension
-from hylo_memory.decay.store import MemoryStore
+from hylo_memory.decay.files.store import MemoryStore
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.recall import recall
 

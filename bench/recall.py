@@ -35,9 +35,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from hylo_memory.decay import Dimension
-from hylo_memory.decay.format import render
-from hylo_memory.decay.recall import BM25, Entry, rank
-from hylo_memory.decay.store import MemoryStore
+from hylo_memory.decay.files.format import render
+from hylo_memory.decay.files.store import MemoryStore
+from hylo_memory.decay.recall.recall import BM25, Entry, rank
 from hylo_memory.domain.dimensions import ACTIVE, FADING, clean_text
 from hylo_memory.domain.items import Item, MemoryFile, RawLine, Section
 from hylo_memory.extractors import bundled

@@ -14,16 +14,16 @@ if TYPE_CHECKING:
     from hylo_memory.domain.items import Item, MemoryFile
 
     from .engine import FileUpdate, plan_updates
+    from .files.format import parse, render
     from .forgetting import Tombstone
-    from .format import parse, render
     from .rules import DEFAULT_THRESHOLD, FileChanges, apply_rules
 
 # Each name's module; the domain's (hylo_memory.domain) are re-exported, for `from hylo_memory.decay import Dimension`
 # is how most of the package names them.
 _DOMAIN = "hylo_memory.domain"
 _HOME = {
-    "FileUpdate": ".engine", "plan_updates": ".engine", "Tombstone": ".forgetting", "parse": ".format",
-    "render": ".format", "DEFAULT_WINDOWS": f"{_DOMAIN}.dimensions", "Dimension": f"{_DOMAIN}.dimensions",
+    "FileUpdate": ".engine", "plan_updates": ".engine", "Tombstone": ".forgetting", "parse": ".files.format",
+    "render": ".files.format", "DEFAULT_WINDOWS": f"{_DOMAIN}.dimensions", "Dimension": f"{_DOMAIN}.dimensions",
     "Evidence": f"{_DOMAIN}.evidence", "Item": f"{_DOMAIN}.items", "MemoryFile": f"{_DOMAIN}.items",
     "DEFAULT_THRESHOLD": ".rules", "FileChanges": ".rules", "apply_rules": ".rules",
 }

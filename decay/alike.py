@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from .recall import STOP_WORDS, analyse
+from .recall.recall import STOP_WORDS, analyse
 
 WORDS_FLOOR = 0.5  # the share of the shorter item's words the other holds, for the pair to be asked about
 COMMON_SHARE, COMMON_MIN = 1 / 3, 8  # a word held by more items than this share of the file (and this many) is

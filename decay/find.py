@@ -13,7 +13,7 @@ from hylo_memory.domain.items import Item, MemoryFile, Section
 
 from .match import TextIndex, normalise
 from .polarity import marked, opposed
-from .recall import STOP_WORDS
+from .recall.recall import STOP_WORDS
 from .words import RUN, fold, stem
 
 CLOSEST = 3

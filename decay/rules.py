@@ -13,8 +13,8 @@ from hylo_memory.domain.dimensions import ACTIVE, FADING, Dimension
 from hylo_memory.domain.evidence import Evidence
 from hylo_memory.domain.items import Entry, Item, Layout, MemoryFile, RawLine, Section
 
+from .files.format import gc_paused
 from .forgetting import Tombstone, screen
-from .format import gc_paused
 from .match import TextIndex, normalise
 from .polarity import core, liking, marked, opposed
 

@@ -15,7 +15,7 @@ from typing import Protocol, TypeVar
 
 from .match import normalise, same_fact
 from .polarity import core, marked, opposed
-from .recall import STOP_WORDS
+from .recall.recall import STOP_WORDS
 from .words import RUN, fold, stem
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from hylo_memory.decay.recall import analyse
+from hylo_memory.decay.recall.recall import analyse
 from hylo_memory.domain.sources import Source
 
 from .base import Candidate

@@ -67,7 +67,7 @@ def keep(vault_arg: str | None, named: str, vault: Path, memory_dir: str, timezo
         data = json.dumps(memo).encode("utf-8")
         if path.is_file() and path.read_bytes() == data:
             return
-        from hylo_memory.decay.store import atomic_write  # the full path has loaded it already
+        from hylo_memory.decay.files.store import atomic_write  # the full path has loaded it already
 
         atomic_write(path, data)
         _prune(folder)

@@ -4,7 +4,7 @@ none is close to in meaning is answered by silence.
 
 The figures are measured on tests/data/answers: a memory of 150 items in the six files, English and Chinese, as an
 assistant writes them, and 130 questions as their owner would ask them, 83 that an item answers and 47 that none
-does (questions.json names the items that answer each). The concepts (decay/concepts.py) were written with that set
+does (questions.json names the items that answer each). The concepts (decay/recall/concepts.py) were written with that set
 in view; tests/data/answers_heldout (136 items, 141 questions: 99 answerable, 77 of them in the other language) was
 written blind, afterwards, and measures them as a new memory would.
 """
@@ -24,9 +24,9 @@ from proc_helpers import cli_env
 from vault_helpers import memory_body, memory_file
 
 from hylo_memory.decay import Dimension
-from hylo_memory.decay.asking import about_self, cues, item_name
-from hylo_memory.decay.ranking import unmatched_line
-from hylo_memory.decay.recall import query_terms
+from hylo_memory.decay.recall.asking import about_self, cues, item_name
+from hylo_memory.decay.recall.ranking import unmatched_line
+from hylo_memory.decay.recall.recall import query_terms
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.context import build_context
 from hylo_memory.pipeline.operations.recall import recall
@@ -113,7 +113,7 @@ def test_with_the_bundled_model_nine_unanswerable_questions_in_ten_get_no_item(b
 
 
 def test_with_the_bundled_model_answerable_questions_keep_their_answer(by_meaning: Figures) -> None:
-    # 96.4 % in the top 3 and 89.2 % first with the concepts (decay/concepts.py, written with this set in view:
+    # 96.4 % in the top 3 and 89.2 % first with the concepts (decay/recall/concepts.py, written with this set in view:
     # tests/data/answers_heldout measures them blind); 79.5 % and 72.3 % before them, when the silence cost every
     # question that shares no word with its answer and whose cosine stays under the answer floor (docs/spec.md §9.2).
     assert by_meaning.top3 >= 0.95 and by_meaning.first >= 0.88

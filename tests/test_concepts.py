@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 from vault_helpers import memory_body, memory_file
 
-from hylo_memory.decay import Dimension, concepts
+from hylo_memory.decay import Dimension
 from hylo_memory.decay.match import same_fact
-from hylo_memory.decay.recall import analyse
+from hylo_memory.decay.recall import concepts
+from hylo_memory.decay.recall.recall import analyse
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.recall import recall
 

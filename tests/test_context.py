@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from vault_helpers import memory_body, memory_file, snapshot_but_memo
 
 from hylo_memory.decay import Dimension, Item
-from hylo_memory.decay.ranking import MIN_BUDGET, BlockRequest, build_block, score
+from hylo_memory.decay.recall.ranking import MIN_BUDGET, BlockRequest, build_block, score
 from hylo_memory.domain.dimensions import ACTIVE, FADING
 from hylo_memory.domain.items import MemoryFile, Section
 from hylo_memory.extractors.batching import estimate_tokens

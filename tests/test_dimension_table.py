@@ -16,7 +16,7 @@ from typing import NamedTuple
 import pytest
 from pydantic import create_model
 
-from hylo_memory.decay.ranking import BlockRequest, build_block
+from hylo_memory.decay.recall.ranking import BlockRequest, build_block
 from hylo_memory.domain.dimensions import (
     DEFAULT_WINDOWS,
     DIMENSION_NAMES,

@@ -13,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
-CITED_IN = ("hylo_memory", "decay", "extractors", "pipeline", "templates", "tests", "bench", "examples")
+CITED_IN = ("hylo_memory", "domain", "decay", "extractors", "pipeline", "templates", "tests", "bench", "examples")
 CITATION = re.compile(r"docs/spec\.md §(\d+(?:\.\d+)*)")
 HEADING = re.compile(r"^#{2,4} (\d+(?:\.\d+)*)\.? ", re.MULTILINE)
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
@@ -40,7 +40,7 @@ def test_every_cited_section_of_the_spec_is_a_heading_of_docs_spec_md() -> None:
 
 
 def test_nothing_cites_a_contract_outside_the_repository() -> None:
-    for path in (p for top in ("hylo_memory", "decay", "extractors", "pipeline", "templates")
+    for path in (p for top in ("hylo_memory", "domain", "decay", "extractors", "pipeline", "templates")
                  for p in (ROOT / top).rglob("*.py")):
         text = path.read_text(encoding="utf-8")
         assert "SPEC §" not in text and "shared/SPEC" not in text, path

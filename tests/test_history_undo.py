@@ -370,7 +370,7 @@ def test_undo_is_recorded_once_and_then_the_earlier_change_is_next(tmp_path: Pat
 
 KILLER = """
 import os, signal, sys
-from hylo_memory.decay.store import MemoryStore
+from hylo_memory.decay.files.store import MemoryStore
 from hylo_memory.pipeline.state import journal
 
 def die():

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from hylo_memory.decay import Dimension
-from hylo_memory.decay.store import MemoryStore, atomic_write
+from hylo_memory.decay.files.store import MemoryStore, atomic_write
 from hylo_memory.pipeline.state.journal import Journal, journal_path, recover
 
 PLANNED = "## Active\n- Likes tea `last:2026-11-01 seen:1`\n"

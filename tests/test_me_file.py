@@ -14,7 +14,7 @@ from trust_helpers import TODAY, apply, fact, forget, ok, refresh, refresh_json,
 from vault_helpers import MEMORY, set_mtime, short, texts, write_file
 
 from hylo_memory.decay import Dimension
-from hylo_memory.decay.ranking import ME_HEADING
+from hylo_memory.decay.recall.ranking import ME_HEADING
 from hylo_memory.domain.sources import Perspective, Source, SourceKind
 from hylo_memory.extractors.agent import extract_handout
 from hylo_memory.extractors.batching import Part

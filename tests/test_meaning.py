@@ -21,8 +21,9 @@ from cli_helpers import hylo
 from proc_helpers import cli_env
 from vault_helpers import memory_body, memory_file
 
-from hylo_memory.decay import Dimension, concepts
-from hylo_memory.decay.recall import analyse, query_terms
+from hylo_memory.decay import Dimension
+from hylo_memory.decay.recall import concepts
+from hylo_memory.decay.recall.recall import analyse, query_terms
 from hylo_memory.extractors import bundled
 from hylo_memory.pipeline.cli.quick import answer
 from hylo_memory.pipeline.config import Config
@@ -99,7 +100,7 @@ def test_the_answer_floor_keeps_the_answers_the_model_is_surest_of(tmp_path: Pat
     vault = vault_of(tmp_path, *SET[language]["items"])
     found = sum(item in top(vault, question) for question, item in SET[language]["questions"])
     print(f"\n{language}: {found} of {len(SET[language]['questions'])} within the top three above the answer floor")
-    assert found >= least  # 6 of 22 and 13 of 22 with the concepts (decay/concepts.py), 2 and 12 before them
+    assert found >= least  # 6 of 22 and 13 of 22 with the concepts (decay/recall/concepts.py), 2 and 12 before them
 
 
 def test_without_the_model_the_same_question_finds_nothing(english: Path) -> None:

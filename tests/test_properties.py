@@ -23,9 +23,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hylo_memory.decay import Dimension, Evidence, Item, MemoryFile, Tombstone, apply_rules, parse, render
-from hylo_memory.decay import format as memory_format
-from hylo_memory.decay import lines as memory_lines
-from hylo_memory.decay.lines import item_line as written_line
+from hylo_memory.decay.files import format as memory_format
+from hylo_memory.decay.files import lines as memory_lines
+from hylo_memory.decay.files.lines import item_line as written_line
 from hylo_memory.decay.match import TextIndex
 from hylo_memory.decay.rules import DEFAULT_THRESHOLD, FileChanges
 from hylo_memory.domain.dimensions import ACTIVE, FADING

@@ -11,7 +11,7 @@ from cli_helpers import hylo, one_line
 from vault_helpers import memory_body, memory_file, snapshot_but_memo
 
 from hylo_memory.decay import Dimension, Item
-from hylo_memory.decay.recall import BM25, Entry, analyse, fuse, query_terms, rank
+from hylo_memory.decay.recall.recall import BM25, Entry, analyse, fuse, query_terms, rank
 from hylo_memory.decay.words import is_cjk
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.recall import recall

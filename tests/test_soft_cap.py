@@ -77,7 +77,7 @@ def test_under_the_cap_nothing_says_it(vault: Path, monkeypatch: pytest.MonkeyPa
 
 
 def test_over_cap_counts_active_items_alone() -> None:
-    from hylo_memory.decay.format import parse
+    from hylo_memory.decay.files.format import parse
 
     memory = parse("---\ndecay_window: 90d\n---\n## Active\n- a `last:2026-11-01 seen:1`\n\n## Fading\n"
                    "- b `last:2026-01-01 seen:1`\n- c `last:2026-01-01 seen:1`\n", Dimension.preferences)

@@ -12,8 +12,8 @@ from engine_helpers import item_line, memory_text, write_memory
 from freezegun import freeze_time
 
 from hylo_memory.decay import Dimension, parse
-from hylo_memory.decay import store as store_module
-from hylo_memory.decay.store import ARCHIVE_DIR, MemoryStore, atomic_write, resolved
+from hylo_memory.decay.files import store as store_module
+from hylo_memory.decay.files.store import ARCHIVE_DIR, MemoryStore, atomic_write, resolved
 from hylo_memory.errors import MemoryFileError
 
 DAY = dt.date(2026, 11, 30)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from hylo_memory.decay.ranking import MAX_BUDGET, MIN_BUDGET
+from hylo_memory.decay.recall.ranking import MAX_BUDGET, MIN_BUDGET
 from hylo_memory.errors import InputError
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.cli.options import SCOPE, in_scope, json_failures, options, setup

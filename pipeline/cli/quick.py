@@ -3,7 +3,7 @@
 Loading pydantic, click's whole command line and the YAML reader takes several times longer than Python's own
 start, and far longer than ranking a thousand items. When the configuration memo (pipeline/config_memo.py)
 says where the memory is, and the read memo (pipeline/state/read_memo.py) holds every memory file exactly as
-it is now, this module answers from them with the same ranking code (decay/recall.py, decay/ranking.py) and
+it is now, this module answers from them with the same ranking code (decay/recall/: recall.py, ranking.py) and
 prints the same bytes the full command would. Anything else it does not try: an option it does not know, a
 value the full command would refuse or say something about, a file changed, a change to finish, a server's
 embeddings — it declines, writes nothing, and the full command answers (and refreshes the memos). With the bundled
@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from hylo_memory.decay.ranking import MAX_BUDGET, MIN_BUDGET, BlockRequest, build_block
-from hylo_memory.decay.recall import BM25, Analyse, Entry, Terms, analyse, rank
+from hylo_memory.decay.recall.ranking import MAX_BUDGET, MIN_BUDGET, BlockRequest, build_block
+from hylo_memory.decay.recall.recall import BM25, Analyse, Entry, Terms, analyse, rank
 from hylo_memory.domain.dimensions import Dimension, clean_text
 from hylo_memory.extractors import bundled
 from hylo_memory.extractors.tokens import estimate_tokens

@@ -15,7 +15,7 @@ from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import BeforeValidator, Field, StrictBool
 
 from hylo_memory.decay import Dimension
-from hylo_memory.decay.recall.recall.ranking import MAX_BUDGET, MIN_BUDGET
+from hylo_memory.decay.recall.ranking import MAX_BUDGET, MIN_BUDGET
 from hylo_memory.domain.dimensions import DIMENSION_NAMES
 from hylo_memory.domain.items import MAX_ITEM_TEXT
 from hylo_memory.pipeline.mcp import wording

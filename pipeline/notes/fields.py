@@ -12,8 +12,8 @@ import frontmatter
 import yaml
 from frontmatter.default_handlers import BaseHandler, YAMLHandler
 
-from hylo_memory.decay.format import yaml_error_line
-from hylo_memory.decay.safe_yaml import UnsafeYAML, check_size, load_bounded
+from hylo_memory.decay.files.format import yaml_error_line
+from hylo_memory.decay.files.safe_yaml import UnsafeYAML, check_size, load_bounded
 from hylo_memory.domain.sources import Perspective, SourceKind
 from hylo_memory.pipeline.notes.dates import as_date
 

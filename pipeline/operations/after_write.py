@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 
-from hylo_memory.decay.store import MemoryStore
+from hylo_memory.decay.files.store import MemoryStore
 from hylo_memory.errors import HyloMemoryError
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.meaning import WARM_SECONDS, Progress, item_texts, warm

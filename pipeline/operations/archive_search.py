@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from pydantic import BaseModel
 
-from hylo_memory.decay.recall import BM25_WEIGHT, K1, B, query_terms
+from hylo_memory.decay.recall.recall import BM25_WEIGHT, K1, B, query_terms
 from hylo_memory.errors import InputError
 from hylo_memory.extractors import bundled
 from hylo_memory.extractors.tokens import estimate_tokens

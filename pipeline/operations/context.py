@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from pydantic_core import to_json
 
-from hylo_memory.decay.ranking import MAX_BUDGET, MIN_BUDGET, Block, BlockRequest, build_block
+from hylo_memory.decay.recall.ranking import MAX_BUDGET, MIN_BUDGET, Block, BlockRequest, build_block
 from hylo_memory.decay.soft_cap import OverCap, over_cap
 from hylo_memory.errors import InputError
 from hylo_memory.extractors.tokens import estimate_tokens

@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ValidationError
 
-from hylo_memory.decay.store import atomic_write
+from hylo_memory.decay.files.store import atomic_write
 from hylo_memory.errors import ConfigError, validation_line
 from hylo_memory.pipeline.config import VAULT_FILE, Config
 from hylo_memory.pipeline.notes.dates import name_day

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from typing import NamedTuple
 
-from hylo_memory.decay.store import fsync_dir, temp_file, writable
+from hylo_memory.decay.files.store import fsync_dir, temp_file, writable
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.state.me_file import me_path
 from hylo_memory.pipeline.state.writing import open_store

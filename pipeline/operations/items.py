@@ -7,8 +7,8 @@ import json
 from pydantic import BaseModel
 
 from hylo_memory.decay import Dimension
+from hylo_memory.decay.files.store import MemoryStore
 from hylo_memory.decay.find import CLOSEST, Found, by_words, closest, find_items
-from hylo_memory.decay.store import MemoryStore
 from hylo_memory.domain.items import MAX_ITEM_TEXT
 from hylo_memory.errors import InputError, MemoryFileError
 

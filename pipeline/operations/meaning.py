@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, Protocol, TypeVar, runtime_checkable
 
-from hylo_memory.decay.recall import similarities
+from hylo_memory.decay.recall.recall import similarities
 from hylo_memory.domain.dimensions import Dimension, Fact, clean_text
 from hylo_memory.extractors import bundled
 from hylo_memory.pipeline.state.embedding_cache import EmbeddingCache

@@ -15,8 +15,8 @@ from typing import Literal, NamedTuple
 from pydantic import BaseModel
 
 from hylo_memory.decay import Dimension, MemoryFile
-from hylo_memory.decay.recall import BM25, Entry, rank
-from hylo_memory.decay.store import MemoryStore
+from hylo_memory.decay.files.store import MemoryStore
+from hylo_memory.decay.recall.recall import BM25, Entry, rank
 from hylo_memory.domain.dimensions import clean_text
 from hylo_memory.errors import InputError, MemoryFileError
 from hylo_memory.pipeline import clock

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
-from hylo_memory.decay.ranking import MIN_BUDGET
+from hylo_memory.decay.recall.ranking import MIN_BUDGET
 from hylo_memory.errors import InputError
 from hylo_memory.extractors.tokens import estimate_tokens
 from hylo_memory.pipeline.config import Config

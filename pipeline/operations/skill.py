@@ -14,7 +14,7 @@ import shlex
 from pathlib import Path
 from typing import Literal, NamedTuple
 
-from hylo_memory.decay.store import atomic_write, read_regular
+from hylo_memory.decay.files.store import atomic_write, read_regular
 from hylo_memory.errors import HyloMemoryError, InputError
 from hylo_memory.pipeline.version import installed_version
 from hylo_memory.templates import render

@@ -12,8 +12,8 @@ from apscheduler.triggers.cron import CronTrigger
 from pydantic import BaseModel
 
 from hylo_memory.decay import Dimension, MemoryFile, apply_rules
+from hylo_memory.decay.files.store import MemoryStore
 from hylo_memory.decay.soft_cap import OverCap, over_cap
-from hylo_memory.decay.store import MemoryStore
 from hylo_memory.domain.usage import Usage
 from hylo_memory.errors import HyloMemoryError, LedgerError
 from hylo_memory.extractors.choice import extractor_name

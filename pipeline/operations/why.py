@@ -8,7 +8,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from hylo_memory.decay import Dimension
-from hylo_memory.decay.lines import item_line
+from hylo_memory.decay.files.lines import item_line
 from hylo_memory.decay.stated import Stated
 from hylo_memory.errors import InputError
 from hylo_memory.pipeline.config import Config

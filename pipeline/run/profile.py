@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 from hylo_memory.decay import MemoryFile
+from hylo_memory.decay.files.store import MemoryStore, atomic_write
 from hylo_memory.decay.stated import statements
-from hylo_memory.decay.store import MemoryStore, atomic_write
 from hylo_memory.domain.sources import Perspective, Source
 from hylo_memory.extractors.base import AuthorProfile
 from hylo_memory.extractors.relations import RELATIONS

@@ -2,7 +2,7 @@
 
 One SQLite file beside the ledger (`.state/archive.sqlite`, 0600 from its first byte), in WAL mode, so a search
 reads while a refresh writes. A note's passages are replaced in one transaction with their postings (BM25's,
-by term: decay/recall.py's analysis, kept so a search scores without reading every passage), so a search
+by term: decay/recall/recall.py's analysis, kept so a search scores without reading every passage), so a search
 finds each note whole, old or new. A vector is kept by its passage text's digest: an edit embeds again only
 the paragraphs it changed, and a rebuild none. It is a cache of the notes: a damaged file is started over.
 """
@@ -18,12 +18,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
-from hylo_memory.decay.recall import analyse
+from hylo_memory.decay.recall.recall import analyse
 from hylo_memory.pipeline.notes.passages import ArchivedNote, Stamp, passages
 from hylo_memory.pipeline.state.names import ARCHIVE_FILE, STATE_DIR
 
 # The cut into passages and the words' analysis: a file of another format has every note read again.
-FORMAT = "2"  # 2: concept terms (decay/concepts.py)
+FORMAT = "2"  # 2: concept terms (decay/recall/concepts.py)
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS notes (path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL,

@@ -12,7 +12,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from hylo_memory.decay.store import atomic_write
+from hylo_memory.decay.files.store import atomic_write
 from hylo_memory.pipeline.state.archive import ArchiveIndex
 from hylo_memory.pipeline.state.names import STATE_DIR
 

@@ -39,7 +39,7 @@ from typing import TypeVar
 from pydantic import BaseModel, ValidationError
 
 from hylo_memory.decay import Dimension
-from hylo_memory.decay.store import ARCHIVE_DIR, MemoryStore, atomic_write, digest, fsync_dir
+from hylo_memory.decay.files.store import ARCHIVE_DIR, MemoryStore, atomic_write, digest, fsync_dir
 from hylo_memory.domain.sources import PoolUnit
 from hylo_memory.domain.usage import Usage
 from hylo_memory.errors import FileChanged, HyloMemoryError, JournalError, storage_error

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from hylo_memory.decay.store import writable
+from hylo_memory.decay.files.store import writable
 from hylo_memory.errors import LockTimeout
 
 LOG = logging.getLogger(__name__)

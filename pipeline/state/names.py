@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from hylo_memory.decay.store import MemoryStore
+    from hylo_memory.decay.files.store import MemoryStore
 
 STATE_DIR = ".state"
 JOURNAL_FILE = "journal.json"

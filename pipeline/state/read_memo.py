@@ -70,7 +70,7 @@ def keep(memory_dir: Path, read: Mapping[Dimension, bytes | None], files: Mappin
     """Keep what a reader parsed (`read`: each file's bytes, `files`: each parsed), unless the memo already does.
 
     A cache: a folder that cannot be written, or gone meanwhile, is no failure of the command that read it."""
-    from hylo_memory.decay.recall import analyse
+    from hylo_memory.decay.recall.recall import analyse
     from hylo_memory.domain.dimensions import clean_text
 
     texts = {clean_text(i.text) for memory in files.values() if memory is not None for i in memory.items}
@@ -84,7 +84,7 @@ def keep(memory_dir: Path, read: Mapping[Dimension, bytes | None], files: Mappin
     data = json.dumps(memo, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     if not memory_dir.is_dir() or _same(path, data):
         return
-    from hylo_memory.decay.store import atomic_write  # the full path has loaded it already
+    from hylo_memory.decay.files.store import atomic_write  # the full path has loaded it already
 
     try:
         atomic_write(path, data)

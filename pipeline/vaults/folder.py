@@ -18,7 +18,7 @@ from pathlib import Path
 from stat import S_ISREG
 from typing import Any, NamedTuple
 
-from hylo_memory.decay.store import resolved
+from hylo_memory.decay.files.store import resolved
 from hylo_memory.domain.sources import Perspective, Source, SourceKind
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.notes import hylo_daily

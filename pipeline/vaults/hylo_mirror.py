@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, TypeVar
 from pydantic import BaseModel
 
 from hylo_memory.decay import Dimension
-from hylo_memory.decay.store import atomic_write, read_regular
+from hylo_memory.decay.files.store import atomic_write, read_regular
 from hylo_memory.domain.sources import Source
 from hylo_memory.errors import FileChanged
 from hylo_memory.pipeline.notes.hylo_daily import render_daily

@@ -3,7 +3,7 @@
 A memory is kept in the words its writer chose, and asked in the asker's: "Lives in Lisbon" answers "我住在哪里？",
 "Vegetarian since 2019" answers "do I eat meat?". The bundled model bridges some of that; a small 4-bit model does
 it poorly for short questions, and a server may not be there at all. So recall also indexes, beside a text's words,
-the concepts below that its words name: a shared concept is a shared term (decay/recall.py's `analyse`).
+the concepts below that its words name: a shared concept is a shared term (decay/recall/recall.py's `analyse`).
 
 Only the commonest topics of a personal profile, and only words that say that one thing (synonyms and
 translations, never a topic's neighbours: "football" is not "badminton", "cat" is not "dog"), so that a question the
@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import re
 
-from .words import stem
+from ..words import stem
 
 # Each concept: its English words (stemmed when read), then its Chinese words.
 CONCEPTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {

@@ -106,7 +106,7 @@ class BlockRequest(NamedTuple):
 
     `estimate`: a text's tokens; each line's estimate is added up, so the estimate of the whole (never more than
     their sum) is within `budget` too. `cosines`: each Active item's cosine with the query by its text, to rank by
-    BM25 and meaning fused, as recall does (decay/recall.py); an item that matches no term and whose cosine stays
+    BM25 and meaning fused, as recall does (decay/recall/recall.py); an item that matches no term and whose cosine stays
     under `floor` is not relevant, and one with no cosine (not embedded yet) is ranked by its words alone. When no
     item answers the query (recall's `answers`, with `answer_floor`), none is relevant and a line under the heading
     says so. `notes` end the block (a file that could not be read), within the budget like the rest. `title`: the

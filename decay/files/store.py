@@ -2,7 +2,7 @@
 
 A write is a compare-and-swap against a person's editor, which takes no lock: it replaces
 a file only if the file still holds what the command read and planned from, and never
-over a save that lands meanwhile (decay/aside.py).
+over a save that lands meanwhile (decay/files/aside.py).
 """
 
 from __future__ import annotations
@@ -275,7 +275,7 @@ class MemoryStore:
         """Write the file (None: remove it) only if it still holds what `expect` hashes; archive what it held.
 
         The file is moved aside to a private name and checked, the new one given the name only if
-        nothing appeared there meanwhile (decay/aside.py), and the old one archived: a person's save
+        nothing appeared there meanwhile (decay/files/aside.py), and the old one archived: a person's save
         landing at any moment stands, and `FileChanged` says so, for the command to plan again on their
         text; the version their save replaced is archived. A person who saved *into* the file (their
         editor had it open) gets that very file back in place, their save landing in it even if still

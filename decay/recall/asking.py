@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from hylo_memory.domain.dimensions import Dimension
 
-from .words import RUN, fold, stem
+from ..words import RUN, fold, stem
 
 # English words a question is made of rather than about, beside recall's stop words ("what", "my").
 QUESTION_WORDS = frozenset(

@@ -14,9 +14,9 @@ from typing import NamedTuple
 
 from hylo_memory.domain.dimensions import Dimension, Fact
 
+from ..words import RUN, is_cjk, stem
 from . import concepts
 from .asking import GENERIC_WORDS, QUESTION_WORDS, Asked, asked, without_cjk_function_words
-from .words import RUN, is_cjk, stem
 
 # A small English list: words that say nothing about what a query asks. Left out of queries only (an item is
 # indexed whole); the pieces of contractions ("I'm" reads "i", "m") are here.
