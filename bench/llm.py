@@ -37,9 +37,9 @@ import time
 from pathlib import Path
 
 from hylo_memory.decay import Evidence, plan_updates, render
-from hylo_memory.extractors.batching import estimate_tokens
 from hylo_memory.extractors.choice import make_extractor
-from hylo_memory.extractors.patterns import statements
+from hylo_memory.extractors.llm.batching import estimate_tokens
+from hylo_memory.extractors.offline.patterns import statements
 from hylo_memory.pipeline.config import load_config
 from hylo_memory.pipeline.operations.opening import open_memory
 from hylo_memory.pipeline.run.options import RunOptions

@@ -5,7 +5,7 @@ the same fake model: once asked directly, once through the batch endpoint (`batc
 submits, the next collects). The fake reports cached tokens as OpenAI does (a shared prefix of 1,024
 tokens or more, in steps of 128). Each way's tokens are priced at gpt-4o-mini's list prices (input
 $0.15, cached input $0.075, output $0.60 a million; batch half price) by the product's own
-`extractors/costs.py`, and printed as input-token equivalents (dollars ÷ the input price):
+`extractors/llm/costs.py`, and printed as input-token equivalents (dollars ÷ the input price):
 
 - direct, uncached: the direct run's tokens, none cached;
 - direct, cached: the same run as billed;
@@ -30,7 +30,7 @@ import tempfile
 from pathlib import Path
 
 from hylo_memory.domain.usage import Usage
-from hylo_memory.extractors.costs import PER, Prices, cost_of
+from hylo_memory.extractors.llm.costs import PER, Prices, cost_of
 from hylo_memory.pipeline.config import load_config
 from hylo_memory.pipeline.operations.opening import open_memory
 from hylo_memory.pipeline.operations.refresh import refresh_memory

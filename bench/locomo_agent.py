@@ -25,10 +25,10 @@ from mcp_types import CreateMessageRequestParams, CreateMessageResult, Implement
 from hylo_memory.decay.files.store import MemoryStore
 from hylo_memory.domain.items import MAX_ITEM_TEXT
 from hylo_memory.extractors.base import Candidate
-from hylo_memory.extractors.batching import estimate_tokens
-from hylo_memory.extractors.evidence_reply import shown
-from hylo_memory.extractors.llm_batches import reply_room, rooms, within
-from hylo_memory.extractors.offline import OfflineExtractor
+from hylo_memory.extractors.llm.batching import estimate_tokens
+from hylo_memory.extractors.llm.evidence_reply import shown
+from hylo_memory.extractors.llm.llm_batches import reply_room, rooms, within
+from hylo_memory.extractors.offline.offline import OfflineExtractor
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.mcp.calls import Memory
 from hylo_memory.pipeline.mcp.server import build_server

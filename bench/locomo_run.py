@@ -21,7 +21,7 @@ from locomo_score import Returned
 
 from hylo_memory.decay.files.store import MemoryStore
 from hylo_memory.domain.items import MAX_ITEM_TEXT
-from hylo_memory.extractors.offline import OfflineExtractor
+from hylo_memory.extractors.offline.offline import OfflineExtractor
 from hylo_memory.pipeline.cli.group import cli
 
 MEMORY_DIR = "_memory"

@@ -47,7 +47,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from hylo_memory.extractors.offline import OfflineExtractor
+from hylo_memory.extractors.offline.offline import OfflineExtractor
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.notes.reading import NoteReader
 from hylo_memory.pipeline.operations.opening import open_memory

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from .base import Extractor
-from .offline import OfflineExtractor
-from .settings import LLMSettings
+from .llm.settings import LLMSettings
+from .offline.offline import OfflineExtractor
 
 
 def extractor_name(llm: LLMSettings | None) -> str:
@@ -15,7 +15,7 @@ def extractor_name(llm: LLMSettings | None) -> str:
 def make_extractor(llm: LLMSettings | None) -> Extractor:
     """The LLM extractor for these settings, or the offline one when there are none."""
     if llm is not None:
-        from .llm import LLMExtractor  # the openai SDK is imported only when used
+        from .llm.llm import LLMExtractor  # the openai SDK is imported only when used
 
         return LLMExtractor(llm)
     return OfflineExtractor()

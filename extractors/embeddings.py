@@ -65,7 +65,7 @@ def embed(settings: EmbeddingSettings, texts: Sequence[str], seconds: float | No
     # The SDK is imported when embeddings are asked for: it costs most of a command's start-up.
     import openai
 
-    from .llm_client import describe_failure, hideable  # the chat client's wording of a failure, and its key
+    from .llm.llm_client import describe_failure, hideable  # the chat client's wording of a failure, and its key
 
     wanted = list(dict.fromkeys(texts))
     done: dict[str, list[float]] = {}

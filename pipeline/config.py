@@ -25,8 +25,8 @@ from pydantic import (
 )
 
 from hylo_memory.errors import ConfigError, validation_line
-from hylo_memory.extractors.costs import Prices
-from hylo_memory.extractors.settings import LLMSettings
+from hylo_memory.extractors.llm.costs import Prices
+from hylo_memory.extractors.llm.settings import LLMSettings
 from hylo_memory.pipeline.config_memo import DEFAULT_CONFIG as DEFAULT_CONFIG
 from hylo_memory.pipeline.config_memo import VAULT_FILE as VAULT_FILE
 from hylo_memory.pipeline.scopes import Scope, check_layout, check_names

@@ -17,7 +17,7 @@ from vault_helpers import opened
 
 from hylo_memory.decay import Dimension, Evidence
 from hylo_memory.errors import InputError
-from hylo_memory.extractors.evidence_reply import OPPOSITE_RESTATES
+from hylo_memory.extractors.llm.evidence_reply import OPPOSITE_RESTATES
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.apply import apply_evidence
 from hylo_memory.pipeline.operations.handed import Handed
@@ -250,15 +250,15 @@ def test_a_lease_is_asked_again_under_the_run_lock_and_an_answer_in_time_no_long
     with Ledger.for_memory_dir(vault / "_memory") as ledger:
         lease = Leases(ledger).usable(handed.lease or "", 0.0)
         ledger.db.execute("UPDATE leases SET expires_at = 1 WHERE token = ?", (lease.token,))  # it ran out meanwhile
-    from hylo_memory.extractors.agent import Answered
     from hylo_memory.extractors.base import Extraction
+    from hylo_memory.extractors.llm.agent import Answered
 
     with pytest.raises(InputError, match="expired"):
         refresh(opened(vault, config), Answered("assistant (tester)", Extraction()), RunOptions(TODAY, only=lease))
 
 
 def test_a_nightly_refresh_leaves_the_notes_an_assistant_holds_and_its_answer_is_kept(vault: Path) -> None:
-    from hylo_memory.extractors.offline import OfflineExtractor
+    from hylo_memory.extractors.offline.offline import OfflineExtractor
     from hylo_memory.pipeline.run.options import RunOptions
     from hylo_memory.pipeline.run.refresh import refresh
 
@@ -298,7 +298,7 @@ def _never() -> Any:
 
 
 def test_reextract_never_reads_again_what_an_assistant_read(vault: Path) -> None:
-    from hylo_memory.extractors.offline import OfflineExtractor
+    from hylo_memory.extractors.offline.offline import OfflineExtractor
     from hylo_memory.pipeline.run.options import RunOptions
     from hylo_memory.pipeline.run.refresh import refresh
 

@@ -21,10 +21,10 @@ from vault_helpers import opened
 
 from hylo_memory.decay import Dimension
 from hylo_memory.domain.sources import Source, SourceKind
-from hylo_memory.extractors.attributed import OTHERS_WORDS, why_not_kept
 from hylo_memory.extractors.base import MAX_LISTED
-from hylo_memory.extractors.evidence_reply import Asked, read_evidence
-from hylo_memory.extractors.standalone import CUT_SHORT, EMPTY_OPINION, NO_CLAIM, PRONOUN_ONLY, why_not_alone
+from hylo_memory.extractors.llm.evidence_reply import Asked, read_evidence
+from hylo_memory.extractors.offline.attributed import OTHERS_WORDS, why_not_kept
+from hylo_memory.extractors.offline.standalone import CUT_SHORT, EMPTY_OPINION, NO_CLAIM, PRONOUN_ONLY, why_not_alone
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.lease import notes_to_read, propose
 

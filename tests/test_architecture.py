@@ -163,7 +163,7 @@ def _fake(tmp_path: Path, module: str, source: str) -> dict[str, Path]:
     (f"{NOTES}.extra", "from hylo_memory.extractors.base import Extraction\n", "reading a note imports no extractor"),
     (f"{VAULTS}.extra", "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ...extractors import base\n",
      "a vault imports no extractor"),
-    (f"{STATE}.extra", "from hylo_memory.extractors.costs import Cost\n", "what lasts imports no extractor"),
+    (f"{STATE}.extra", "from hylo_memory.extractors.llm.costs import Cost\n", "what lasts imports no extractor"),
     (f"{CLI}.extra", "from hylo_memory.pipeline.mcp.server import serve_vault\n",
      "the command line never imports the MCP door or its SDK, nor a vault behind the front"),
     (f"{MCP}.extra", "def f():\n    from ..cli import group\n",

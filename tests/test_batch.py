@@ -20,7 +20,7 @@ from proc_helpers import cli_env
 from vault_helpers import opened
 
 from hylo_memory.decay import Dimension
-from hylo_memory.extractors.batch_api import answers
+from hylo_memory.extractors.llm.batch_api import answers
 from hylo_memory.pipeline.state.ledger import LEDGER_FILE
 from hylo_memory.pipeline.state.read_memo import digest, memo_path
 from hylo_memory.testing import FakeOpenAI

@@ -13,7 +13,7 @@ import pytest
 from batch_helpers import refresh, run, vault_with
 
 from hylo_memory.domain.usage import Usage
-from hylo_memory.extractors.costs import Prices, cost_of
+from hylo_memory.extractors.llm.costs import Prices, cost_of
 from hylo_memory.testing import FakeOpenAI, answer
 from hylo_memory.testing.fake_replies import reply
 

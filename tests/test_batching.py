@@ -1,4 +1,4 @@
-"""Packing sources into requests by a token budget (extractors/batching.py): many small sources a
+"""Packing sources into requests by a token budget (extractors/llm/batching.py): many small sources a
 request, a long one alone, an oversized one cut into numbered pieces that each fit, at paragraph breaks
 where possible, losing nothing."""
 
@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from hylo_memory.decay import Dimension
 from hylo_memory.domain.sources import Source, SourceKind
 from hylo_memory.extractors.base import Candidate
-from hylo_memory.extractors.batching import _PER_SOURCE as HEADER  # a source's header line in the prompt, in tokens
-from hylo_memory.extractors.batching import Batch, Part, estimate_tokens, pack, relevant
+from hylo_memory.extractors.llm.batching import _PER_SOURCE as HEADER  # a source's header line in the prompt, in tokens
+from hylo_memory.extractors.llm.batching import Batch, Part, estimate_tokens, pack, relevant
 
 BUDGET = 100 + HEADER  # tokens a request's sources may take: 100 after one header, 400 characters of English
 

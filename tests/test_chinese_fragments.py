@@ -14,9 +14,9 @@ from vault_helpers import day
 from hylo_memory.decay import Dimension
 from hylo_memory.domain.sources import Source, SourceKind
 from hylo_memory.extractors.base import AuthorProfile
-from hylo_memory.extractors.offline import OfflineExtractor
-from hylo_memory.extractors.patterns import statements
-from hylo_memory.extractors.standalone import CUT_SHORT, NO_CLAIM, NOT_WHO, TO_A_READER, why_not_alone
+from hylo_memory.extractors.offline.offline import OfflineExtractor
+from hylo_memory.extractors.offline.patterns import statements
+from hylo_memory.extractors.offline.standalone import CUT_SHORT, NO_CLAIM, NOT_WHO, TO_A_READER, why_not_alone
 
 I, P, G, B, S = Dimension.identity, Dimension.preferences, Dimension.goals, Dimension.beliefs, Dimension.state
 

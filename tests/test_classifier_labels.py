@@ -10,7 +10,7 @@ from collections import Counter
 import pytest
 
 from hylo_memory.decay import Dimension
-from hylo_memory.extractors.offline import OfflineExtractor
+from hylo_memory.extractors.offline.offline import OfflineExtractor
 
 I, P, G, B, PE, S = (Dimension.identity, Dimension.preferences, Dimension.goals, Dimension.beliefs,
                      Dimension.people, Dimension.state)

@@ -16,7 +16,7 @@ from hylo_memory.decay import Dimension, Item
 from hylo_memory.decay.recall.ranking import MIN_BUDGET, BlockRequest, build_block, score
 from hylo_memory.domain.dimensions import ACTIVE, FADING
 from hylo_memory.domain.items import MemoryFile, Section
-from hylo_memory.extractors.batching import estimate_tokens
+from hylo_memory.extractors.llm.batching import estimate_tokens
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.context import build_context
 

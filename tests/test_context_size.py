@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from hylo_memory.extractors.context_size import DEFAULT_CONTEXT, OLLAMA_DEFAULT_WINDOW, context_tokens
+from hylo_memory.extractors.llm.context_size import DEFAULT_CONTEXT, OLLAMA_DEFAULT_WINDOW, context_tokens
 from hylo_memory.testing import FakeOpenAI
 
 

@@ -12,7 +12,7 @@ import pytest
 from cli_helpers import hylo
 
 from hylo_memory.domain.usage import Usage
-from hylo_memory.extractors.costs import Prices, cost_of
+from hylo_memory.extractors.llm.costs import Prices, cost_of
 from hylo_memory.testing import FakeOpenAI, answer
 from hylo_memory.testing.fake_replies import reply
 

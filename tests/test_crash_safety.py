@@ -18,7 +18,7 @@ from vault_helpers import opened
 from hylo_memory.decay import Dimension, parse
 from hylo_memory.decay.files.store import MemoryStore
 from hylo_memory.extractors.base import Decision
-from hylo_memory.extractors.offline import OfflineExtractor
+from hylo_memory.extractors.offline.offline import OfflineExtractor
 from hylo_memory.pipeline.config import load_config
 from hylo_memory.pipeline.operations.apply import apply_evidence
 from hylo_memory.pipeline.operations.evidence_file import read_evidence

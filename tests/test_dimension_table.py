@@ -27,8 +27,8 @@ from hylo_memory.domain.dimensions import (
     windows_of,
 )
 from hylo_memory.domain.sources import Perspective, Source, SourceKind
-from hylo_memory.extractors.replies import ClassifyReply, ExtractionReply, strict_schema
-from hylo_memory.extractors.tokens import estimate_tokens
+from hylo_memory.extractors.llm.replies import ClassifyReply, ExtractionReply, strict_schema
+from hylo_memory.extractors.llm.tokens import estimate_tokens
 from hylo_memory.templates import render
 
 TODAY = dt.date(2026, 11, 30)

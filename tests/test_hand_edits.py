@@ -25,7 +25,7 @@ from vault_helpers import memory_file, opened, short
 from hylo_memory.decay import Dimension
 from hylo_memory.decay.files.store import ARCHIVE_DIR, MemoryStore, digest
 from hylo_memory.errors import FileChanged
-from hylo_memory.extractors.offline import OfflineExtractor
+from hylo_memory.extractors.offline.offline import OfflineExtractor
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.opening import open_memory
 from hylo_memory.pipeline.operations.remember import remember_text

@@ -14,7 +14,7 @@ import pytest
 from vault_helpers import MEMORY, identity, items, opened, short, snapshot, texts
 
 from hylo_memory.decay import Dimension
-from hylo_memory.extractors.llm import LLMExtractor
+from hylo_memory.extractors.llm.llm import LLMExtractor
 from hylo_memory.pipeline.cli.group import main
 from hylo_memory.pipeline.config import load_config
 from hylo_memory.pipeline.state.ledger import Ledger

@@ -16,7 +16,7 @@ from vault_helpers import short
 
 from hylo_memory.decay import Dimension
 from hylo_memory.domain.items import MAX_ITEM_TEXT
-from hylo_memory.extractors.offline import OfflineExtractor
+from hylo_memory.extractors.offline.offline import OfflineExtractor
 
 TODAY = "2026-12-02"
 

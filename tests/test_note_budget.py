@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from vault_helpers import day, run, short, texts
 
 from hylo_memory.decay import Dimension
-from hylo_memory.extractors.patterns import statements
+from hylo_memory.extractors.offline.patterns import statements
 from hylo_memory.pipeline.notes import text as reader
 from hylo_memory.pipeline.notes.plain import plain_reading
 from hylo_memory.pipeline.notes.text import PARSE_BUDGET, markup_cost, note_text, parsed_text, read_note

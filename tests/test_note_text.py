@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hylo_memory.extractors.patterns import statements
+from hylo_memory.extractors.offline.patterns import statements
 from hylo_memory.pipeline.notes.text import link_title, note_text, parsed_text
 
 # What no clean text may hold: the markup the model once copied into memory items.

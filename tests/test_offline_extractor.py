@@ -8,8 +8,8 @@ from vault_helpers import day
 from hylo_memory.decay import Dimension
 from hylo_memory.domain.sources import Perspective, Source, SourceKind
 from hylo_memory.extractors.base import AuthorProfile, Cluster
-from hylo_memory.extractors.offline import OfflineExtractor, trait_wording
-from hylo_memory.extractors.patterns import statements
+from hylo_memory.extractors.offline.offline import OfflineExtractor, trait_wording
+from hylo_memory.extractors.offline.patterns import statements
 
 I, P, G, B, PE, S = (Dimension.identity, Dimension.preferences, Dimension.goals, Dimension.beliefs, Dimension.people,
                      Dimension.state)

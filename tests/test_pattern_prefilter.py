@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hylo_memory.domain.dimensions import clean_text
-from hylo_memory.extractors.patterns import _ANCHOR_LETTERS, RULES, rules_for, statements
+from hylo_memory.extractors.offline.patterns import _ANCHOR_LETTERS, RULES, rules_for, statements
 
 FRAGMENTS = ["I", "i", "I'm", "I’m", "I've", "my", "My", "MY", "love", "don't", "like", "want to", "work at", "Acme",
              "sister", "Ana", "live in", "Porto", "feel", "tired", "believe", "that", "think", "prefer", "tea", ",",

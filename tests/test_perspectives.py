@@ -9,7 +9,7 @@ from vault_helpers import MEMORY, day, identity, items, memory_file, parse_memor
 from hylo_memory.decay import Dimension, Evidence
 from hylo_memory.domain.sources import Perspective, Source, SourceKind
 from hylo_memory.extractors.base import AuthorProfile, Candidate, Extraction, Progress
-from hylo_memory.extractors.offline import OfflineExtractor
+from hylo_memory.extractors.offline.offline import OfflineExtractor
 from hylo_memory.pipeline.run.profile import build_profile, judge_perspective
 
 TODAY = day("2026-11-30")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from hylo_memory.decay import Dimension
-from hylo_memory.extractors.offline import OfflineExtractor
-from hylo_memory.extractors.patterns import statements
+from hylo_memory.extractors.offline.offline import OfflineExtractor
+from hylo_memory.extractors.offline.patterns import statements
 
 P, G, B, S = Dimension.preferences, Dimension.goals, Dimension.beliefs, Dimension.state
 

@@ -14,7 +14,7 @@ from vault_helpers import MEMORY, day, identity, items, run, short, snapshot, te
 from hylo_memory.decay import Dimension
 from hylo_memory.domain.sources import Source
 from hylo_memory.extractors.base import AuthorProfile, Candidate, Extraction, Progress
-from hylo_memory.extractors.offline import OfflineExtractor
+from hylo_memory.extractors.offline.offline import OfflineExtractor
 
 TODAY = day("2026-11-30")
 

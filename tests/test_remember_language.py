@@ -11,7 +11,7 @@ from cli_helpers import hylo, one_line
 from vault_helpers import MEMORY, items, short
 
 from hylo_memory.decay import Dimension
-from hylo_memory.extractors.offline import OfflineExtractor
+from hylo_memory.extractors.offline.offline import OfflineExtractor
 from hylo_memory.pipeline.operations.remember import the_fact
 
 TODAY = "2026-11-30"

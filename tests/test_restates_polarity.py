@@ -10,7 +10,7 @@ import pytest
 from vault_helpers import items, memory_file, short
 
 from hylo_memory.decay import Dimension
-from hylo_memory.extractors.evidence_reply import OPPOSITE_RESTATES
+from hylo_memory.extractors.llm.evidence_reply import OPPOSITE_RESTATES
 from hylo_memory.pipeline.cli.group import main
 from hylo_memory.testing import FakeOpenAI, reply
 

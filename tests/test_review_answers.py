@@ -8,8 +8,8 @@ import datetime as dt
 import pytest
 
 from hylo_memory.decay import Dimension
-from hylo_memory.extractors.llm_errors import InvalidReply
-from hylo_memory.extractors.review import Judgement, ReviewItem, read_review, review_handout
+from hylo_memory.extractors.llm.llm_errors import InvalidReply
+from hylo_memory.extractors.llm.review import Judgement, ReviewItem, read_review, review_handout
 
 DAY = dt.date(2026, 11, 30)
 STUDENT = ReviewItem(dimension=Dimension.identity, text="Student at the University of Chicago", last=DAY)

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from cli_helpers import hylo
 
-from hylo_memory.extractors.replies import strict_schema
-from hylo_memory.extractors.review import ReviewReply
+from hylo_memory.extractors.llm.replies import strict_schema
+from hylo_memory.extractors.llm.review import ReviewReply
 from hylo_memory.testing import FakeOpenAI
 from hylo_memory.testing.fake_replies import Body, prompt_text
 

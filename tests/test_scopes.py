@@ -216,7 +216,7 @@ def test_context_with_a_scope_gives_the_persons_memory_then_the_scopes_under_its
 
 
 def test_context_with_a_scope_stays_within_its_budget(tmp_path: Path) -> None:
-    from hylo_memory.extractors.tokens import estimate_tokens
+    from hylo_memory.extractors.llm.tokens import estimate_tokens
 
     vault = vault_with_a_scope(tmp_path)
     for n in range(40):

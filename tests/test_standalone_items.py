@@ -10,9 +10,9 @@ import pytest
 from vault_helpers import short, texts
 
 from hylo_memory.decay import Dimension
-from hylo_memory.extractors.llm import LLMExtractor
-from hylo_memory.extractors.patterns import statements
-from hylo_memory.extractors.standalone import CUT_SHORT, PRONOUN_ONLY, why_not_alone
+from hylo_memory.extractors.llm.llm import LLMExtractor
+from hylo_memory.extractors.offline.patterns import statements
+from hylo_memory.extractors.offline.standalone import CUT_SHORT, PRONOUN_ONLY, why_not_alone
 from hylo_memory.pipeline.cli.group import main
 from hylo_memory.pipeline.config import load_config
 from hylo_memory.testing import FakeOpenAI, reply

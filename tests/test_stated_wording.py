@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from hylo_memory.decay import Dimension
-from hylo_memory.extractors.offline import OfflineExtractor
-from hylo_memory.extractors.stated import third_person, time_bound
+from hylo_memory.extractors.offline.offline import OfflineExtractor
+from hylo_memory.extractors.offline.stated import third_person, time_bound
 
 
 @pytest.mark.parametrize(("said", "worded"), [

@@ -15,7 +15,7 @@ from vault_helpers import opened, parse_memory
 
 from hylo_memory.decay import Dimension
 from hylo_memory.extractors.base import Decision
-from hylo_memory.extractors.offline import OfflineExtractor
+from hylo_memory.extractors.offline.offline import OfflineExtractor
 from hylo_memory.pipeline.config import load_config
 from hylo_memory.pipeline.operations.remember import remember
 from hylo_memory.pipeline.operations.status import gather

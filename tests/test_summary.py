@@ -11,7 +11,7 @@ from vault_helpers import MEMORY, day, identity, memory_file, run, short, unit, 
 
 from hylo_memory.decay import Dimension, Evidence
 from hylo_memory.extractors.base import Extraction
-from hylo_memory.extractors.offline import OfflineExtractor
+from hylo_memory.extractors.offline.offline import OfflineExtractor
 
 TODAY = day("2026-11-30")
 SPEC_KEYS = {"mode", "window_days", "today", "sources", "changed_files", "counts", "deleted", "skipped", "status"}
@@ -220,7 +220,7 @@ def test_json_of_a_first_run(tmp_path: Path) -> None:
 
 def test_json_status_is_partial_when_some_sources_wait_after_a_failure(tmp_path: Path) -> None:
     from hylo_memory.extractors.base import Extraction
-    from hylo_memory.extractors.offline import OfflineExtractor
+    from hylo_memory.extractors.offline.offline import OfflineExtractor
 
     class HalfFailing(OfflineExtractor):
         def extract(self, sources, profile, existing, progress=None):  # type: ignore[override]

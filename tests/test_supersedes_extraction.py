@@ -11,8 +11,8 @@ from vault_helpers import day
 from hylo_memory.decay import Dimension, Evidence, MemoryFile, parse
 from hylo_memory.domain.sources import Perspective, Source, SourceKind
 from hylo_memory.extractors.base import AuthorProfile, Candidate, Extraction
-from hylo_memory.extractors.llm import MAX_CLASSIFY_ITEMS, LLMExtractor
-from hylo_memory.extractors.offline import OfflineExtractor
+from hylo_memory.extractors.llm.llm import MAX_CLASSIFY_ITEMS, LLMExtractor
+from hylo_memory.extractors.offline.offline import OfflineExtractor
 from hylo_memory.pipeline.config import load_config
 from hylo_memory.testing import FakeOpenAI, error
 from hylo_memory.testing.fake_replies import classify_reply, evidence_entry, extraction_reply

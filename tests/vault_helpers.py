@@ -12,7 +12,7 @@ import yaml
 
 from hylo_memory.decay import Dimension, MemoryFile, parse
 from hylo_memory.decay.files.store import MemoryStore
-from hylo_memory.extractors.offline import OfflineExtractor
+from hylo_memory.extractors.offline.offline import OfflineExtractor
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.opening import open_memory
 from hylo_memory.pipeline.run.options import RunOptions

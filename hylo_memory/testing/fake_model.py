@@ -12,7 +12,7 @@ import re
 
 from hylo_memory.decay import Dimension
 from hylo_memory.decay.match import normalise
-from hylo_memory.extractors.patterns import Likings, statements
+from hylo_memory.extractors.offline.patterns import Likings, statements
 
 from .fake_replies import Body
 

@@ -25,7 +25,7 @@ from hylo_memory.decay.recall.ranking import MAX_BUDGET, MIN_BUDGET, BlockReques
 from hylo_memory.decay.recall.recall import BM25, Analyse, Entry, Terms, analyse, rank
 from hylo_memory.domain.dimensions import Dimension, clean_text
 from hylo_memory.extractors import bundled
-from hylo_memory.extractors.tokens import estimate_tokens
+from hylo_memory.extractors.llm.tokens import estimate_tokens
 from hylo_memory.pipeline import config_memo
 from hylo_memory.pipeline.notes.dates import EARLIEST, LATEST
 from hylo_memory.pipeline.operations.answers import (

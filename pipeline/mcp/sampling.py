@@ -16,7 +16,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import SamplingMessage, TextContent
 
 from hylo_memory.extractors.base import Extractor
-from hylo_memory.extractors.llm_errors import Declined, RequestFailed
+from hylo_memory.extractors.llm.llm_errors import Declined, RequestFailed
 from hylo_memory.pipeline.config import Config
 
 
@@ -29,7 +29,7 @@ def offers_sampling(context: Context[Any, Any]) -> bool:
 
 def sampling_extractor(context: Context[Any, Any], config: Config, client: str) -> Extractor:
     """An extractor whose requests the client's model answers; call on the event loop, use on a worker thread."""
-    from hylo_memory.extractors.sampling import SamplingExtractor
+    from hylo_memory.extractors.llm.sampling import SamplingExtractor
 
     session, token = context.session, anyio.lowlevel.current_token()
 

@@ -23,7 +23,7 @@ from pydantic import BaseModel
 from hylo_memory.decay.recall.recall import BM25_WEIGHT, K1, B, query_terms
 from hylo_memory.errors import InputError
 from hylo_memory.extractors import bundled
-from hylo_memory.extractors.tokens import estimate_tokens
+from hylo_memory.extractors.llm.tokens import estimate_tokens
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.notes.passages import Whose
 from hylo_memory.pipeline.operations.answers import MAX_LIMIT, check_query

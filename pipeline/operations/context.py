@@ -14,7 +14,7 @@ from pydantic_core import to_json
 from hylo_memory.decay.recall.ranking import MAX_BUDGET, MIN_BUDGET, Block, BlockRequest, build_block
 from hylo_memory.decay.soft_cap import OverCap, over_cap
 from hylo_memory.errors import InputError
-from hylo_memory.extractors.tokens import estimate_tokens
+from hylo_memory.extractors.llm.tokens import estimate_tokens
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.answers import DEFAULT_BUDGET as DEFAULT_BUDGET
 from hylo_memory.pipeline.operations.answers import check_query, waiting_line

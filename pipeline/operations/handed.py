@@ -9,8 +9,8 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from hylo_memory.decay import Dimension
-from hylo_memory.extractors.agent import Handout
-from hylo_memory.extractors.review import ANSWER_SHAPE, ReviewHandout
+from hylo_memory.extractors.llm.agent import Handout
+from hylo_memory.extractors.llm.review import ANSWER_SHAPE, ReviewHandout
 from hylo_memory.pipeline.run.summary import RunSummary
 from hylo_memory.pipeline.state.leases import Lease
 

@@ -21,16 +21,10 @@ from hylo_memory.decay import Dimension, MemoryFile
 from hylo_memory.decay.files.store import MemoryStore
 from hylo_memory.domain.sources import Perspective, Source
 from hylo_memory.errors import InputError, LeaseRefused
-from hylo_memory.extractors.agent import (
-    Answered,
-    Handout,
-    extract_handout,
-    read_answer,
-    synthesis_handout,
-)
 from hylo_memory.extractors.base import AuthorProfile, Candidate, Extraction
-from hylo_memory.extractors.batching import Part, estimate_tokens
-from hylo_memory.extractors.llm_errors import InvalidReply
+from hylo_memory.extractors.llm.agent import Answered, Handout, extract_handout, read_answer, synthesis_handout
+from hylo_memory.extractors.llm.batching import Part, estimate_tokens
+from hylo_memory.extractors.llm.llm_errors import InvalidReply
 from hylo_memory.extractors.synthesis import cluster_units, pool_unit
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config

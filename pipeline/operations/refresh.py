@@ -26,7 +26,7 @@ from hylo_memory.pipeline.state.leases import Leases
 from hylo_memory.pipeline.state.opened import Opened
 
 if TYPE_CHECKING:  # the batch endpoint's client loads with a batch, not with every command (`status`)
-    from hylo_memory.extractors.llm import LLMExtractor
+    from hylo_memory.extractors.llm.llm import LLMExtractor
 
 LOG = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ def refresh_memory(memory: Opened, options: RunOptions, fallback: Extractor | No
     submitted = None
     rereads = options.reextract or options.retry_stuck
     if batch and config.uses_llm and not (dry_run or rereads) and day >= clock.today(config.timezone):
-        from hylo_memory.extractors.llm import LLMExtractor
+        from hylo_memory.extractors.llm.llm import LLMExtractor
 
         if isinstance(extractor, LLMExtractor):
             submitted = _submit(memory, extractor, day, options.intro)
@@ -94,7 +94,7 @@ def collect_batches(memory: Opened, day: dt.date, readers: bool = True) -> list[
         LOG.warning("%d batch(es) wait to be collected: collecting asks the model's server, which this run does not "
                     "use (set a key or base_url, and not --extractor offline)", len(pending))
         return []
-    from hylo_memory.extractors.batch_api import BatchEndpoints
+    from hylo_memory.extractors.llm.batch_api import BatchEndpoints
     from hylo_memory.pipeline.run import batch as batches
 
     endpoints = BatchEndpoints(settings)
@@ -108,8 +108,8 @@ def collect_batches(memory: Opened, day: dt.date, readers: bool = True) -> list[
 
 
 def _submit(memory: Opened, extractor: LLMExtractor, day: dt.date, intro: str | None) -> RunSummary | None:
-    from hylo_memory.extractors.batch_api import BatchEndpoints
-    from hylo_memory.extractors.llm_errors import LLMError
+    from hylo_memory.extractors.llm.batch_api import BatchEndpoints
+    from hylo_memory.extractors.llm.llm_errors import LLMError
     from hylo_memory.pipeline.run import batch as batches
 
     endpoints = BatchEndpoints(extractor.config)

@@ -13,7 +13,7 @@ from hylo_memory.domain.items import MAX_ITEM_TEXT, MemoryFile
 from hylo_memory.errors import InputError
 from hylo_memory.extractors.base import Decision
 from hylo_memory.extractors.choice import make_extractor
-from hylo_memory.extractors.offline import OfflineExtractor
+from hylo_memory.extractors.offline.offline import OfflineExtractor
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.after_write import after_write

@@ -22,9 +22,9 @@ from hylo_memory.decay.alike import COSINE_FLOOR, alike_pairs
 from hylo_memory.decay.review import Refused, apply_review, other_people
 from hylo_memory.domain.usage import Usage
 from hylo_memory.errors import InputError, LeaseRefused
-from hylo_memory.extractors.costs import Prices, cost_of, total
-from hylo_memory.extractors.llm_errors import InvalidReply
-from hylo_memory.extractors.review import Judgement, Refusal, ReviewHandout, ReviewItem, read_review, review_handout
+from hylo_memory.extractors.llm.costs import Prices, cost_of, total
+from hylo_memory.extractors.llm.llm_errors import InvalidReply
+from hylo_memory.extractors.llm.review import Judgement, Refusal, ReviewHandout, ReviewItem, read_review, review_handout
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.handed import Handed
 from hylo_memory.pipeline.operations.meaning import close_items
@@ -222,8 +222,8 @@ def _apply(files: dict[Dimension, MemoryFile | None], judgement: Judgement, toda
 def review_by_model(memory: Opened, extractor: Extractor, today: dt.date) -> Reviewed | None:
     """The configured model's review after a run (docs/spec.md §4.6): one batch, within the run's token ceiling;
     None when it is no model's, or no pair is left to judge."""
-    from hylo_memory.extractors.llm import LLMExtractor  # loaded already: the run's extractor is one
-    from hylo_memory.extractors.llm_errors import LLMError
+    from hylo_memory.extractors.llm.llm import LLMExtractor  # loaded already: the run's extractor is one
+    from hylo_memory.extractors.llm.llm_errors import LLMError
 
     if not isinstance(extractor, LLMExtractor):
         return None

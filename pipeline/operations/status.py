@@ -17,7 +17,7 @@ from hylo_memory.decay.soft_cap import OverCap, over_cap
 from hylo_memory.domain.usage import Usage
 from hylo_memory.errors import HyloMemoryError, LedgerError
 from hylo_memory.extractors.choice import extractor_name
-from hylo_memory.extractors.costs import Cost, cost_of, total
+from hylo_memory.extractors.llm.costs import Cost, cost_of, total
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.schedule import next_fire_time, parse_cron, previous_fire_time, should_catch_up

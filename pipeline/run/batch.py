@@ -18,9 +18,9 @@ import time
 from hylo_memory.domain.sources import Perspective
 from hylo_memory.domain.usage import Usage
 from hylo_memory.errors import InputError
-from hylo_memory.extractors.agent import Answered
 from hylo_memory.extractors.base import Candidate
-from hylo_memory.extractors.batch_api import (
+from hylo_memory.extractors.llm.agent import Answered
+from hylo_memory.extractors.llm.batch_api import (
     WINDOW_SECONDS,
     Answers,
     BatchEndpoints,
@@ -34,8 +34,8 @@ from hylo_memory.extractors.batch_api import (
     under_lease,
     within_ceiling,
 )
-from hylo_memory.extractors.llm import LLMExtractor
-from hylo_memory.extractors.llm_errors import LLMError, RequestFailed
+from hylo_memory.extractors.llm.llm import LLMExtractor
+from hylo_memory.extractors.llm.llm_errors import LLMError, RequestFailed
 from hylo_memory.extractors.synthesis import cluster_units, pool_unit
 from hylo_memory.pipeline.run.collect import Selection, plan
 from hylo_memory.pipeline.run.options import RunOptions

@@ -9,7 +9,7 @@ from hylo_memory.decay.files.store import MemoryStore, atomic_write
 from hylo_memory.decay.stated import statements
 from hylo_memory.domain.sources import Perspective, Source
 from hylo_memory.extractors.base import AuthorProfile
-from hylo_memory.extractors.relations import RELATIONS
+from hylo_memory.extractors.offline.relations import RELATIONS
 from hylo_memory.pipeline.state.names import INTRO_FILE as INTRO_FILE  # re-exported: where the intro is kept
 from hylo_memory.pipeline.state.read_memo import intro_path
 

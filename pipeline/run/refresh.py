@@ -17,7 +17,7 @@ from hylo_memory.decay.soft_cap import over_cap
 from hylo_memory.decay.stated import contradicting
 from hylo_memory.domain.sources import Source
 from hylo_memory.extractors.base import Extraction, Extractor
-from hylo_memory.extractors.costs import cost_of
+from hylo_memory.extractors.llm.costs import cost_of
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.run.collect import Plan, Reread, Selection, plan

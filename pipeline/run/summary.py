@@ -16,7 +16,7 @@ from hylo_memory.decay.soft_cap import OverCap
 from hylo_memory.domain.sources import Source, SourceKind
 from hylo_memory.domain.usage import Usage
 from hylo_memory.extractors.base import Dropped, DroppedEntry
-from hylo_memory.extractors.costs import Cost, total
+from hylo_memory.extractors.llm.costs import Cost, total
 from hylo_memory.pipeline.notes.whose import Reason
 from hylo_memory.pipeline.run.collect import Future
 from hylo_memory.pipeline.run.window import Mode

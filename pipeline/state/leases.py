@@ -36,7 +36,7 @@ class Lease(BaseModel):
     expires_at: float
     window_start: dt.date  # the window the sources were found in: the answer's run reaches back to it
     sources: dict[str, str]  # path → content hash
-    request: dict[str, Any]  # what the assistant was shown, to read its answer by (extractors/agent.py)
+    request: dict[str, Any]  # what the assistant was shown, to read its answer by (extractors/llm/agent.py)
     answered: bool = False
     last_id: int = 0  # the number of its last source id
     today: dt.date | None = None  # the day it was handed out for: its answer is applied on that day

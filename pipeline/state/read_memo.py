@@ -32,7 +32,7 @@ _PACKAGE = Path(__file__).resolve().parents[2]  # the folder holding decay/, ext
 # The code whose results the memos keep: reading a memory file and naming the person (this memo), resolving
 # the configuration (pipeline/config_memo.py). Any change to one of these files makes every memo stale.
 STAMPED = ("decay", "pipeline/config.py", "pipeline/config_memo.py", "pipeline/state/read_memo.py",
-           "pipeline/run/profile.py", "pipeline/cli/options.py", "extractors/settings.py")
+           "pipeline/run/profile.py", "pipeline/cli/options.py", "extractors/llm/settings.py")
 
 
 def stamp() -> str:

@@ -15,11 +15,11 @@ from hylo_memory.decay.match import normalise
 from hylo_memory.decay.polarity import opposed
 from hylo_memory.domain.sources import Source
 
-from .attributed import why_not_kept
-from .base import Candidate, Cluster, Extraction
+from ..base import Candidate, Cluster, Extraction
+from ..offline.attributed import why_not_kept
+from ..synthesis import cluster_evidence
 from .batching import relevant
 from .replies import EvidenceEntry, PreferenceEntry, clean_text, parse_entries
-from .synthesis import cluster_evidence
 
 MAX_CANDIDATES = 40  # existing items shown per request: the relevant ones, never whole files
 # Identity items shown beside the relevant ones: the facts a note most often replaces while sharing no

@@ -9,10 +9,10 @@ from hylo_memory.domain.dimensions import clean_text
 from hylo_memory.domain.items import MAX_ITEM_TEXT
 from hylo_memory.domain.sources import Source
 
-from .base import AuthorProfile, Candidate, Cluster, Decision, Extraction, Progress
+from ..base import AuthorProfile, Candidate, Cluster, Decision, Extraction, Progress
+from ..synthesis import cluster_evidence
 from .patterns import RELATIONS, ZH_RELATIONS, Likings, statements, whole_statement
 from .stated import third_person, time_bound
-from .synthesis import cluster_evidence
 
 # Keyword cues for `remember` without a dimension, when no first-person pattern reads the fact, strongest
 # first. Each dimension's English cue is followed by its Chinese one (no \b: Chinese has no word breaks).

@@ -17,7 +17,7 @@ from hylo_memory.decay import Dimension
 from hylo_memory.domain.items import MAX_ITEM_TEXT
 from hylo_memory.errors import validation_line
 
-from .base import EXAMPLE_CHARS, EXAMPLES
+from ..base import EXAMPLE_CHARS, EXAMPLES
 from .llm_errors import InvalidReply
 
 E = TypeVar("E", bound=BaseModel)

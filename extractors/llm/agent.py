@@ -18,7 +18,7 @@ from hylo_memory.domain.sources import Source
 from hylo_memory.domain.usage import Usage
 from hylo_memory.templates import render
 
-from .base import AuthorProfile, Candidate, Cluster, Decision, Extraction, Progress
+from ..base import AuthorProfile, Candidate, Cluster, Decision, Extraction, Progress
 from .batching import Part, estimate_tokens
 from .evidence_reply import Asked, read_evidence, read_preferences, shown
 from .llm_batches import within

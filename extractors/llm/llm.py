@@ -16,7 +16,9 @@ from hylo_memory.domain.sources import Source
 from hylo_memory.domain.usage import Usage
 from hylo_memory.templates import render
 
-from .base import AuthorProfile, Candidate, Cluster, Decision, Extraction, Progress
+from ..base import AuthorProfile, Candidate, Cluster, Decision, Extraction, Progress
+from ..offline.offline import NO_MODEL_ASKED, OfflineExtractor
+from ..offline.standalone import why_not_alone
 from .batch_api import BatchRequest
 from .batching import Batch, Part, estimate_tokens, halved, pack, relevant
 from .context_size import PROBE_TIMEOUT, context_tokens
@@ -24,18 +26,9 @@ from .evidence_reply import Asked, read_evidence, read_preferences, shown, super
 from .llm_batches import failed, hint_tokens, or_failed, repair_turn, reply_room, rooms, why_offline, within
 from .llm_client import ChatClient, Mode
 from .llm_errors import InvalidReply, LLMError, ReplyCut, TooLong
-from .offline import NO_MODEL_ASKED, OfflineExtractor
-from .replies import (
-    ClassifyReply,
-    ExtractionReply,
-    SynthesisReply,
-    clean_text,
-    parse_object,
-    strict_schema,
-)
+from .replies import ClassifyReply, ExtractionReply, SynthesisReply, clean_text, parse_object, strict_schema
 from .review import Judgement, ReviewHandout, read_review, review_messages
 from .settings import LLMSettings
-from .standalone import why_not_alone
 
 T = TypeVar("T")
 MAX_CLASSIFY_ITEMS = 100  # Active items `remember` shows the model, for it to say which one a fact replaces

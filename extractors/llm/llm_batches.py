@@ -8,7 +8,7 @@ from typing import Any
 
 from hylo_memory.domain.sources import SourceFailure
 
-from .base import Candidate, Extraction
+from ..base import Candidate, Extraction
 from .batching import Batch, estimate_tokens
 from .llm_client import ChatClient
 from .llm_errors import InvalidReply, LLMError, OutOfTime, TooLong

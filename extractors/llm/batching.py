@@ -12,9 +12,9 @@ from pydantic import BaseModel
 from hylo_memory.decay.recall.recall import analyse
 from hylo_memory.domain.sources import Source
 
-from .base import Candidate
+from ..base import Candidate
+from ..words import STOP_WORDS
 from .tokens import estimate_tokens as estimate_tokens  # re-exported: where requests are sized
-from .words import STOP_WORDS
 
 
 class Part(BaseModel):

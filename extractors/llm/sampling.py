@@ -17,7 +17,7 @@ from typing import Any
 
 from hylo_memory.domain.usage import Usage
 
-from .base import Extraction
+from ..base import Extraction
 from .batching import estimate_tokens
 from .context_size import DEFAULT_CONTEXT
 from .llm import LLMExtractor

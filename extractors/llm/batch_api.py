@@ -20,7 +20,7 @@ from pydantic import BaseModel, ValidationError
 from hylo_memory.domain.sources import SourceFailure
 from hylo_memory.domain.usage import Usage
 
-from .base import Cluster, Extraction
+from ..base import Cluster, Extraction
 from .batching import estimate_tokens
 from .evidence_reply import Asked, read_evidence, read_preferences
 from .llm_client import describe_failure, hideable, reply_text
