@@ -28,7 +28,7 @@ check: $(CHECK_STAMP)
 	rm -rf $(TYPED)
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation --target $(TYPED) .
 	set -o pipefail; cd $(TYPED) && ../../$(BIN)/mypy --config-file ../../pyproject.toml -p hylo_memory 2>&1 \
-		| sed -E 's#^hylo_memory/(decay|extractors|pipeline|templates)/#\1/#'
+		| sed -E 's#^hylo_memory/(domain|decay|extractors|pipeline|templates)/#\1/#'
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_architecture.py  # the layering (docs/development.md)
 	$(BIN)/python docs/generate.py --check
 

@@ -193,6 +193,62 @@ def test_a_relative_import_is_resolved_to_the_module_it_names(tmp_path: Path) ->
         "hylo_memory.pipeline.cli.group", "hylo_memory.errors", "hylo_memory.pipeline.run.refresh"]
 
 
+# Small rooms (docs/development.md): no package folder holds more than MAX_MODULES modules (its own .py files, its
+# `__init__` included; a sub-package is a room of its own), and every package folder is installed as one.
+MAX_MODULES = 20
+# Over the limit, to be split by job: pipeline/operations was being reshaped to take one opened memory (issue 41,
+# point 1) when this rule came. A ratchet: a room split must leave this list.
+OVER = {"pipeline/operations"}
+
+
+def _package_folders() -> list[Path]:
+    """The folder of every package pyproject installs (`packages`), through its package-dir mapping."""
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    mapping: dict[str, str] = setuptools["package-dir"]
+    folders = []
+    for package in setuptools["packages"]:
+        home = max((p for p in mapping if _within(package, p)), key=len)
+        folders.append(ROOT / mapping[home] / package.removeprefix(home).lstrip(".").replace(".", "/"))
+    return folders
+
+
+def _rooms_over(folders: list[Path]) -> set[str]:
+    """The folders holding more than MAX_MODULES modules, as paths from the repository's root."""
+    return {(f.relative_to(ROOT) if f.is_relative_to(ROOT) else f).as_posix() for f in folders
+            if len(list(f.glob("*.py"))) > MAX_MODULES}
+
+
+def test_no_room_holds_more_than_twenty_modules() -> None:
+    assert _rooms_over(_package_folders()) == OVER
+
+
+def _uninstalled(installed: list[Path]) -> set[Path]:
+    """Package folders under the installed ones that are not installed themselves."""
+    folders = {folder.resolve() for folder in installed}
+    return {init.parent.resolve() for folder in folders for init in folder.rglob("__init__.py")} - folders
+
+
+def test_every_package_folder_is_a_room_installed_as_one() -> None:
+    # A sub-package left out of pyproject's packages is not installed, nor counted as a room.
+    assert _uninstalled(_package_folders()) == set()
+
+
+def test_a_package_folder_left_out_of_the_installed_ones_is_caught(tmp_path: Path) -> None:
+    (tmp_path / "room" / "sub").mkdir(parents=True)
+    (tmp_path / "room" / "__init__.py").write_text("")
+    (tmp_path / "room" / "sub" / "__init__.py").write_text("")
+    assert _uninstalled([tmp_path / "room"]) == {(tmp_path / "room" / "sub").resolve()}
+
+
+@pytest.mark.parametrize(("modules", "over"), [(MAX_MODULES + 1, True), (MAX_MODULES, False)])
+def test_a_room_over_twenty_modules_is_caught(tmp_path: Path, modules: int, over: bool) -> None:
+    room = tmp_path / "room"
+    room.mkdir()
+    for number in range(modules):
+        (room / f"m{number}.py").write_text("")
+    assert (_rooms_over([room]) != set()) == over
+
+
 # Small signatures (docs/development.md): no function over 80 lines, none over 8 parameters — but click's
 # commands, whose parameters are their options, one each.
 MAX_LINES, MAX_PARAMETERS = 80, 8
