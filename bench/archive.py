@@ -38,9 +38,9 @@ from typing import TypeVar
 
 from hylo_memory.extractors import bundled
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.operations.archive import index_notes
-from hylo_memory.pipeline.operations.archive_search import recall_notes
 from hylo_memory.pipeline.operations.opening import open_memory
+from hylo_memory.pipeline.operations.serving.archive import index_notes
+from hylo_memory.pipeline.operations.serving.archive_search import recall_notes
 from hylo_memory.pipeline.state import archive_matrix
 from hylo_memory.pipeline.state.archive import ArchiveIndex, archive_path
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from hylo_memory.decay import Dimension
 from hylo_memory.decay.files.store import MemoryStore
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.operations.recall import recall
+from hylo_memory.pipeline.operations.serving.recall import recall
 
 SET = Path(__file__).resolve().parent / "data" / "meaning.json"
 

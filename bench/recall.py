@@ -42,10 +42,10 @@ from hylo_memory.domain.dimensions import ACTIVE, FADING, clean_text
 from hylo_memory.domain.items import Item, MemoryFile, RawLine, Section
 from hylo_memory.extractors import bundled
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.operations import recall as recall_module
-from hylo_memory.pipeline.operations.context import build_context
-from hylo_memory.pipeline.operations.meaning import warm
-from hylo_memory.pipeline.operations.recall import recall
+from hylo_memory.pipeline.operations.serving import recall as recall_module
+from hylo_memory.pipeline.operations.serving.context import build_context
+from hylo_memory.pipeline.operations.serving.meaning import warm
+from hylo_memory.pipeline.operations.serving.recall import recall
 
 TODAY = dt.date(2026, 11, 30)
 

@@ -77,7 +77,7 @@ def no_crontab_in_the_fast_tier(request: pytest.FixtureRequest, monkeypatch: pyt
     """`status` reads `crontab -l`, a process: in the fast tier there is none to read. The tests of a crontab line
     put a `crontab` of their own on PATH, and are slow."""
     if request.node.get_closest_marker("slow") is None:
-        from hylo_memory.pipeline.operations import status
+        from hylo_memory.pipeline.operations.serving import status
 
         monkeypatch.setattr(status, "read_crontab", lambda: None)
 

@@ -19,11 +19,11 @@ from hylo_memory.decay import Dimension, Evidence
 from hylo_memory.pipeline import operations
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations import after_write as step
-from hylo_memory.pipeline.operations.apply import apply_evidence
 from hylo_memory.pipeline.operations.candidates import promote, reject
 from hylo_memory.pipeline.operations.forget import forget, unforget
 from hylo_memory.pipeline.operations.history import undo
-from hylo_memory.pipeline.operations.lease import notes_to_read, propose
+from hylo_memory.pipeline.operations.reading.apply import apply_evidence
+from hylo_memory.pipeline.operations.reading.lease import notes_to_read, propose
 from hylo_memory.pipeline.operations.refresh import refresh_memory
 from hylo_memory.pipeline.operations.remember import remember_text
 from hylo_memory.pipeline.run.options import RunOptions
@@ -55,8 +55,8 @@ def steps(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path]]:
         taken.append(store.folder)
         original(store, config, *args, **kwargs)
 
-    for info in pkgutil.iter_modules(operations.__path__):
-        module = importlib.import_module(f"{operations.__name__}.{info.name}")
+    for info in pkgutil.walk_packages(operations.__path__, f"{operations.__name__}."):  # the sub-rooms' too
+        module = importlib.import_module(info.name)
         if getattr(module, "after_write", None) is original:
             monkeypatch.setattr(module, "after_write", counted)
     yield taken

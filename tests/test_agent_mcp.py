@@ -22,7 +22,7 @@ from vault_helpers import opened
 
 from hylo_memory.decay import Dimension, Evidence
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.operations.apply import apply_evidence
+from hylo_memory.pipeline.operations.reading.apply import apply_evidence
 from hylo_memory.pipeline.state.ledger import Ledger
 from hylo_memory.pipeline.state.read_memo import digest, memo_path
 

@@ -19,10 +19,10 @@ from hylo_memory.decay import Dimension, Evidence
 from hylo_memory.errors import InputError
 from hylo_memory.extractors.llm.evidence_reply import OPPOSITE_RESTATES
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.operations.apply import apply_evidence
-from hylo_memory.pipeline.operations.handed import Handed
-from hylo_memory.pipeline.operations.lease import notes_to_read, propose
-from hylo_memory.pipeline.operations.status import gather
+from hylo_memory.pipeline.operations.reading.apply import apply_evidence
+from hylo_memory.pipeline.operations.reading.handed import Handed
+from hylo_memory.pipeline.operations.reading.lease import notes_to_read, propose
+from hylo_memory.pipeline.operations.serving.status import gather
 from hylo_memory.pipeline.state.ledger import Ledger
 
 TODAY = dt.date(2026, 11, 30)
@@ -231,7 +231,7 @@ def test_the_units_read_not_written_come_last_as_a_batch_of_themes(vault: Path) 
 
 def test_why_and_history_name_the_assistant_that_read_the_note(vault: Path) -> None:
     from hylo_memory.pipeline.operations.history import history
-    from hylo_memory.pipeline.operations.why import explain
+    from hylo_memory.pipeline.operations.serving.why import explain
 
     config = config_for(vault)
     handed = notes_to_read(opened(vault, config), "claude-code", TODAY)

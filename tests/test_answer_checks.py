@@ -26,7 +26,7 @@ from hylo_memory.extractors.llm.evidence_reply import Asked, read_evidence
 from hylo_memory.extractors.offline.attributed import OTHERS_WORDS, why_not_kept
 from hylo_memory.extractors.offline.standalone import CUT_SHORT, EMPTY_OPINION, NO_CLAIM, PRONOUN_ONLY, why_not_alone
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.operations.lease import notes_to_read, propose
+from hylo_memory.pipeline.operations.reading.lease import notes_to_read, propose
 
 LABELLED = Path(__file__).parent / "data" / "answer_checks.jsonl"
 TODAY = dt.date(2026, 11, 30)

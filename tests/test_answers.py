@@ -28,8 +28,8 @@ from hylo_memory.decay.recall.asking import about_self, cues, item_name
 from hylo_memory.decay.recall.ranking import unmatched_line
 from hylo_memory.decay.recall.recall import query_terms
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.operations.context import build_context
-from hylo_memory.pipeline.operations.recall import recall
+from hylo_memory.pipeline.operations.serving.context import build_context
+from hylo_memory.pipeline.operations.serving.recall import recall
 
 DATA = Path(__file__).resolve().parent / "data" / "answers"
 HELD_OUT = DATA.with_name("answers_heldout")

@@ -196,9 +196,9 @@ def test_a_relative_import_is_resolved_to_the_module_it_names(tmp_path: Path) ->
 # Small rooms (docs/development.md): no package folder holds more than MAX_MODULES modules (its own .py files, its
 # `__init__` included; a sub-package is a room of its own), and every package folder is installed as one.
 MAX_MODULES = 20
-# Over the limit, to be split by job: pipeline/operations was being reshaped to take one opened memory (issue 41,
-# point 1) when this rule came. A ratchet: a room split must leave this list.
-OVER = {"pipeline/operations"}
+# Over the limit, to be split by job. A ratchet, now empty: pipeline/operations, the last one, was split into
+# operations/reading/ and operations/serving/; a room over the limit fails.
+OVER: set[str] = set()
 
 
 def _package_folders() -> list[Path]:
@@ -377,11 +377,12 @@ def _door_names_used(modules: dict[str, Path] = MODULES) -> list[str]:
 # Still to be given by their doors (issue 41, point 5): the command line's advice these texts hold, which both
 # doors pass on as it is. A ratchet: a new one fails, and one taken out must leave this list too.
 LEFT = {
-    "pipeline/operations/after_write.py": {"index"}, "pipeline/operations/answers.py": {"index", "context", "remember"},
-    "pipeline/operations/archive_search.py": {"index", "refresh"},
+    "pipeline/operations/after_write.py": {"index"},
+    "pipeline/operations/serving/answers.py": {"index", "context", "remember"},
+    "pipeline/operations/serving/archive_search.py": {"index", "refresh"},
     "pipeline/operations/candidates.py": {"unforget", "promote", "reject", "candidates"},
-    "pipeline/operations/context.py": {"status"}, "pipeline/operations/forget.py": {"unforget"},
-    "pipeline/operations/index.py": {"index"}, "pipeline/operations/init.py": {"init"},
+    "pipeline/operations/serving/context.py": {"status"}, "pipeline/operations/forget.py": {"unforget"},
+    "pipeline/operations/serving/index.py": {"index"}, "pipeline/operations/init.py": {"init"},
     "pipeline/operations/remember.py": {"forget", "unforget"}, "pipeline/operations/schedule.py": {"refresh", "schedule"},
     "pipeline/operations/schedule_found.py": {"schedule"}, "pipeline/operations/skill.py": {"skill"},
     "pipeline/run/hints.py": {"init", "{}"},
@@ -420,7 +421,8 @@ OPENERS = ("open_store", "for_memory_dir")  # the store's; the ledger's, as `Led
 OPENING = {f"{OPERATIONS}.opening", f"{STATE}.opened", f"{STATE}.journal"}
 # Still to take the opened memory (issue 41, point 1): the readers. A ratchet: a new one fails, one converted must
 # leave this list too.
-STILL_OPENING = {f"{OPERATIONS}.{m}" for m in ("archive_search", "init_me", "memory_file", "recall", "status", "why")}
+STILL_OPENING = {f"{OPERATIONS}.{m}" for m in ("serving.archive_search", "init_me", "serving.memory_file",
+                                                 "serving.recall", "serving.status", "serving.why")}
 
 
 def _openings(modules: dict[str, Path] = MODULES) -> list[str]:

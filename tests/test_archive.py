@@ -19,7 +19,7 @@ from hylo_memory.decay import Dimension
 from hylo_memory.extractors import bundled
 from hylo_memory.pipeline.cli.quick import answer
 from hylo_memory.pipeline.notes.passages import MAX_CHARS, passages
-from hylo_memory.pipeline.operations import archive
+from hylo_memory.pipeline.operations.serving import archive
 from hylo_memory.pipeline.state import archive_matrix
 from hylo_memory.pipeline.state.archive import ArchiveIndex
 from hylo_memory.pipeline.state.archive_matrix import matrix_path

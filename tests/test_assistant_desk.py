@@ -17,9 +17,9 @@ from vault_helpers import opened
 from hylo_memory.decay import Dimension, Evidence
 from hylo_memory.errors import InputError
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.operations.apply import apply_evidence
-from hylo_memory.pipeline.operations.handed import Handed
-from hylo_memory.pipeline.operations.lease import notes_to_read, propose
+from hylo_memory.pipeline.operations.reading.apply import apply_evidence
+from hylo_memory.pipeline.operations.reading.handed import Handed
+from hylo_memory.pipeline.operations.reading.lease import notes_to_read, propose
 from hylo_memory.pipeline.state.leases import reader_name
 from hylo_memory.pipeline.state.ledger import Ledger
 

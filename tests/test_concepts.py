@@ -14,7 +14,7 @@ from hylo_memory.decay.match import same_fact
 from hylo_memory.decay.recall import concepts
 from hylo_memory.decay.recall.recall import analyse
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.operations.recall import recall
+from hylo_memory.pipeline.operations.serving.recall import recall
 
 TODAY = dt.date(2026, 12, 1)
 

@@ -18,7 +18,7 @@ from hylo_memory.domain.dimensions import ACTIVE, FADING
 from hylo_memory.domain.items import MemoryFile, Section
 from hylo_memory.extractors.llm.batching import estimate_tokens
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.operations.context import build_context
+from hylo_memory.pipeline.operations.serving.context import build_context
 
 TODAY = dt.date(2026, 11, 30)
 

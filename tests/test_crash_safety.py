@@ -20,10 +20,10 @@ from hylo_memory.decay.files.store import MemoryStore
 from hylo_memory.extractors.base import Decision
 from hylo_memory.extractors.offline.offline import OfflineExtractor
 from hylo_memory.pipeline.config import load_config
-from hylo_memory.pipeline.operations.apply import apply_evidence
-from hylo_memory.pipeline.operations.evidence_file import read_evidence
+from hylo_memory.pipeline.operations.reading.apply import apply_evidence
+from hylo_memory.pipeline.operations.reading.evidence_file import read_evidence
 from hylo_memory.pipeline.operations.remember import remember
-from hylo_memory.pipeline.operations.status import gather
+from hylo_memory.pipeline.operations.serving.status import gather
 from hylo_memory.pipeline.run import refresh as refresh_module
 from hylo_memory.pipeline.run.options import RunOptions
 from hylo_memory.pipeline.state import journal as journal_module

@@ -14,7 +14,7 @@ from vault_helpers import memory_file
 from hylo_memory.decay import Dimension
 from hylo_memory.extractors.embeddings import EmbeddingSettings, embed
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.operations.recall import recall
+from hylo_memory.pipeline.operations.serving.recall import recall
 from hylo_memory.pipeline.state.embedding_cache import EmbeddingCache
 from hylo_memory.testing.fake_openai import FakeOpenAI
 from hylo_memory.testing.fake_replies import delay, error, raw

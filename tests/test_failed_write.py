@@ -29,7 +29,7 @@ from hylo_memory.decay import Dimension, Evidence
 from hylo_memory.decay.files.store import ARCHIVE_DIR
 from hylo_memory.errors import LedgerError, StorageError
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.operations.apply import apply_evidence
+from hylo_memory.pipeline.operations.reading.apply import apply_evidence
 from hylo_memory.pipeline.operations.remember import remember_text
 from hylo_memory.pipeline.state import journal as journal_module
 from hylo_memory.pipeline.state.journal import Journal

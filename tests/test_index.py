@@ -18,7 +18,7 @@ from vault_helpers import memory_body, memory_file
 
 from hylo_memory.decay import Dimension
 from hylo_memory.extractors import bundled
-from hylo_memory.pipeline.operations import meaning
+from hylo_memory.pipeline.operations.serving import meaning
 from hylo_memory.testing.fake_openai import FakeOpenAI
 from hylo_memory.testing.fake_replies import delay, error
 

@@ -55,7 +55,7 @@ def test_version_and_help_import_no_command(argument: str) -> None:
     assert found.isdisjoint(COMMAND_MODULES), found
 
 
-@pytest.mark.parametrize("module", ["operations.recall", "operations.context", "cli.assist"])
+@pytest.mark.parametrize("module", ["operations.serving.recall", "operations.serving.context", "cli.assist"])
 @pytest.mark.slow
 def test_the_recall_and_context_modules_import_no_sdk_no_scheduler_no_note_reader(module: str) -> None:
     found = imported(f"import hylo_memory.pipeline.{module}")

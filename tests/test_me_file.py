@@ -18,7 +18,7 @@ from hylo_memory.decay.recall.ranking import ME_HEADING
 from hylo_memory.domain.sources import Perspective, Source, SourceKind
 from hylo_memory.extractors.llm.agent import extract_handout
 from hylo_memory.extractors.llm.batching import Part
-from hylo_memory.pipeline.operations import status
+from hylo_memory.pipeline.operations.serving import status
 from hylo_memory.pipeline.run.profile import build_profile
 from hylo_memory.pipeline.state.me_file import read_me
 

@@ -27,9 +27,9 @@ from hylo_memory.decay.recall.recall import analyse, query_terms
 from hylo_memory.extractors import bundled
 from hylo_memory.pipeline.cli.quick import answer
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.operations import meaning
-from hylo_memory.pipeline.operations.context import build_context
-from hylo_memory.pipeline.operations.recall import recall
+from hylo_memory.pipeline.operations.serving import meaning
+from hylo_memory.pipeline.operations.serving.context import build_context
+from hylo_memory.pipeline.operations.serving.recall import recall
 from hylo_memory.testing.fake_openai import FakeOpenAI
 
 pytestmark = pytest.mark.usefixtures("bundled_model")

@@ -18,7 +18,7 @@ from hylo_memory.domain.sources import Source, SourceKind
 from hylo_memory.errors import InputError
 from hylo_memory.extractors.base import AuthorProfile, Cluster
 from hylo_memory.extractors.offline.offline import OfflineExtractor
-from hylo_memory.pipeline.operations.evidence_file import read_evidence
+from hylo_memory.pipeline.operations.reading.evidence_file import read_evidence
 
 TODAY = dt.date.fromisoformat(FROZEN_DAY)  # the rules never read the clock
 FRESH = ago(TODAY, 10)

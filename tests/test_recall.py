@@ -14,7 +14,7 @@ from hylo_memory.decay import Dimension, Item
 from hylo_memory.decay.recall.recall import BM25, Entry, analyse, fuse, query_terms, rank
 from hylo_memory.decay.words import is_cjk
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.operations.recall import recall
+from hylo_memory.pipeline.operations.serving.recall import recall
 
 TODAY = dt.date(2026, 11, 30)
 

@@ -15,7 +15,7 @@ from engine_helpers import item_line, memory_text
 
 from hylo_memory.decay import Dimension, MemoryFile, parse
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.operations.review import MAX_ITEMS, find_pairs
+from hylo_memory.pipeline.operations.reading.review import MAX_ITEMS, find_pairs
 from hylo_memory.pipeline.state.reviews import pair_key
 
 TODAY = "2026-11-30"

@@ -24,7 +24,7 @@ from hylo_memory.pipeline.operations.schedule import (
     run_line,
     should_catch_up,
 )
-from hylo_memory.pipeline.operations.status import gather
+from hylo_memory.pipeline.operations.serving.status import gather
 from hylo_memory.pipeline.run.summary import RunSummary, SourceCounts
 from hylo_memory.pipeline.state.ledger import Counts
 from hylo_memory.pipeline.state.read_memo import memo_path

@@ -257,7 +257,7 @@ def test_forget_with_a_scope_forgets_in_the_scopes_memory_alone(tmp_path: Path) 
 
 
 def test_status_with_a_scope_reports_the_scopes_memory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from hylo_memory.pipeline.operations import status
+    from hylo_memory.pipeline.operations.serving import status
 
     monkeypatch.setattr(status, "read_crontab", lambda: None)  # no `crontab -l`: no process in the fast tier
     vault = vault_with_a_scope(tmp_path)

@@ -13,7 +13,7 @@ from vault_helpers import short, texts
 from hylo_memory.decay import Dimension
 from hylo_memory.decay.soft_cap import DEFAULT_SOFT_CAP, over_cap
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.operations import status
+from hylo_memory.pipeline.operations.serving import status
 
 LIKES = [f"Likes the colour number {n}" for n in range(5)]
 

@@ -18,7 +18,7 @@ from hylo_memory.extractors.base import Decision
 from hylo_memory.extractors.offline.offline import OfflineExtractor
 from hylo_memory.pipeline.config import load_config
 from hylo_memory.pipeline.operations.remember import remember
-from hylo_memory.pipeline.operations.status import gather
+from hylo_memory.pipeline.operations.serving.status import gather
 from hylo_memory.pipeline.run.options import RunOptions
 from hylo_memory.pipeline.run.refresh import refresh
 from hylo_memory.pipeline.state.journal import Journal, journal_path

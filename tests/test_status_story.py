@@ -20,8 +20,8 @@ from proc_helpers import Lines, cli_env, generate_notes
 from hylo_memory.domain.usage import Usage
 from hylo_memory.pipeline.config import load_config
 from hylo_memory.pipeline.operations.schedule_found import installed
-from hylo_memory.pipeline.operations.status import gather
-from hylo_memory.pipeline.operations.status_runs import grouped
+from hylo_memory.pipeline.operations.serving.status import gather
+from hylo_memory.pipeline.operations.serving.status_runs import grouped
 from hylo_memory.pipeline.state.ledger import Ledger
 from hylo_memory.pipeline.state.writing import open_store
 

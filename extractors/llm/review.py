@@ -1,7 +1,7 @@
 """A review batch (docs/spec.md §3.1): items that may be one fact in other words, or opposites, for a reader to judge
 — the person's assistant (`pending`, `notes_to_read`) or the model at night — and its answer, read pair by pair.
 
-Which pairs to ask about is found elsewhere (pipeline/operations/review.py); this words the batch, the same for
+Which pairs to ask about is found elsewhere (pipeline/operations/reading/review.py); this words the batch, the same for
 either reader, and reads the answer: `{"same": [[n, m], …], "contradicts": [[newer, older], …]}`. An entry that
 cannot stand is refused with its reason and the others are kept. Knows no ledger.
 """

@@ -11,8 +11,8 @@ from hylo_memory.decay.recall.ranking import MAX_BUDGET, MIN_BUDGET
 from hylo_memory.errors import InputError
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.cli.options import SCOPE, in_scope, json_failures, options, setup
-from hylo_memory.pipeline.operations.context import DEFAULT_BUDGET, build_context
-from hylo_memory.pipeline.operations.recall import MAX_LIMIT, check_query, recall
+from hylo_memory.pipeline.operations.serving.context import DEFAULT_BUDGET, build_context
+from hylo_memory.pipeline.operations.serving.recall import MAX_LIMIT, check_query, recall
 
 
 def _query(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -65,7 +65,7 @@ def recall_command(ctx: click.Context, query: str, vault: Path | None, config_fi
     config, vault = setup(ctx, config_file, vault)
     config = in_scope(ctx, config, scope)
     if notes:
-        from hylo_memory.pipeline.operations.archive_search import recall_notes
+        from hylo_memory.pipeline.operations.serving.archive_search import recall_notes
 
         found = recall_notes(vault, config, query, limit)
         click.echo(found.to_json() if as_json else found.to_text(), nl=as_json)

@@ -19,8 +19,8 @@ from hylo_memory.pipeline.cli.progress_bar import progress_bar
 @json_failures
 def index_command(ctx: click.Context, vault: Path | None, config_file: Path | None, quiet: bool,
                   as_json: bool) -> int:
-    from hylo_memory.pipeline.operations.index import index
     from hylo_memory.pipeline.operations.opening import open_memory
+    from hylo_memory.pipeline.operations.serving.index import index
 
     config, vault = setup(ctx, config_file, vault)
     with progress_bar(quiet) as progress, open_memory(vault, config) as memory:

@@ -28,16 +28,16 @@ from hylo_memory.pipeline.cli.options import (
 from hylo_memory.pipeline.cli.progress_bar import progress_bar
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.naming import Naming
-from hylo_memory.pipeline.operations.apply import apply_evidence, summary_of
-from hylo_memory.pipeline.operations.evidence_file import read_answer, read_evidence
 from hylo_memory.pipeline.operations.init import file_diff, propose_file, write_file
 from hylo_memory.pipeline.operations.opening import open_memory
 from hylo_memory.pipeline.operations.outcome import not_ok_line
+from hylo_memory.pipeline.operations.reading.apply import apply_evidence, summary_of
+from hylo_memory.pipeline.operations.reading.evidence_file import read_answer, read_evidence
 from hylo_memory.pipeline.operations.refresh import Refreshed, collect_batches, refresh_memory
 from hylo_memory.pipeline.operations.remember import remember_text
 from hylo_memory.pipeline.operations.schedule import parse_cron, run_schedule
 from hylo_memory.pipeline.operations.scoped import refresh_scopes, scopes_text, with_scopes
-from hylo_memory.pipeline.operations.status import gather
+from hylo_memory.pipeline.operations.serving.status import gather
 from hylo_memory.pipeline.run.options import RunOptions
 from hylo_memory.pipeline.run.profile import MAX_INTRO
 from hylo_memory.pipeline.run.summary import render_changes
@@ -149,7 +149,7 @@ def apply_command(ctx: click.Context, vault: Path | None, config_file: Path | No
         raise click.UsageError("--dry-run does not go with --lease: an answer is kept, or not given", ctx)
     config, vault = setup(ctx, config_file, vault)
     if lease is not None:  # applied on the lease's own day
-        from hylo_memory.pipeline.operations.lease import propose
+        from hylo_memory.pipeline.operations.reading.lease import propose
 
         try:
             with open_memory(vault, config) as memory:
@@ -191,7 +191,7 @@ def apply_command(ctx: click.Context, vault: Path | None, config_file: Path | No
 @json_failures
 def pending_command(ctx: click.Context, vault: Path | None, config_file: Path | None, today: dt.date | None,
                     client: str, as_json: bool, brief: bool, max_chars: int | None, since: dt.date | None) -> int:
-    from hylo_memory.pipeline.operations.lease import notes_to_read
+    from hylo_memory.pipeline.operations.reading.lease import notes_to_read
     from hylo_memory.pipeline.state.leases import reader_name
 
     config, vault = setup(ctx, config_file, vault)

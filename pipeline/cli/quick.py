@@ -28,7 +28,7 @@ from hylo_memory.extractors import bundled
 from hylo_memory.extractors.llm.tokens import estimate_tokens
 from hylo_memory.pipeline import config_memo
 from hylo_memory.pipeline.notes.dates import EARLIEST, LATEST
-from hylo_memory.pipeline.operations.answers import (
+from hylo_memory.pipeline.operations.serving.answers import (
     DEFAULT_BUDGET,
     DEFAULT_LIMIT,
     MAX_LIMIT,
@@ -143,7 +143,7 @@ def _past_soft_cap(files: dict[Dimension, KeptFile | None], cap: object) -> bool
 def _cosines(memory: Path, files: dict[Dimension, KeptFile | None], query: str) -> tuple[dict[str, float] | None, int]:
     """The bundled model's cosines of the items whose vector is kept (the query alone is embedded here), and how many
     items have none."""
-    from hylo_memory.pipeline.operations.meaning import bundled_cosines, item_texts
+    from hylo_memory.pipeline.operations.serving.meaning import bundled_cosines, item_texts
 
     texts = item_texts(files)
     if not texts:

@@ -15,7 +15,7 @@ from hylo_memory.pipeline.operations.forget import forget, forgotten, unforget
 from hylo_memory.pipeline.operations.history import history, undo
 from hylo_memory.pipeline.operations.items import Report
 from hylo_memory.pipeline.operations.opening import open_memory
-from hylo_memory.pipeline.operations.why import explain
+from hylo_memory.pipeline.operations.serving.why import explain
 from hylo_memory.pipeline.state.trust import MAX_HISTORY
 
 

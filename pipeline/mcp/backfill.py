@@ -10,7 +10,7 @@ import threading
 
 from hylo_memory.errors import HyloMemoryError
 from hylo_memory.pipeline.mcp.calls import Memory
-from hylo_memory.pipeline.operations.index import embed_waiting
+from hylo_memory.pipeline.operations.serving.index import embed_waiting
 
 LOG = logging.getLogger(__name__)
 BATCH = 8  # texts a call to the bundled model: a tool call's query waits for one such call at most (~0.1 s)

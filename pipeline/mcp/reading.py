@@ -16,8 +16,8 @@ from hylo_memory.pipeline.mcp.calls import NAMING, Memory, blocking, result
 from hylo_memory.pipeline.state.leases import reader_name
 
 if TYPE_CHECKING:
-    from hylo_memory.pipeline.operations.handed import Handed, Proposed
-    from hylo_memory.pipeline.operations.review import Reviewed
+    from hylo_memory.pipeline.operations.reading.handed import Handed, Proposed
+    from hylo_memory.pipeline.operations.reading.review import Reviewed
 
 Instructions = Annotated[StrictBool, Field(description="false when you have the instructions and the schema from "
                                                      "an earlier batch in this conversation: the batch is then its "
@@ -50,7 +50,7 @@ class Reading:
         client = client_name(context)
 
         def hand_out() -> Handed:
-            from hylo_memory.pipeline.operations.lease import notes_to_read  # the run loads here, on the worker
+            from hylo_memory.pipeline.operations.reading.lease import notes_to_read  # the run loads here, on the worker
 
             with self.memory.opened() as memory:
                 return notes_to_read(memory, client, self.memory.today(), max_chars)
@@ -62,7 +62,7 @@ class Reading:
 
     async def propose_memories(self, lease: Lease, evidence: Answer) -> CallToolResult:
         def keep() -> Proposed | Reviewed:
-            from hylo_memory.pipeline.operations.lease import propose
+            from hylo_memory.pipeline.operations.reading.lease import propose
 
             try:  # on the lease's own day: a server started with --today asks for that one
                 with self.memory.opened() as memory:

@@ -29,8 +29,8 @@ from hylo_memory.pipeline.mcp import guard, wording
 from hylo_memory.pipeline.mcp.backfill import Backfill
 from hylo_memory.pipeline.mcp.calls import Failure, Memory, failure
 from hylo_memory.pipeline.mcp.tools import register
-from hylo_memory.pipeline.operations.context import build_context
-from hylo_memory.pipeline.operations.memory_file import memory_file_text
+from hylo_memory.pipeline.operations.serving.context import build_context
+from hylo_memory.pipeline.operations.serving.memory_file import memory_file_text
 from hylo_memory.pipeline.version import PROG
 
 LOG = logging.getLogger(__name__)

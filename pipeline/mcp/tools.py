@@ -24,23 +24,23 @@ from hylo_memory.pipeline.mcp.calls import Memory, blocking, result
 from hylo_memory.pipeline.mcp.progress import ProgressNotices
 from hylo_memory.pipeline.mcp.reading import client_name, register_reading
 from hylo_memory.pipeline.mcp.sampling import offers_sampling, sampling_extractor
-from hylo_memory.pipeline.operations.archive_search import recall_notes
-from hylo_memory.pipeline.operations.context import DEFAULT_BUDGET, build_context
 from hylo_memory.pipeline.operations.forget import ForgetReport
 from hylo_memory.pipeline.operations.forget import forget as forget_item
 from hylo_memory.pipeline.operations.history import History
 from hylo_memory.pipeline.operations.history import history as changes
 from hylo_memory.pipeline.operations.outcome import not_ok_line
-from hylo_memory.pipeline.operations.recall import MAX_QUERY_CHARS
-from hylo_memory.pipeline.operations.recall import recall as ranked
-from hylo_memory.pipeline.operations.why import explain
+from hylo_memory.pipeline.operations.serving.archive_search import recall_notes
+from hylo_memory.pipeline.operations.serving.context import DEFAULT_BUDGET, build_context
+from hylo_memory.pipeline.operations.serving.recall import MAX_QUERY_CHARS
+from hylo_memory.pipeline.operations.serving.recall import recall as ranked
+from hylo_memory.pipeline.operations.serving.why import explain
 from hylo_memory.pipeline.scopes import NAME_CHARS, scoped
 
 if TYPE_CHECKING:  # the run, the extractors and the status load with the first call that needs them
     from hylo_memory.extractors.base import Extractor
     from hylo_memory.pipeline.config import Config
     from hylo_memory.pipeline.operations.refresh import Refreshed
-    from hylo_memory.pipeline.operations.status import Status
+    from hylo_memory.pipeline.operations.serving.status import Status
 
 # The limits the commands themselves enforce, so a schema never advertises what the call then refuses.
 MAX_TEXT = MAX_ITEM_TEXT  # `remember`: a fact is one item's line (domain/items.py)
@@ -189,7 +189,7 @@ class Tools:
 
     async def status(self, scope: ScopeName = None) -> CallToolResult:
         def gathered() -> Status:
-            from hylo_memory.pipeline.operations.status import (
+            from hylo_memory.pipeline.operations.serving.status import (
                 gather,  # with the run's modules: loaded on the worker when first asked
             )
 

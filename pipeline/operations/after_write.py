@@ -10,8 +10,8 @@ import logging
 from hylo_memory.decay.files.store import MemoryStore
 from hylo_memory.errors import HyloMemoryError
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.operations.meaning import WARM_SECONDS, Progress, item_texts, warm
-from hylo_memory.pipeline.operations.recall import read_store
+from hylo_memory.pipeline.operations.serving.meaning import WARM_SECONDS, Progress, item_texts, warm
+from hylo_memory.pipeline.operations.serving.recall import read_store
 from hylo_memory.pipeline.state.names import journal_path
 
 log = logging.getLogger(__name__)

@@ -16,8 +16,8 @@ from hylo_memory.extractors.base import Extractor
 from hylo_memory.extractors.choice import make_extractor
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.operations.after_write import after_write
-from hylo_memory.pipeline.operations.archive import update_archive
-from hylo_memory.pipeline.operations.meaning import Progress
+from hylo_memory.pipeline.operations.serving.archive import update_archive
+from hylo_memory.pipeline.operations.serving.meaning import Progress
 from hylo_memory.pipeline.run.options import RunOptions
 from hylo_memory.pipeline.run.profile import intro_for_run
 from hylo_memory.pipeline.run.refresh import diff, refresh
@@ -64,7 +64,7 @@ def refresh_memory(memory: Opened, options: RunOptions, fallback: Extractor | No
     if dry_run:
         return Refreshed(summary, diff(updates, memory.store))
     if submitted is None and config.uses_llm:  # the model reviews the memory, within the run's ceiling (§3.1)
-        from hylo_memory.pipeline.operations.review import fold, review_by_model
+        from hylo_memory.pipeline.operations.reading.review import fold, review_by_model
 
         reviewed = review_by_model(memory, extractor, day)
         if reviewed is not None:

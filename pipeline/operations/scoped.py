@@ -14,9 +14,9 @@ from hylo_memory.decay.recall.ranking import MIN_BUDGET
 from hylo_memory.errors import InputError
 from hylo_memory.extractors.llm.tokens import estimate_tokens
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.operations.context import DEFAULT_BUDGET, ContextResult, build_context
 from hylo_memory.pipeline.operations.outcome import not_ok_line
 from hylo_memory.pipeline.operations.refresh import Refreshed
+from hylo_memory.pipeline.operations.serving.context import DEFAULT_BUDGET, ContextResult, build_context
 from hylo_memory.pipeline.scopes import each_scope, scope_config
 from hylo_memory.pipeline.version import PROG
 

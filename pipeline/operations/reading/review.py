@@ -26,8 +26,8 @@ from hylo_memory.extractors.llm.costs import Prices, cost_of, total
 from hylo_memory.extractors.llm.llm_errors import InvalidReply
 from hylo_memory.extractors.llm.review import Judgement, Refusal, ReviewHandout, ReviewItem, read_review, review_handout
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.operations.handed import Handed
-from hylo_memory.pipeline.operations.meaning import close_items
+from hylo_memory.pipeline.operations.reading.handed import Handed
+from hylo_memory.pipeline.operations.serving.meaning import close_items
 from hylo_memory.pipeline.run.summary import (
     Conflicted,
     Merged,

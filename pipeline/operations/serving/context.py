@@ -16,11 +16,11 @@ from hylo_memory.decay.soft_cap import OverCap, over_cap
 from hylo_memory.errors import InputError
 from hylo_memory.extractors.llm.tokens import estimate_tokens
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.operations.answers import DEFAULT_BUDGET as DEFAULT_BUDGET
-from hylo_memory.pipeline.operations.answers import check_query, waiting_line
-from hylo_memory.pipeline.operations.archive_search import notes_section
-from hylo_memory.pipeline.operations.meaning import Cosines, cosines, item_texts
-from hylo_memory.pipeline.operations.recall import read_memory
+from hylo_memory.pipeline.operations.serving.answers import DEFAULT_BUDGET as DEFAULT_BUDGET
+from hylo_memory.pipeline.operations.serving.answers import check_query, waiting_line
+from hylo_memory.pipeline.operations.serving.archive_search import notes_section
+from hylo_memory.pipeline.operations.serving.meaning import Cosines, cosines, item_texts
+from hylo_memory.pipeline.operations.serving.recall import read_memory
 from hylo_memory.pipeline.state.me_file import read_me
 
 

@@ -29,8 +29,8 @@ from hylo_memory.extractors.synthesis import cluster_units, pool_unit
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.after_write import after_write
-from hylo_memory.pipeline.operations.handed import MAX_PASSED_OVER, Handed, PassedOver, Proposed
-from hylo_memory.pipeline.operations.review import Reviewed, answer_review, hand_out_review
+from hylo_memory.pipeline.operations.reading.handed import MAX_PASSED_OVER, Handed, PassedOver, Proposed
+from hylo_memory.pipeline.operations.reading.review import Reviewed, answer_review, hand_out_review
 from hylo_memory.pipeline.run.collect import Selection, plan
 from hylo_memory.pipeline.run.hints import old_vault_hint
 from hylo_memory.pipeline.run.options import RunOptions

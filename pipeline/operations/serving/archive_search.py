@@ -26,7 +26,7 @@ from hylo_memory.extractors import bundled
 from hylo_memory.extractors.llm.tokens import estimate_tokens
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.notes.passages import Whose
-from hylo_memory.pipeline.operations.answers import MAX_LIMIT, check_query
+from hylo_memory.pipeline.operations.serving.answers import MAX_LIMIT, check_query
 from hylo_memory.pipeline.state.archive import ArchiveIndex, Found
 from hylo_memory.pipeline.state.writing import open_store
 

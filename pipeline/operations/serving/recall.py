@@ -21,11 +21,11 @@ from hylo_memory.domain.dimensions import clean_text
 from hylo_memory.errors import InputError, MemoryFileError
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.operations.answers import MAX_LIMIT as MAX_LIMIT
-from hylo_memory.pipeline.operations.answers import MAX_QUERY_CHARS as MAX_QUERY_CHARS
-from hylo_memory.pipeline.operations.answers import check_query as check_query
-from hylo_memory.pipeline.operations.answers import recall_text
-from hylo_memory.pipeline.operations.meaning import cosines
+from hylo_memory.pipeline.operations.serving.answers import MAX_LIMIT as MAX_LIMIT
+from hylo_memory.pipeline.operations.serving.answers import MAX_QUERY_CHARS as MAX_QUERY_CHARS
+from hylo_memory.pipeline.operations.serving.answers import check_query as check_query
+from hylo_memory.pipeline.operations.serving.answers import recall_text
+from hylo_memory.pipeline.operations.serving.meaning import cosines
 from hylo_memory.pipeline.state import read_memo
 from hylo_memory.pipeline.state.writing import open_store, settle
 

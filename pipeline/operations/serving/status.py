@@ -23,7 +23,7 @@ from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.schedule import next_fire_time, parse_cron, previous_fire_time, should_catch_up
 from hylo_memory.pipeline.operations.schedule_found import Found, home, installed, read_crontab
 from hylo_memory.pipeline.operations.schedule_found import running as running_schedule
-from hylo_memory.pipeline.operations.status_runs import LastRun, last_run
+from hylo_memory.pipeline.operations.serving.status_runs import LastRun, last_run
 from hylo_memory.pipeline.run.collect import plan
 from hylo_memory.pipeline.run.hints import old_vault_hint
 from hylo_memory.pipeline.run.summary import BatchReport, SourceCounts

@@ -16,8 +16,8 @@ from hylo_memory.decay.files.store import MemoryStore
 from hylo_memory.errors import HyloMemoryError
 from hylo_memory.extractors import bundled
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.operations.meaning import Progress, item_texts, warm
-from hylo_memory.pipeline.operations.recall import read_store
+from hylo_memory.pipeline.operations.serving.meaning import Progress, item_texts, warm
+from hylo_memory.pipeline.operations.serving.recall import read_store
 from hylo_memory.pipeline.state.opened import Opened
 
 Stop = Callable[[], bool]  # asked between batches: whether to end early (the MCP server stopping)
@@ -86,7 +86,7 @@ def _embeddings(memory: Opened, progress: Progress | None = None, stop: Stop | N
 
 def index_notes(memory: Opened, progress: Progress | None = None, stop: Stop | None = None) -> StepDone:
     """The notes as the archive, rebuilt (docs/spec.md §9.7): every note read again, every passage embedded."""
-    from hylo_memory.pipeline.operations.archive import rebuild_archive
+    from hylo_memory.pipeline.operations.serving.archive import rebuild_archive
 
     try:
         done = rebuild_archive(memory, progress, stop)
