@@ -10,7 +10,6 @@ import threading
 
 from hylo_memory.errors import HyloMemoryError
 from hylo_memory.pipeline.mcp.calls import Memory
-from hylo_memory.pipeline.operations.serving.index import embed_waiting
 
 LOG = logging.getLogger(__name__)
 BATCH = 8  # texts a call to the bundled model: a tool call's query waits for one such call at most (~0.1 s)
@@ -52,6 +51,10 @@ class Backfill:
             self._wake.clear()
             try:
                 with self.memory.opened() as memory:  # on this thread, for this pass
+                    # Loaded here, on the backfill's own thread: the index's imports (the run's, the archive's)
+                    # would otherwise be paid by the server's start, before its first answer.
+                    from hylo_memory.pipeline.operations.serving.index import embed_waiting
+
                     done = embed_waiting(memory, stop=self._stop.is_set, batch=BATCH)
                 LOG.debug("backfill: %s", done.line)
             except (HyloMemoryError, OSError) as exc:  # the next call meets it and says what is wrong

@@ -13,7 +13,6 @@ from pydantic import Field, StrictBool
 from hylo_memory.errors import InputError, LeaseRefused
 from hylo_memory.pipeline.mcp import wording
 from hylo_memory.pipeline.mcp.calls import NAMING, Memory, blocking, result
-from hylo_memory.pipeline.state.leases import reader_name
 
 if TYPE_CHECKING:
     from hylo_memory.pipeline.operations.reading.handed import Handed, Proposed
@@ -34,6 +33,8 @@ Answer = Annotated[Any, Field(description='{"evidence": [...]} for a batch of no
 
 def client_name(context: Context[Any, Any]) -> str:
     """The MCP client, as it named itself in `initialize` ("claude-code", "cursor"); "MCP client" when it did not."""
+    from hylo_memory.pipeline.state.leases import reader_name  # the ledger's, loaded by the first call, not the start
+
     params = context.session.client_params
     return reader_name(params.client_info.name if params is not None and params.client_info is not None else None,
                        "MCP client")

@@ -24,10 +24,6 @@ from hylo_memory.pipeline.mcp.calls import Memory, blocking, result
 from hylo_memory.pipeline.mcp.progress import ProgressNotices
 from hylo_memory.pipeline.mcp.reading import client_name, register_reading
 from hylo_memory.pipeline.mcp.sampling import offers_sampling, sampling_extractor
-from hylo_memory.pipeline.operations.forget import ForgetReport
-from hylo_memory.pipeline.operations.forget import forget as forget_item
-from hylo_memory.pipeline.operations.history import History
-from hylo_memory.pipeline.operations.history import history as changes
 from hylo_memory.pipeline.operations.outcome import not_ok_line
 from hylo_memory.pipeline.operations.serving.archive_search import recall_notes
 from hylo_memory.pipeline.operations.serving.context import DEFAULT_BUDGET, build_context
@@ -39,6 +35,8 @@ from hylo_memory.pipeline.scopes import NAME_CHARS, scoped
 if TYPE_CHECKING:  # the run, the extractors and the status load with the first call that needs them
     from hylo_memory.extractors.base import Extractor
     from hylo_memory.pipeline.config import Config
+    from hylo_memory.pipeline.operations.forget import ForgetReport
+    from hylo_memory.pipeline.operations.history import History
     from hylo_memory.pipeline.operations.refresh import Refreshed
     from hylo_memory.pipeline.operations.serving.status import Status
 
@@ -204,6 +202,8 @@ class Tools:
 
     async def forget(self, text: ItemText, dimension: Narrowing = None, scope: ScopeName = None) -> CallToolResult:
         def forgetting() -> ForgetReport:
+            from hylo_memory.pipeline.operations.forget import forget as forget_item  # a writer's: not at the start
+
             with self.memory.opened(scoped(self.config, scope)) as memory:
                 return forget_item(memory, text, dimension, self.memory.fixed_today)
 
@@ -215,6 +215,8 @@ class Tools:
         limit: Annotated[int, Field(ge=1, le=MAX_CHANGES, description="how many changes, newest first")] = 20,
     ) -> CallToolResult:
         def listing() -> History:
+            from hylo_memory.pipeline.operations.history import history as changes
+
             with self.memory.opened() as memory:
                 return changes(memory, limit)
 

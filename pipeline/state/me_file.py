@@ -12,7 +12,6 @@ import stat
 from pathlib import Path
 from typing import NamedTuple
 
-from hylo_memory.decay.stated import statements
 from hylo_memory.pipeline.notes.secrets import redact
 from hylo_memory.pipeline.state.names import ME_FILE as ME_FILE
 
@@ -27,6 +26,8 @@ class MeFile(NamedTuple):
     @property
     def statements(self) -> list[str]:
         """Its sentences, as the rules compare them with evidence (decay/stated.py)."""
+        from hylo_memory.decay.stated import statements  # polarity and matching: loaded when compared, not read
+
         return statements(self.text)
 
 
@@ -72,4 +73,6 @@ def read_me(memory_dir: Path, max_bytes: int) -> MeFile:
     # One that states nothing (blank, or the template untouched: headings and comments) is as none. A password or key
     # in it reaches no reader, as in a note (docs/spec.md §1): every reader gets it as `[secret]`.
     text = redact(text)
+    from hylo_memory.decay.stated import statements
+
     return MeFile(text=text if statements(text) else None)
