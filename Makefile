@@ -25,7 +25,7 @@ $(CHECK_STAMP): $(STAMP)
 # then name the files as they are in the repository.
 check: $(CHECK_STAMP)
 	$(BIN)/ruff check .
-	rm -rf $(TYPED)
+	rm -rf $(TYPED) build  # build/: setuptools keeps moved modules there, and the typed copy would take them
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation --target $(TYPED) .
 	set -o pipefail; cd $(TYPED) && ../../$(BIN)/mypy --config-file ../../pyproject.toml -p hylo_memory 2>&1 \
 		| sed -E 's#^hylo_memory/(domain|decay|extractors|pipeline|templates)/#\1/#'
