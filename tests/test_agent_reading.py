@@ -237,7 +237,8 @@ def test_why_and_history_name_the_assistant_that_read_the_note(vault: Path) -> N
     handed = notes_to_read(opened(vault, config), "claude-code", TODAY)
     propose(opened(vault, config), handed.lease or "", [entry(handed.sources[0].id, "Loves black coffee")], TODAY)
     assert "read by assistant (claude-code)" in history(opened(vault, config), 5).to_text()
-    assert "assistant (claude-code)" in explain(vault, config, "Loves black coffee", None).to_text()
+    with opened(vault, config) as memory:
+        assert "assistant (claude-code)" in explain(memory, "Loves black coffee", None).to_text()
 
 
 def test_a_lease_is_asked_again_under_the_run_lock_and_an_answer_in_time_no_longer_is_refused(vault: Path) -> None:

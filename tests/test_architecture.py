@@ -422,7 +422,7 @@ OPENING = {f"{OPERATIONS}.opening", f"{STATE}.opened", f"{STATE}.journal"}
 # Still to take the opened memory (issue 41, point 1): the readers. A ratchet: a new one fails, one converted must
 # leave this list too.
 STILL_OPENING = {f"{OPERATIONS}.{m}" for m in ("serving.archive_search", "init_me", "serving.memory_file",
-                                                 "serving.recall", "serving.status", "serving.why")}
+                                                 "serving.recall", "serving.status")}
 
 
 def _openings(modules: dict[str, Path] = MODULES) -> list[str]:

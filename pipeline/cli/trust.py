@@ -43,7 +43,8 @@ def why_command(ctx: click.Context, text: str, vault: Path | None, config_file: 
                 dimension: Dimension | None, as_json: bool, scope: str | None) -> int:
     config, vault = setup(ctx, config_file, vault)
     config = in_scope(ctx, config, scope)
-    return _print(explain(vault, config, text, dimension), as_json)
+    with open_memory(vault, config) as memory:
+        return _print(explain(memory, text, dimension), as_json)
 
 
 @click.command("history", help="every change to the memory files, newest first")

@@ -29,7 +29,7 @@ from hylo_memory.pipeline.operations.serving.archive_search import recall_notes
 from hylo_memory.pipeline.operations.serving.context import DEFAULT_BUDGET, build_context
 from hylo_memory.pipeline.operations.serving.recall import MAX_QUERY_CHARS
 from hylo_memory.pipeline.operations.serving.recall import recall as ranked
-from hylo_memory.pipeline.operations.serving.why import explain
+from hylo_memory.pipeline.operations.serving.why import Explanation, explain
 from hylo_memory.pipeline.scopes import NAME_CHARS, scoped
 
 if TYPE_CHECKING:  # the run, the extractors and the status load with the first call that needs them
@@ -197,7 +197,11 @@ class Tools:
         return result(report.to_text(), report.model_dump_json())
 
     async def why(self, text: ItemText, dimension: Narrowing = None, scope: ScopeName = None) -> CallToolResult:
-        explanation = await blocking(lambda: explain(self.vault, scoped(self.config, scope), text, dimension))
+        def explaining() -> Explanation:
+            with self.memory.opened(scoped(self.config, scope)) as memory:
+                return explain(memory, text, dimension)
+
+        explanation = await blocking(explaining)
         return result(explanation.to_text(), explanation.to_json())
 
     async def forget(self, text: ItemText, dimension: Narrowing = None, scope: ScopeName = None) -> CallToolResult:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
@@ -11,12 +11,13 @@ from hylo_memory.decay import Dimension
 from hylo_memory.decay.files.lines import item_line
 from hylo_memory.decay.stated import Stated
 from hylo_memory.errors import InputError
-from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.items import Report, found_and_unread
-from hylo_memory.pipeline.state.ledger import Ledger
 from hylo_memory.pipeline.state.me_file import ME_FILE, read_me
 from hylo_memory.pipeline.state.trust import Support, support
-from hylo_memory.pipeline.state.writing import open_store, settle
+from hylo_memory.pipeline.state.writing import settle
+
+if TYPE_CHECKING:
+    from hylo_memory.pipeline.state.opened import Opened
 
 NO_SOURCES = "no recorded sources (kept before hylo-memory recorded provenance)"
 
@@ -74,9 +75,10 @@ class Explanation(Report):
         return "\n".join(lines) + "\n"
 
 
-def explain(vault: Path, config: Config, text: str, dimension: Dimension | None = None) -> Explanation:
-    """The item `text` names and its provenance; an `InputError` naming the closest items when none."""
-    store = open_store(vault, config)
+def explain(memory: Opened, text: str, dimension: Dimension | None = None) -> Explanation:
+    """The item `text` names and its provenance; an `InputError` naming the closest items when none. Reads the
+    ledger's copy: no ledger is made where there is none."""
+    store, config = memory.store, memory.config
     settle(store, config.lock_timeout)
     own = Stated(read_me(store.folder, config.me_max_bytes).statements)
     try:
@@ -87,8 +89,7 @@ def explain(vault: Path, config: Config, text: str, dimension: Dimension | None 
             raise
         return Explanation(file=ME_FILE, dimension=None, section="written by you", line=held, text=held,
                            first=f"stated by you in {ME_FILE}", adopted=False, stated=held)
-    with Ledger.for_memory_dir(store.folder, readonly=True) as ledger:
-        records = support(ledger, found.dimension, found.item.text)
+    records = support(memory.copy, found.dimension, found.item.text)
     return Explanation(
         file=found.dimension.filename, dimension=found.dimension, section=found.section,
         line=item_line(found.item), text=found.item.text, first=_first(records),
