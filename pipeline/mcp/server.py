@@ -93,7 +93,8 @@ def build_server(memory: Memory, backfill: Backfill | None = None) -> HyloServer
 def _file_reader(memory: Memory, dimension: Dimension) -> Callable[[], str]:
     def read() -> str:
         try:
-            return memory_file_text(memory.vault, memory.config, dimension)
+            with memory.opened() as opened:  # its store alone: no ledger
+                return memory_file_text(opened, dimension)
         except (HyloMemoryError, OSError) as exc:
             raise ResourceError(f"{PROG}: {reason(exc)}") from exc
     read.__name__ = f"read_{dimension.value}"

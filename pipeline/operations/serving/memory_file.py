@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hylo_memory.decay import Dimension
 from hylo_memory.errors import MemoryFileError
-from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.state.writing import open_store, settle
+from hylo_memory.pipeline.state.writing import settle
+
+if TYPE_CHECKING:
+    from hylo_memory.pipeline.state.opened import Opened
 
 
-def memory_file_text(vault: Path, config: Config, dimension: Dimension) -> str:
+def memory_file_text(memory: Opened, dimension: Dimension) -> str:
     """The file's text, as every command reads it (a link in the vault, never a pipe); "" when it has no item yet.
     Never half of a change a crash interrupted: that change is finished first."""
-    store = open_store(vault, config)
-    settle(store, config.lock_timeout)
+    store = memory.store
+    settle(store, memory.config.lock_timeout)
     data = store.read_bytes(dimension)
     try:
         return "" if data is None else data.decode("utf-8")
