@@ -298,19 +298,20 @@ def _offer_me(vault: Path, config: Config, yes: bool) -> None:
     (docs/spec.md §2.1)."""
     from hylo_memory.pipeline.operations.init_me import me_exists, me_file_of, start_me
 
-    if me_exists(vault, config):
-        click.echo(f"{me_file_of(vault, config)} is there: your own file, left as it is.")
-        return
-    question = (f"Start {me_file_of(vault, config)}, your own file about yourself (every reader gets it whole; "
-                "no command writes it), from a short template?")
-    try:
-        wanted = yes or click.confirm(question, default=False)
-    except click.Abort:  # no one to answer: the settings' answer stands, and this is only an offer
-        wanted = False
-    if not wanted:
-        click.echo(f"Not started: write {ME_FILE} in the memory folder whenever you like.")
-        return
-    started = start_me(vault, config)
+    with open_memory(vault, config) as memory:  # its store alone: no ledger
+        if me_exists(memory):
+            click.echo(f"{me_file_of(memory)} is there: your own file, left as it is.")
+            return
+        question = (f"Start {me_file_of(memory)}, your own file about yourself (every reader gets it whole; "
+                    "no command writes it), from a short template?")
+        try:
+            wanted = yes or click.confirm(question, default=False)
+        except click.Abort:  # no one to answer: the settings' answer stands, and this is only an offer
+            wanted = False
+        if not wanted:
+            click.echo(f"Not started: write {ME_FILE} in the memory folder whenever you like.")
+            return
+        started = start_me(memory)
     click.echo(f"Wrote {started.path}: edit it in your own words." if started.started
                else f"{started.path} is there: your own file, left as it is.")
 

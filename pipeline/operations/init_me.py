@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from hylo_memory.decay.files.store import fsync_dir, temp_file, writable
-from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.state.me_file import me_path
-from hylo_memory.pipeline.state.writing import open_store
 from hylo_memory.templates import render
+
+if TYPE_CHECKING:
+    from hylo_memory.pipeline.state.opened import Opened
 
 
 class MeStart(NamedTuple):
@@ -24,18 +25,18 @@ class MeStart(NamedTuple):
     started: bool
 
 
-def me_file_of(vault: Path, config: Config) -> Path:
-    """The vault's `_me.md`, in its memory folder (checked to be inside the vault)."""
-    return me_path(open_store(vault, config).folder)
+def me_file_of(memory: Opened) -> Path:
+    """The vault's `_me.md`, in its memory folder (checked to be inside the vault when the memory was opened)."""
+    return me_path(memory.folder)
 
 
-def me_exists(vault: Path, config: Config) -> bool:
-    return os.path.lexists(me_file_of(vault, config))
+def me_exists(memory: Opened) -> bool:
+    return os.path.lexists(me_file_of(memory))
 
 
-def start_me(vault: Path, config: Config) -> MeStart:
+def start_me(memory: Opened) -> MeStart:
     """`_me.md` from the template, written only when there is none (a link never replaces a file)."""
-    path = me_file_of(vault, config)
+    path = me_file_of(memory)
     if os.path.lexists(path):
         return MeStart(path, started=False)
     with writable(path.parent):
