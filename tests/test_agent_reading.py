@@ -62,7 +62,7 @@ def test_the_loop_reads_every_source_of_the_window_and_nothing_waits(vault: Path
     config = config_for(vault, assistant_batch_chars=1000)  # several batches
     batches, _ = read_all(vault, config)
     assert len(batches) >= 3
-    assert gather(vault, config, TODAY).waiting.total == 0
+    assert gather(opened(vault, config), TODAY).waiting.total == 0
 
 
 def test_the_loop_keeps_the_memory_apply_keeps_from_the_same_evidence(vault: Path, tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ import pytest
 from freezegun import freeze_time
 from proc_helpers import Lines, cli_env, copy_example_vault, generate_notes, run
 from tzlocal import get_localzone
+from vault_helpers import opened
 
 from hylo_memory.errors import ConfigError
 from hylo_memory.pipeline.clock import zone
@@ -270,7 +271,7 @@ def test_a_second_signal_abandons_the_run_safely(processes, slow_vault, paused_m
     paused_model.release.set()  # too late: nobody is waiting for the answer
 
     # Abandoned while extracting: the run is recorded as started and never finished, nothing written.
-    assert [r.status for r in gather(vault, config).runs] == ["interrupted"]
+    assert [r.status for r in gather(opened(vault, config)).runs] == ["interrupted"]
     assert not (vault / "_memory" / "_identity.md").exists()
     again = run(["refresh", "--vault", str(vault), "--json"], env)
     assert again.returncode == 0, again.stderr

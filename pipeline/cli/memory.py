@@ -250,7 +250,8 @@ def status_command(ctx: click.Context, vault: Path | None, config_file: Path | N
                    as_json: bool, costs: bool, scope: str | None) -> int:
     config, vault = setup(ctx, config_file, vault)
     config = in_scope(ctx, config, scope)
-    report = gather(vault, config, today, costs=costs)
+    with open_memory(vault, config) as memory:  # read only: its ledger's copy, no ledger made
+        report = gather(memory, today, costs=costs)
     click.echo(report.model_dump_json() if as_json else report.to_text(), nl=as_json)
     return 0
 

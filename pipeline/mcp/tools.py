@@ -191,7 +191,8 @@ class Tools:
                 gather,  # with the run's modules: loaded on the worker when first asked
             )
 
-            return gather(self.vault, scoped(self.config, scope), self.memory.fixed_today)
+            with self.memory.opened(scoped(self.config, scope)) as memory:
+                return gather(memory, self.memory.fixed_today)
 
         report = await blocking(gathered)
         return result(report.to_text(), report.model_dump_json())

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from apscheduler.triggers.cron import CronTrigger
 from pydantic import BaseModel
@@ -32,8 +33,10 @@ from hylo_memory.pipeline.state.leases import Leases
 from hylo_memory.pipeline.state.ledger import STATE_DIR, Counts, Ledger, RunRecord
 from hylo_memory.pipeline.state.locking import RUN_LOCK, is_held
 from hylo_memory.pipeline.state.me_file import read_me
-from hylo_memory.pipeline.state.writing import open_store
 from hylo_memory.templates import render
+
+if TYPE_CHECKING:
+    from hylo_memory.pipeline.state.opened import Opened
 
 RECENT_RUNS = 5
 
@@ -121,11 +124,12 @@ class Status(BaseModel):
         return render("status.txt.j2", status=self, now=dt.datetime.now(dt.UTC))
 
 
-def gather(vault: Path, config: Config, today: dt.date | None = None, now: dt.datetime | None = None,
+def gather(memory: Opened, today: dt.date | None = None, now: dt.datetime | None = None,
            costs: bool = False) -> Status:
-    """Everything `status` shows, read without writing a byte; with `costs`, what the last 30 days spent."""
+    """Everything `status` shows, read without writing a byte (the ledger through the memory's read-only copy);
+    with `costs`, what the last 30 days spent."""
+    vault, config, store = memory.vault, memory.config, memory.store
     now = now or clock.now(config.timezone)
-    store = open_store(vault, config)
     state = store.folder / STATE_DIR
     schedules = [_schedule(found, config, now) for found in found_schedules(vault, config, state)]
     upcoming = sorted(s.next_run for s, _ in schedules if s.next_run)
@@ -139,15 +143,15 @@ def gather(vault: Path, config: Config, today: dt.date | None = None, now: dt.da
     if (me := read_me(store.folder, config.me_max_bytes)).problem:  # the person's own file, left out (§2.1)
         problems.append(me.problem)
     try:
-        with Ledger.for_memory_dir(store.folder, readonly=True) as ledger:
-            records = ledger.recent_runs(RECENT_RUNS)
-            runs = _runs(records, running, config)
-            last = ledger.last_success_at()
-            waiting, hint = _waiting(vault, config, ledger, parsed, today)
-            others: int | None = ledger.read_by_others(extractor_name(config.llm()))
-            others_since = ledger.read_by_others_since(extractor_name(config.llm())) if others else None
-            spent = _costs(ledger, today, config) if costs else None
-            in_flight = [BatchReport.in_flight(lease) for lease in Leases(ledger).batches()]
+        ledger = memory.copy
+        records = ledger.recent_runs(RECENT_RUNS)
+        runs = _runs(records, running, config)
+        last = ledger.last_success_at()
+        waiting, hint = _waiting(vault, config, ledger, parsed, today)
+        others: int | None = ledger.read_by_others(extractor_name(config.llm()))
+        others_since = ledger.read_by_others_since(extractor_name(config.llm())) if others else None
+        spent = _costs(ledger, today, config) if costs else None
+        in_flight = [BatchReport.in_flight(lease) for lease in Leases(ledger).batches()]
     except LedgerError as exc:
         problems.append(f"the ledger cannot be read now ({exc}); a run may be writing it")
         runs, last, waiting, others, others_since, records, spent, hint = [], None, None, None, None, [], None, None
