@@ -141,7 +141,8 @@ def _query_times(vault: Path, config: Config, asked: list[str]) -> tuple[float, 
     times = []
     ranking = ""
     for query in asked:
-        found, seconds = _timed(lambda q=query: recall_notes(vault, config, q, 10))
+        with open_memory(vault, config) as memory:  # each query as a command asks it: the memory opened for it
+            found, seconds = _timed(lambda q=query, m=memory: recall_notes(m, q, 10))
         times.append(seconds)
         ranking = found.ranking
     return statistics.median(times), max(times), ranking

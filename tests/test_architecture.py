@@ -421,7 +421,7 @@ OPENERS = ("open_store", "for_memory_dir")  # the store's; the ledger's, as `Led
 OPENING = {f"{OPERATIONS}.opening", f"{STATE}.opened", f"{STATE}.journal"}
 # Still to take the opened memory (issue 41, point 1): the readers. A ratchet: a new one fails, one converted must
 # leave this list too.
-STILL_OPENING = {f"{OPERATIONS}.{m}" for m in ("serving.archive_search", "serving.recall")}
+STILL_OPENING = {f"{OPERATIONS}.{m}" for m in ("serving.recall",)}
 
 
 def _openings(modules: dict[str, Path] = MODULES) -> list[str]:

@@ -65,9 +65,11 @@ def recall_command(ctx: click.Context, query: str, vault: Path | None, config_fi
     config, vault = setup(ctx, config_file, vault)
     config = in_scope(ctx, config, scope)
     if notes:
+        from hylo_memory.pipeline.operations.opening import open_memory
         from hylo_memory.pipeline.operations.serving.archive_search import recall_notes
 
-        found = recall_notes(vault, config, query, limit)
+        with open_memory(vault, config) as memory:
+            found = recall_notes(memory, query, limit)
         click.echo(found.to_json() if as_json else found.to_text(), nl=as_json)
         return 0
     result = recall(vault, config, query, limit, today)

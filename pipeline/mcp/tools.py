@@ -25,7 +25,7 @@ from hylo_memory.pipeline.mcp.progress import ProgressNotices
 from hylo_memory.pipeline.mcp.reading import client_name, register_reading
 from hylo_memory.pipeline.mcp.sampling import offers_sampling, sampling_extractor
 from hylo_memory.pipeline.operations.outcome import not_ok_line
-from hylo_memory.pipeline.operations.serving.archive_search import recall_notes
+from hylo_memory.pipeline.operations.serving.archive_search import NotesResult, recall_notes
 from hylo_memory.pipeline.operations.serving.context import DEFAULT_BUDGET, build_context
 from hylo_memory.pipeline.operations.serving.recall import MAX_QUERY_CHARS
 from hylo_memory.pipeline.operations.serving.recall import recall as ranked
@@ -110,7 +110,11 @@ class Tools:
         scope: ScopeName = None,
     ) -> CallToolResult:
         if notes:
-            passages = await blocking(lambda: recall_notes(self.vault, scoped(self.config, scope), query, limit))
+            def searching() -> NotesResult:
+                with self.memory.opened(scoped(self.config, scope)) as memory:
+                    return recall_notes(memory, query, limit)
+
+            passages = await blocking(searching)
             return result(passages.to_text(), passages.to_json())
         # No embedding before the answer (0 s): items not embedded yet are matched by their words, then embedded.
         found = await blocking(lambda: ranked(self.vault, scoped(self.config, scope), query, limit,

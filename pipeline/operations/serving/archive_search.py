@@ -28,10 +28,11 @@ from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.notes.passages import Whose
 from hylo_memory.pipeline.operations.serving.answers import MAX_LIMIT, check_query
 from hylo_memory.pipeline.state.archive import ArchiveIndex, Found
-from hylo_memory.pipeline.state.writing import open_store
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from hylo_memory.pipeline.state.opened import Opened
 
 BAND = 0.5  # with "first" or "last" asked, the passages within this share of the topic's best BM25 score go by date
 _FIRST = re.compile(r"\b(?:first|earliest|first[- ]ever)\b|第一次|首次|最早|最初|初めて", re.I)
@@ -86,12 +87,12 @@ class NotesResult(BaseModel):
         return self.model_dump_json()
 
 
-def recall_notes(vault: Path, config: Config, query: str, limit: int = 10) -> NotesResult:
+def recall_notes(memory: Opened, query: str, limit: int = 10) -> NotesResult:
     """The `limit` passages of the vault's notes that best answer `query` (nothing is written)."""
     query = check_query(query)
     if not 1 <= limit <= MAX_LIMIT:
         raise InputError(f"the limit must be 1 to {MAX_LIMIT:,}, not {limit:,}")
-    folder = open_store(vault, config).folder
+    folder, config = memory.folder, memory.config
     try:
         return search(folder, config, query, limit)
     except sqlite3.Error as exc:
