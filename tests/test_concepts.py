@@ -7,7 +7,7 @@ import datetime as dt
 from pathlib import Path
 
 import pytest
-from vault_helpers import memory_body, memory_file
+from vault_helpers import memory_body, memory_file, opened
 
 from hylo_memory.decay import Dimension
 from hylo_memory.decay.match import same_fact
@@ -21,7 +21,7 @@ TODAY = dt.date(2026, 12, 1)
 
 def top(vault: Path, question: str) -> list[str]:
     """The top 3 by words alone: no model bridges them."""
-    return [i.text for i in recall(vault, Config(vault=str(vault), bundled_embeddings=False), question, 3, TODAY).items]
+    return [i.text for i in recall(opened(vault, Config(vault=str(vault), bundled_embeddings=False)), question, 3, TODAY).items]
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import pytest
 from cli_helpers import hylo, one_line
 from hypothesis import given
 from hypothesis import strategies as st
-from vault_helpers import memory_body, memory_file, snapshot_but_memo
+from vault_helpers import memory_body, memory_file, opened, snapshot_but_memo
 
 from hylo_memory.decay import Dimension, Item
 from hylo_memory.decay.recall.ranking import MIN_BUDGET, BlockRequest, build_block, score
@@ -47,7 +47,7 @@ def context(vault: Path, *args: str) -> str:
 def test_the_same_memory_gives_the_same_bytes(vault: Path) -> None:
     first = context(vault)
     assert context(vault) == first
-    assert build_context(vault, Config(), TODAY).to_text() == first
+    assert build_context(opened(vault, Config()), TODAY).to_text() == first
 
 
 def test_the_block_names_the_person_and_has_a_heading_for_each_dimension_in_order(vault: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import hylo
-from vault_helpers import memory_file
+from vault_helpers import memory_file, opened
 
 from hylo_memory.decay import Dimension
 from hylo_memory.extractors.embeddings import EmbeddingSettings, embed
@@ -40,7 +40,7 @@ def settings(fake: FakeOpenAI, **more: object) -> Config:
 
 
 def test_recall_fuses_bm25_with_the_items_embeddings(vault: Path, fake_openai: FakeOpenAI) -> None:
-    result = recall(vault, settings(fake_openai), "running")
+    result = recall(opened(vault, settings(fake_openai)), "running")
     assert result.ranking == "bm25+embeddings" and result.fallback is None
     assert result.items[0].text == "Loves to run"
     assert all(i.similarity is not None for i in result.items)
@@ -50,38 +50,38 @@ def test_recall_fuses_bm25_with_the_items_embeddings(vault: Path, fake_openai: F
 
 
 def test_each_item_is_embedded_once_then_read_from_the_cache(vault: Path, fake_openai: FakeOpenAI) -> None:
-    first = recall(vault, settings(fake_openai), "tea")
+    first = recall(opened(vault, settings(fake_openai)), "tea")
     assert sorted(fake_openai.embedded) == sorted(["tea", *ITEMS])
     fake_openai.reset()
-    second = recall(vault, settings(fake_openai), "tea")
+    second = recall(opened(vault, settings(fake_openai)), "tea")
     assert fake_openai.embedded == ["tea"]  # one request, for the query alone
     assert second.items == first.items and second.ranking == "bm25+embeddings"
 
 
 def test_only_the_texts_the_cache_lacks_are_sent(vault: Path, fake_openai: FakeOpenAI) -> None:
-    recall(vault, settings(fake_openai), "tea")
+    recall(opened(vault, settings(fake_openai)), "tea")
     memory_file(vault, Dimension.preferences, body(*ITEMS, "Plays the cello"))
     fake_openai.reset()
-    recall(vault, settings(fake_openai), "music")
+    recall(opened(vault, settings(fake_openai)), "music")
     assert fake_openai.embedded == ["music", "Plays the cello"]
 
 
 def test_the_cache_is_keyed_by_model_too(vault: Path, fake_openai: FakeOpenAI) -> None:
-    recall(vault, settings(fake_openai), "tea")
+    recall(opened(vault, settings(fake_openai)), "tea")
     fake_openai.reset()
-    recall(vault, settings(fake_openai, embedding_model="another-model"), "tea")
+    recall(opened(vault, settings(fake_openai, embedding_model="another-model")), "tea")
     assert sorted(fake_openai.embedded) == sorted(["tea", *ITEMS])
 
 
 def test_items_are_sent_in_batches_of_embedding_batch(vault: Path, fake_openai: FakeOpenAI) -> None:
-    recall(vault, settings(fake_openai, embedding_batch=2), "tea")
+    recall(opened(vault, settings(fake_openai, embedding_batch=2)), "tea")
     sizes = [len(r.body["input"]) for r in fake_openai.embedding_requests]
     assert sizes == [1, 2, 2, 1]  # the query alone, then five items
 
 
 def test_a_hanging_endpoint_falls_back_to_bm25_within_the_timeout(vault: Path, fake_openai: FakeOpenAI) -> None:
     fake_openai.enqueue_embeddings(delay(60))  # the query's request
-    result = recall(vault, settings(fake_openai, embedding_timeout=0.5), "running")
+    result = recall(opened(vault, settings(fake_openai, embedding_timeout=0.5)), "running")
     assert result.ranking == "bm25"
     assert result.fallback == "the embedding server did not answer within 0.5 s"
     assert [i.text for i in result.items] == ["Loves to run"]
@@ -106,42 +106,42 @@ def test_a_failing_endpoint_falls_back_and_the_command_says_so(vault: Path, fake
 
 def test_an_answer_that_is_not_embeddings_falls_back(vault: Path, fake_openai: FakeOpenAI) -> None:
     fake_openai.enqueue_embeddings(raw('{"data": [{"index": 0, "embedding": "not numbers"}]}'))
-    result = recall(vault, settings(fake_openai), "running")
+    result = recall(opened(vault, settings(fake_openai)), "running")
     assert result.ranking == "bm25" and "not valid" in (result.fallback or "")
 
 
 def test_too_many_or_too_few_vectors_fall_back(vault: Path, fake_openai: FakeOpenAI) -> None:
     fake_openai.enqueue_embeddings(raw('{"data": [{"index": 0, "embedding": [0.5, 0.5]}, '
                                        '{"index": 1, "embedding": [0.5, 0.5]}]}'))
-    result = recall(vault, settings(fake_openai), "running")
+    result = recall(opened(vault, settings(fake_openai)), "running")
     assert result.ranking == "bm25" and "2 vectors for 1 texts" in (result.fallback or "")
 
 
 def test_a_rejected_key_is_never_repeated(vault: Path, fake_openai: FakeOpenAI) -> None:
     fake_openai.enqueue_embeddings(error(401, "Incorrect API key provided: sk-test-key"))
-    result = recall(vault, settings(fake_openai), "running")
+    result = recall(opened(vault, settings(fake_openai)), "running")
     assert result.fallback == "HTTP 401: Incorrect API key provided: [api key]"
 
 
 def test_what_came_before_a_failure_is_kept_and_the_rest_wait_ranked_by_their_words(vault: Path,
                                                                                     fake_openai: FakeOpenAI) -> None:
     fake_openai.enqueue_embeddings(delay(0), delay(0), error(503, "busy"))  # the query, the first batch; not the second
-    first = recall(vault, settings(fake_openai, embedding_batch=2), "tea")
+    first = recall(opened(vault, settings(fake_openai, embedding_batch=2)), "tea")
     assert first.ranking == "bm25+embeddings" and first.fallback is None and first.waiting == 3
     assert [i.text for i in first.items][:1] == ["Drinks green tea"]
     fake_openai.reset()
-    again = recall(vault, settings(fake_openai, embedding_batch=2), "tea")
+    again = recall(opened(vault, settings(fake_openai, embedding_batch=2)), "tea")
     assert again.waiting == 0
     assert fake_openai.embedded == ["tea", *ITEMS[2:]]
 
 
 def test_no_embedding_model_sends_nothing(vault: Path, fake_openai: FakeOpenAI) -> None:
-    result = recall(vault, Config(base_url=fake_openai.base_url, bundled_embeddings=False), "running")
+    result = recall(opened(vault, Config(base_url=fake_openai.base_url, bundled_embeddings=False)), "running")
     assert result.ranking == "bm25" and result.fallback is None and fake_openai.requests == []
 
 
 def test_the_cache_is_private_and_beside_the_ledger(vault: Path, fake_openai: FakeOpenAI) -> None:
-    recall(vault, settings(fake_openai), "tea")
+    recall(opened(vault, settings(fake_openai)), "tea")
     path = vault / "_memory" / ".state" / "embeddings.sqlite"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
@@ -160,7 +160,7 @@ def test_a_damaged_cache_costs_embedding_again_not_the_recall(vault: Path, fake_
     path = vault / "_memory" / ".state" / "embeddings.sqlite"
     path.parent.mkdir(parents=True)
     path.write_bytes(b"this is not a database" * 100)
-    result = recall(vault, settings(fake_openai), "running")
+    result = recall(opened(vault, settings(fake_openai)), "running")
     assert result.ranking == "bm25+embeddings" and result.items[0].text == "Loves to run"
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import hylo
 from proc_helpers import cli_env
-from vault_helpers import memory_body, memory_file
+from vault_helpers import memory_body, memory_file, opened
 
 from hylo_memory.decay import Dimension
 from hylo_memory.decay.recall import concepts
@@ -61,7 +61,7 @@ def no_answer_floor(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def top(vault: Path, query: str, limit: int = 3) -> list[str]:
-    return [i.text for i in recall(vault, Config(vault=str(vault)), query, limit).items]
+    return [i.text for i in recall(opened(vault, Config(vault=str(vault))), query, limit).items]
 
 
 def test_the_set_shares_no_word_between_a_question_and_its_answer() -> None:
@@ -104,7 +104,7 @@ def test_the_answer_floor_keeps_the_answers_the_model_is_surest_of(tmp_path: Pat
 
 
 def test_without_the_model_the_same_question_finds_nothing(english: Path) -> None:
-    assert recall(english, Config(vault=str(english), bundled_embeddings=False), "diet").items == []
+    assert recall(opened(english, Config(vault=str(english), bundled_embeddings=False)), "diet").items == []
 
 
 def test_an_exact_keyword_match_comes_first(english: Path) -> None:
@@ -112,13 +112,13 @@ def test_an_exact_keyword_match_comes_first(english: Path) -> None:
 
 
 def test_the_answer_names_the_model_that_ranked(english: Path) -> None:
-    result = recall(english, Config(vault=str(english)), "diet")
+    result = recall(opened(english, Config(vault=str(english))), "diet")
     assert result.ranking == "bm25+embeddings" and result.model == bundled.MODEL and result.fallback is None
 
 
 @pytest.mark.usefixtures("no_answer_floor")
 def test_context_with_a_query_puts_what_it_means_first(english: Path) -> None:
-    block = build_context(english, Config(vault=str(english)), dt.date.fromisoformat(TODAY), 100, "diet").block
+    block = build_context(opened(english, Config(vault=str(english))), dt.date.fromisoformat(TODAY), 100, "diet").block
     assert block.items and "- Vegetarian" in block.text
     assert max(block.items, key=lambda c: c.relevance or 0).text == "Vegetarian"
 
@@ -141,7 +141,7 @@ def test_each_item_is_embedded_once_and_read_from_the_cache(english: Path) -> No
     key = bundled.cache_key()
     kept = cache.rows(key, SET["en"]["items"])
     cache.put_rows(key, {"Uses Neovim": kept["Vegetarian"]}, SET["en"]["items"])
-    found = recall(english, Config(vault=str(english)), "diet", 2).items
+    found = recall(opened(english, Config(vault=str(english))), "diet", 2).items
     assert {i.text for i in found} == {"Vegetarian", "Uses Neovim"}
     assert found[0].similarity == found[1].similarity
 
@@ -157,19 +157,19 @@ def test_a_recall_embeds_for_its_seconds_and_ranks_the_rest_by_their_words_meanw
     vault = vault_of(tmp_path, *(f"Fact number {n} about the garden" for n in range(3 * bundled.BATCH)))
     a_second_each_look_at_the_clock(monkeypatch)
     config = Config(vault=str(vault), interactive_embedding_seconds=1.5)
-    first = recall(vault, config, "garden", limit=3 * bundled.BATCH)
+    first = recall(opened(vault, config), "garden", limit=3 * bundled.BATCH)
     assert len(cache_rows(vault)) == 2 * bundled.BATCH  # the first batch always, then one more within 1.5 s
     assert first.ranking == "bm25+embeddings" and first.fallback is None and first.waiting == bundled.BATCH
     assert len(first.items) == 3 * bundled.BATCH  # every item matches "garden": the rest by their words
     assert sum(i.similarity is None for i in first.items) == bundled.BATCH
     assert first.to_text().endswith(f"{bundled.BATCH} items wait to be embedded and were matched by their words "
                                     "alone: `hylo-memory index` embeds them.\n")
-    assert recall(vault, config, "garden").waiting == 0  # the next one embedded the last batch
+    assert recall(opened(vault, config), "garden").waiting == 0  # the next one embedded the last batch
 
 
 def test_with_no_time_to_embed_nothing_is_embedded_and_every_item_waits(tmp_path: Path) -> None:
     vault = vault_of(tmp_path, "Loves running by the river", "Vegetarian")
-    found = recall(vault, Config(vault=str(vault), interactive_embedding_seconds=0), "running")
+    found = recall(opened(vault, Config(vault=str(vault), interactive_embedding_seconds=0)), "running")
     assert not (vault / "_memory" / ".state" / "embeddings.sqlite").exists()
     assert found.ranking == "bm25" and found.waiting == 2 and found.model is None  # the query was not embedded either
     assert [i.text for i in found.items] == ["Loves running by the river"]
@@ -178,17 +178,17 @@ def test_with_no_time_to_embed_nothing_is_embedded_and_every_item_waits(tmp_path
 def test_context_with_a_query_says_how_many_items_wait(tmp_path: Path) -> None:
     vault = vault_of(tmp_path, "Loves running by the river", "Vegetarian")
     config = Config(vault=str(vault), interactive_embedding_seconds=0)
-    block = build_context(vault, config, dt.date.fromisoformat(TODAY), query="running")
+    block = build_context(opened(vault, config), dt.date.fromisoformat(TODAY), query="running")
     assert block.waiting == 2 and json.loads(block.to_json())["waiting"] == 2
     assert block.to_text().rstrip().endswith("_2 items wait to be embedded and were matched by their words alone: "
                                              "`hylo-memory index` embeds them._")
-    assert build_context(vault, config, dt.date.fromisoformat(TODAY)).waiting == 0  # no query: nothing ranked by it
+    assert build_context(opened(vault, config), dt.date.fromisoformat(TODAY)).waiting == 0  # no query: nothing ranked by it
 
 
 def test_an_embeddings_server_configured_wins_over_the_bundled_model(english: Path, fake_openai: FakeOpenAI) -> None:
     config = Config(vault=str(english), base_url=fake_openai.base_url, api_key="k", embedding_model="fake-embed",
                     interactive_embedding_seconds=30)  # time enough for the items on a loaded machine
-    result = recall(english, config, "diet")
+    result = recall(opened(english, config), "diet")
     assert result.model == "fake-embed" and fake_openai.embedded  # the server embedded the query and the items
 
 

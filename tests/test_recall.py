@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import hylo, one_line
-from vault_helpers import memory_body, memory_file, snapshot_but_memo
+from vault_helpers import memory_body, memory_file, opened, snapshot_but_memo
 
 from hylo_memory.decay import Dimension, Item
 from hylo_memory.decay.recall.recall import BM25, Entry, analyse, fuse, query_terms, rank
@@ -136,7 +136,7 @@ def test_no_match_says_so(vault: Path) -> None:
 
 
 def test_an_empty_memory_matches_nothing(tmp_path: Path) -> None:
-    assert recall(tmp_path, Config(), "anything").items == []
+    assert recall(opened(tmp_path, Config()), "anything").items == []
 
 
 @pytest.mark.parametrize("query", ["   ", "x" * 1001])

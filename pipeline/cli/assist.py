@@ -11,6 +11,7 @@ from hylo_memory.decay.recall.ranking import MAX_BUDGET, MIN_BUDGET
 from hylo_memory.errors import InputError
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.cli.options import SCOPE, in_scope, json_failures, options, setup
+from hylo_memory.pipeline.operations.opening import open_memory
 from hylo_memory.pipeline.operations.serving.context import DEFAULT_BUDGET, build_context
 from hylo_memory.pipeline.operations.serving.recall import MAX_LIMIT, check_query, recall
 
@@ -41,11 +42,13 @@ def context_command(ctx: click.Context, vault: Path | None, config_file: Path | 
     if scope is not None:  # the person's memory, then the scope's (docs/spec.md §1.1)
         from hylo_memory.pipeline.operations.scoped import scoped_context
 
-        in_scope(ctx, config, scope)
-        both = scoped_context(vault, config, scope, day, budget, query)
+        scope_config = in_scope(ctx, config, scope)
+        with open_memory(vault, config) as person, open_memory(vault, scope_config) as own:
+            both = scoped_context(person, own, scope, day, budget, query)
         click.echo(both.to_json() if as_json else both.to_text(), nl=as_json)
         return 0
-    result = build_context(vault, config, day, budget, query)
+    with open_memory(vault, config) as memory:
+        result = build_context(memory, day, budget, query)
     click.echo(result.to_json() if as_json else result.to_text(), nl=as_json)
     return 0
 
@@ -65,14 +68,14 @@ def recall_command(ctx: click.Context, query: str, vault: Path | None, config_fi
     config, vault = setup(ctx, config_file, vault)
     config = in_scope(ctx, config, scope)
     if notes:
-        from hylo_memory.pipeline.operations.opening import open_memory
         from hylo_memory.pipeline.operations.serving.archive_search import recall_notes
 
         with open_memory(vault, config) as memory:
             found = recall_notes(memory, query, limit)
         click.echo(found.to_json() if as_json else found.to_text(), nl=as_json)
         return 0
-    result = recall(vault, config, query, limit, today)
+    with open_memory(vault, config) as memory:
+        result = recall(memory, query, limit, today)
     click.echo(result.to_json() if as_json else result.to_text(), nl=as_json)
     return 0
 

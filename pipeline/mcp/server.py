@@ -104,7 +104,8 @@ def _file_reader(memory: Memory, dimension: Dimension) -> Callable[[], str]:
 def _context_reader(memory: Memory) -> Callable[[], str]:
     def read_context() -> str:
         try:
-            return build_context(memory.vault, memory.config, memory.today()).to_text()
+            with memory.opened() as opened:
+                return build_context(opened, memory.today()).to_text()
         except (HyloMemoryError, OSError) as exc:  # a hand-broken file, say: the read fails with its line
             raise ResourceError(str(failure(exc))) from exc
     return read_context

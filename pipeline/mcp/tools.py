@@ -26,11 +26,11 @@ from hylo_memory.pipeline.mcp.reading import client_name, register_reading
 from hylo_memory.pipeline.mcp.sampling import offers_sampling, sampling_extractor
 from hylo_memory.pipeline.operations.outcome import not_ok_line
 from hylo_memory.pipeline.operations.serving.archive_search import NotesResult, recall_notes
-from hylo_memory.pipeline.operations.serving.context import DEFAULT_BUDGET, build_context
-from hylo_memory.pipeline.operations.serving.recall import MAX_QUERY_CHARS
+from hylo_memory.pipeline.operations.serving.context import DEFAULT_BUDGET, ContextResult, build_context
+from hylo_memory.pipeline.operations.serving.recall import MAX_QUERY_CHARS, RecallResult
 from hylo_memory.pipeline.operations.serving.recall import recall as ranked
 from hylo_memory.pipeline.operations.serving.why import Explanation, explain
-from hylo_memory.pipeline.scopes import NAME_CHARS, scoped
+from hylo_memory.pipeline.scopes import NAME_CHARS, scope_config, scoped
 
 if TYPE_CHECKING:  # the run, the extractors and the status load with the first call that needs them
     from hylo_memory.extractors.base import Extractor
@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # the run, the extractors and the status load with the first 
     from hylo_memory.pipeline.operations.forget import ForgetReport
     from hylo_memory.pipeline.operations.history import History
     from hylo_memory.pipeline.operations.refresh import Refreshed
+    from hylo_memory.pipeline.operations.scoped import ScopedContext
     from hylo_memory.pipeline.operations.serving.status import Status
 
 # The limits the commands themselves enforce, so a schema never advertises what the call then refuses.
@@ -117,8 +118,11 @@ class Tools:
             passages = await blocking(searching)
             return result(passages.to_text(), passages.to_json())
         # No embedding before the answer (0 s): items not embedded yet are matched by their words, then embedded.
-        found = await blocking(lambda: ranked(self.vault, scoped(self.config, scope), query, limit,
-                                              self.memory.fixed_today, 0))
+        def ranking() -> RecallResult:
+            with self.memory.opened(scoped(self.config, scope)) as memory:
+                return ranked(memory, query, limit, self.memory.fixed_today, 0)
+
+        found = await blocking(ranking)
         if found.waiting and scope is None:  # the backfill embeds the person's; a refresh embeds a scope's
             self.backfill.wake()
         return result(found.to_text(), found.to_json())
@@ -136,10 +140,18 @@ class Tools:
         if scope is not None:  # the person's memory, then the scope's (docs/spec.md §1.1)
             from hylo_memory.pipeline.operations.scoped import scoped_context
 
-            both = await blocking(lambda: scoped_context(self.vault, self.config, scope, self.memory.today(), budget,
-                                                         query, 0))
+            def both_blocks() -> ScopedContext:
+                with self.memory.opened() as person, self.memory.opened(scope_config(self.config, scope)) as own:
+                    return scoped_context(person, own, scope, self.memory.today(), budget, query, 0)
+
+            both = await blocking(both_blocks)
             return result(both.to_text(), both.to_json())
-        block = await blocking(lambda: build_context(self.vault, self.config, self.memory.today(), budget, query, 0))
+
+        def one_block() -> ContextResult:
+            with self.memory.opened() as memory:
+                return build_context(memory, self.memory.today(), budget, query, 0)
+
+        block = await blocking(one_block)
         if block.waiting:
             self.backfill.wake()
         return result(block.to_text(), block.to_json())

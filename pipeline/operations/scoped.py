@@ -8,7 +8,7 @@ import datetime as dt
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from hylo_memory.decay.recall.ranking import MIN_BUDGET
 from hylo_memory.errors import InputError
@@ -17,8 +17,11 @@ from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.outcome import not_ok_line
 from hylo_memory.pipeline.operations.refresh import Refreshed
 from hylo_memory.pipeline.operations.serving.context import DEFAULT_BUDGET, ContextResult, build_context
-from hylo_memory.pipeline.scopes import each_scope, scope_config
+from hylo_memory.pipeline.scopes import each_scope
 from hylo_memory.pipeline.version import PROG
+
+if TYPE_CHECKING:
+    from hylo_memory.pipeline.state.opened import Opened
 
 
 class ScopeRun(NamedTuple):
@@ -103,16 +106,16 @@ class ScopedContext(NamedTuple):
         return json.dumps(data, ensure_ascii=False)
 
 
-def scoped_context(vault: Path, config: Config, name: str, today: dt.date, budget: int | None = None,
+def scoped_context(person: Opened, scope: Opened, name: str, today: dt.date, budget: int | None = None,
                    query: str | None = None, embed_seconds: float | None = None) -> ScopedContext:
-    """The person's memory and scope `name`'s, together within `budget`: the scope's block takes at most half, the
-    person's what the scope's left (so an empty scope costs the person nothing)."""
-    scope = scope_config(config, name)
+    """The person's memory and scope `name`'s (`scope`: opened with its configuration, `scope_config`), together
+    within `budget`: the scope's block takes at most half, the person's what the scope's left (so an empty scope
+    costs the person nothing)."""
     budget = DEFAULT_BUDGET if budget is None else budget
     if budget < 2 * MIN_BUDGET:
         raise InputError(f"the budget with a scope must be at least {2 * MIN_BUDGET:,} tokens (two blocks), "
                          f"not {budget:,}")
-    own = build_context(vault, scope, today, budget // 2, query, embed_seconds, title=f"# Scope {name}")
+    own = build_context(scope, today, budget // 2, query, embed_seconds, title=f"# Scope {name}")
     rest = budget - own.block.tokens - estimate_tokens("\n")
-    person = build_context(vault, config, today, max(MIN_BUDGET, rest), query, embed_seconds)
-    return ScopedContext(name, person, own)
+    theirs = build_context(person, today, max(MIN_BUDGET, rest), query, embed_seconds)
+    return ScopedContext(name, theirs, own)

@@ -6,8 +6,7 @@ The block is the memory's alone: the same memory files and the same today give t
 from __future__ import annotations
 
 import datetime as dt
-from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from pydantic_core import to_json
 
@@ -15,13 +14,15 @@ from hylo_memory.decay.recall.ranking import MAX_BUDGET, MIN_BUDGET, Block, Bloc
 from hylo_memory.decay.soft_cap import OverCap, over_cap
 from hylo_memory.errors import InputError
 from hylo_memory.extractors.llm.tokens import estimate_tokens
-from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.serving.answers import DEFAULT_BUDGET as DEFAULT_BUDGET
 from hylo_memory.pipeline.operations.serving.answers import check_query, waiting_line
 from hylo_memory.pipeline.operations.serving.archive_search import notes_section
 from hylo_memory.pipeline.operations.serving.meaning import Cosines, cosines, item_texts
 from hylo_memory.pipeline.operations.serving.recall import read_memory
 from hylo_memory.pipeline.state.me_file import read_me
+
+if TYPE_CHECKING:
+    from hylo_memory.pipeline.state.opened import Opened
 
 
 class ContextResult(NamedTuple):
@@ -45,7 +46,7 @@ class ContextResult(NamedTuple):
         return to_json(fields).decode()
 
 
-def build_context(vault: Path, config: Config, today: dt.date, budget: int | None = None,
+def build_context(memory: Opened, today: dt.date, budget: int | None = None,
                   query: str | None = None, embed_seconds: float | None = None,
                   title: str | None = None) -> ContextResult:
     """The vault's memory as a block of at most `budget` estimated tokens, items relevant to `query` first (items
@@ -55,7 +56,8 @@ def build_context(vault: Path, config: Config, today: dt.date, budget: int | Non
     if not MIN_BUDGET <= budget <= MAX_BUDGET:
         raise InputError(f"the budget must be {MIN_BUDGET:,} to {MAX_BUDGET:,} tokens, not {budget:,}")
     query = check_query(query) if query is not None and query.strip() else None
-    read = read_memory(vault, config)
+    config = memory.config
+    read = read_memory(memory)
     refused = read.refused
     # A file left out is named, so neither the assistant nor the person takes the rest for the whole memory.
     notes = [f"_Left out, it cannot be read: {exc}. Fix it to bring its items back._" for exc in refused]

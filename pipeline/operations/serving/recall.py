@@ -9,8 +9,7 @@ wait. A query the server does not embed in `embedding_timeout` leaves the rankin
 from __future__ import annotations
 
 import datetime as dt
-from pathlib import Path
-from typing import Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from pydantic import BaseModel
 
@@ -27,7 +26,10 @@ from hylo_memory.pipeline.operations.serving.answers import check_query as check
 from hylo_memory.pipeline.operations.serving.answers import recall_text
 from hylo_memory.pipeline.operations.serving.meaning import cosines
 from hylo_memory.pipeline.state import read_memo
-from hylo_memory.pipeline.state.writing import open_store, settle
+from hylo_memory.pipeline.state.writing import settle
+
+if TYPE_CHECKING:
+    from hylo_memory.pipeline.state.opened import Opened
 
 
 class Found(BaseModel):
@@ -65,15 +67,16 @@ class RecallResult(BaseModel):
         return self.model_dump_json()
 
 
-def recall(vault: Path, config: Config, query: str, limit: int = 10, today: dt.date | None = None,
+def recall(memory: Opened, query: str, limit: int = 10, today: dt.date | None = None,
            embed_seconds: float | None = None) -> RecallResult:
     """The `limit` items that best answer `query`, read from the vault's memory files (nothing is written there);
     items not embedded yet embedded for `embed_seconds` at most (default `interactive_embedding_seconds`)."""
     query = check_query(query)
     if not 1 <= limit <= MAX_LIMIT:
         raise InputError(f"the limit must be 1 to {MAX_LIMIT:,}, not {limit:,}")
+    config = memory.config
     day = today or clock.today(config.timezone)
-    read = read_memory(vault, config)
+    read = read_memory(memory)
     files, refused, store = read.files, read.refused, read.store
     entries = [Entry(dimension, item, fading)
                for dimension, memory in files.items() if memory is not None
@@ -105,10 +108,10 @@ class Read(NamedTuple):
     name: str | None
 
 
-def read_memory(vault: Path, config: Config) -> Read:
+def read_memory(memory: Opened) -> Read:
     """Every memory file that can be read, after any interrupted change is finished; kept in the read memo when
     none was refused, so the next `recall` or `context` can answer without parsing (quick.py)."""
-    return read_store(open_store(vault, config), config)
+    return read_store(memory.store, memory.config)
 
 
 def read_store(store: MemoryStore, config: Config) -> Read:
