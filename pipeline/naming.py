@@ -9,7 +9,10 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Naming:
-    """`next_batch`: how the reader asks for the next batch of notes; `answer`: how it answers a batch."""
+    """`next_batch`: how the reader asks for the next batch of notes; `answer`: how it answers a batch;
+    `forget` and `unforget`: the words that, followed by an item's text, forget it or let it be kept again."""
 
     next_batch: str
     answer: str
+    forget: str
+    unforget: str

@@ -17,6 +17,7 @@ from vault_helpers import opened
 
 from hylo_memory.decay import Dimension, Evidence
 from hylo_memory.pipeline import operations
+from hylo_memory.pipeline.cli.options import NAMING
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations import after_write as step
 from hylo_memory.pipeline.operations.candidates import promote, reject
@@ -72,8 +73,8 @@ def _propose(vault: Path, config: Config) -> object:
 # Each writer, after what it needs to find (a fact to forget, a change to undo, a candidate waiting).
 WRITERS: dict[str, tuple[Callable[[Path, Config], object] | None, Callable[[Path, Config], object]]] = {
     "remember": (None, lambda v, c: remember_text(opened(v, c), "I'm vegetarian", today=TODAY)),
-    "forget": (lambda v, c: remember_text(opened(v, c), "I'm vegetarian", today=TODAY), lambda v, c: forget(opened(v, c), "Is vegetarian")),
-    "unforget": (lambda v, c: (remember_text(opened(v, c), "I'm vegetarian", today=TODAY), forget(opened(v, c), "Is vegetarian")),
+    "forget": (lambda v, c: remember_text(opened(v, c), "I'm vegetarian", today=TODAY), lambda v, c: forget(opened(v, c), "Is vegetarian", NAMING)),
+    "unforget": (lambda v, c: (remember_text(opened(v, c), "I'm vegetarian", today=TODAY), forget(opened(v, c), "Is vegetarian", NAMING)),
                  lambda v, c: unforget(opened(v, c), "Is vegetarian")),
     "undo": (lambda v, c: remember_text(opened(v, c), "I'm vegetarian", today=TODAY), lambda v, c: undo(opened(v, c))),
     "apply": (None, lambda v, c: apply_evidence(opened(v, c), sardines(v), TODAY)),

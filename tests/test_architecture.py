@@ -381,7 +381,7 @@ LEFT = {
     "pipeline/operations/serving/answers.py": {"index", "context", "remember"},
     "pipeline/operations/serving/archive_search.py": {"index", "refresh"},
     "pipeline/operations/candidates.py": {"unforget", "promote", "reject", "candidates"},
-    "pipeline/operations/serving/context.py": {"status"}, "pipeline/operations/forget.py": {"unforget"},
+    "pipeline/operations/serving/context.py": {"status"},
     "pipeline/operations/serving/index.py": {"index"}, "pipeline/operations/init.py": {"init"},
     "pipeline/operations/remember.py": {"forget", "unforget"}, "pipeline/operations/schedule.py": {"refresh", "schedule"},
     "pipeline/operations/schedule_found.py": {"schedule"}, "pipeline/operations/skill.py": {"skill"},

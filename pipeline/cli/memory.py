@@ -14,6 +14,7 @@ from hylo_memory.errors import ConfigError, InputError, LeaseRefused
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.cli.arguments import not_blank
 from hylo_memory.pipeline.cli.options import (
+    NAMING,
     PROG,
     SCOPE,
     DateType,
@@ -27,7 +28,6 @@ from hylo_memory.pipeline.cli.options import (
 )
 from hylo_memory.pipeline.cli.progress_bar import progress_bar
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.naming import Naming
 from hylo_memory.pipeline.operations.init import file_diff, propose_file, write_file
 from hylo_memory.pipeline.operations.opening import open_memory
 from hylo_memory.pipeline.operations.outcome import not_ok_line
@@ -42,9 +42,6 @@ from hylo_memory.pipeline.run.options import RunOptions
 from hylo_memory.pipeline.run.profile import MAX_INTRO
 from hylo_memory.pipeline.run.summary import render_changes
 from hylo_memory.pipeline.state.names import ME_FILE
-
-# The assistant's reading loop, as the command line names its steps (docs/spec.md §9.5).
-NAMING = Naming(next_batch=f"`{PROG} pending`", answer=f"`{PROG} apply --lease`")
 
 
 @click.command("refresh", help="one run: read recent notes, extract evidence, apply the rules, summarise")

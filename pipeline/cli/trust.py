@@ -10,7 +10,7 @@ import click
 from hylo_memory.decay import Dimension
 from hylo_memory.domain.dimensions import DIMENSION_NAMES
 from hylo_memory.pipeline.cli.arguments import not_blank
-from hylo_memory.pipeline.cli.options import SCOPE, DimensionType, in_scope, json_failures, options, setup
+from hylo_memory.pipeline.cli.options import NAMING, SCOPE, DimensionType, in_scope, json_failures, options, setup
 from hylo_memory.pipeline.operations.forget import forget, forgotten, unforget
 from hylo_memory.pipeline.operations.history import history, undo
 from hylo_memory.pipeline.operations.items import Report
@@ -99,7 +99,7 @@ def forget_command(ctx: click.Context, text: str | None, vault: Path | None, con
         if listing:
             return _print(forgotten(memory), as_json)
         assert text is not None
-        return _print(forget(memory, text, dimension, today), as_json)
+        return _print(forget(memory, text, NAMING, dimension, today), as_json)
 
 
 @click.command("unforget", help="let a forgotten fact be kept again")

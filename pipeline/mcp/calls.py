@@ -24,8 +24,10 @@ if TYPE_CHECKING:
     from hylo_memory.pipeline.state.opened import Opened
 
 T = TypeVar("T")
-# The assistant's reading loop, as the server names its steps: its two tools (pipeline/mcp/reading.py).
-NAMING = Naming(next_batch="notes_to_read", answer="propose_memories")
+# The assistant's reading loop, as the server names its steps: its two tools (pipeline/mcp/reading.py); no tool
+# lets a forgotten fact be kept again, so `unforget` is the command line's, as is `forget` in a hint to the person.
+NAMING = Naming(next_batch="notes_to_read", answer="propose_memories", forget=f"{PROG} forget",
+                unforget=f"{PROG} unforget")
 
 
 @dataclass(frozen=True)

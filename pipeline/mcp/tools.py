@@ -20,7 +20,7 @@ from hylo_memory.domain.dimensions import DIMENSION_NAMES
 from hylo_memory.domain.items import MAX_ITEM_TEXT
 from hylo_memory.pipeline.mcp import wording
 from hylo_memory.pipeline.mcp.backfill import Backfill
-from hylo_memory.pipeline.mcp.calls import Memory, blocking, result
+from hylo_memory.pipeline.mcp.calls import NAMING, Memory, blocking, result
 from hylo_memory.pipeline.mcp.progress import ProgressNotices
 from hylo_memory.pipeline.mcp.reading import client_name, register_reading
 from hylo_memory.pipeline.mcp.sampling import offers_sampling, sampling_extractor
@@ -226,7 +226,7 @@ class Tools:
             from hylo_memory.pipeline.operations.forget import forget as forget_item  # a writer's: not at the start
 
             with self.memory.opened(scoped(self.config, scope)) as memory:
-                return forget_item(memory, text, dimension, self.memory.fixed_today)
+                return forget_item(memory, text, NAMING, dimension, self.memory.fixed_today)
 
         report = await blocking(forgetting)
         return result(report.to_text(), report.to_json())

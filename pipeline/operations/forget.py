@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import datetime as dt
 
+from pydantic import Field
+
 from hylo_memory.decay import Dimension, Tombstone, render
 from hylo_memory.decay.find import Found, without
 from hylo_memory.decay.match import TextIndex, normalise
 from hylo_memory.domain.items import MAX_ITEM_TEXT
 from hylo_memory.errors import FileChanged, InputError
 from hylo_memory.pipeline import clock
+from hylo_memory.pipeline.naming import Naming
 from hylo_memory.pipeline.operations.after_write import after_write
 from hylo_memory.pipeline.operations.items import Report, the_item
 from hylo_memory.pipeline.state.changes import ChangeRecord, Provenance
@@ -27,11 +30,12 @@ class ForgetReport(Report):
     dimension: Dimension
     text: str
     section: str | None = None  # where the forgotten item was
+    unforget_with: str = Field(default="", exclude=True)  # the door's words for `unforget` (a `Naming`'s)
 
     def to_text(self) -> str:
         if self.command == "forget":
             return (f'Forgot "{self.text}" ({self.file}, {self.section}): removed, and evidence of it will not be '
-                    f'kept again (`hylo-memory unforget "{self.text}"` to allow it)\n')
+                    f'kept again (`{self.unforget_with} "{self.text}"` to allow it)\n')
         return f'Unforgot "{self.text}" ({self.dimension.value}): evidence of it may be kept again\n'
 
 
@@ -46,9 +50,10 @@ class Tombstones(Report):
         return "".join(f"{t.forgotten_on}  {t.dimension.value}: {t.text}\n" for t in self.tombstones)
 
 
-def forget(memory: Opened, text: str, dimension: Dimension | None = None,
+def forget(memory: Opened, text: str, naming: Naming, dimension: Dimension | None = None,
            today: dt.date | None = None) -> ForgetReport:
-    """Remove the item `text` names from its file (Active or Fading, pinned or not) and keep a tombstone."""
+    """Remove the item `text` names from its file (Active or Fading, pinned or not) and keep a tombstone; its line
+    says how to undo that in the words of the door's `naming`."""
     store, config = memory.store, memory.config
     day = today or clock.today(config.timezone)
     with writing(store, config.lock_timeout):
@@ -73,7 +78,7 @@ def forget(memory: Opened, text: str, dimension: Dimension | None = None,
         found = commit_planned(store, ledger, plan)
     after_write(store, config)
     return ForgetReport(command="forget", file=found.dimension.filename, dimension=found.dimension,
-                        text=found.item.text, section=found.section)
+                        text=found.item.text, section=found.section, unforget_with=naming.unforget)
 
 
 def unforget(memory: Opened, text: str, dimension: Dimension | None = None) -> ForgetReport:
