@@ -72,11 +72,11 @@ def _propose(vault: Path, config: Config) -> object:
 
 # Each writer, after what it needs to find (a fact to forget, a change to undo, a candidate waiting).
 WRITERS: dict[str, tuple[Callable[[Path, Config], object] | None, Callable[[Path, Config], object]]] = {
-    "remember": (None, lambda v, c: remember_text(opened(v, c), "I'm vegetarian", today=TODAY)),
-    "forget": (lambda v, c: remember_text(opened(v, c), "I'm vegetarian", today=TODAY), lambda v, c: forget(opened(v, c), "Is vegetarian", NAMING)),
-    "unforget": (lambda v, c: (remember_text(opened(v, c), "I'm vegetarian", today=TODAY), forget(opened(v, c), "Is vegetarian", NAMING)),
+    "remember": (None, lambda v, c: remember_text(opened(v, c), "I'm vegetarian", NAMING, today=TODAY)),
+    "forget": (lambda v, c: remember_text(opened(v, c), "I'm vegetarian", NAMING, today=TODAY), lambda v, c: forget(opened(v, c), "Is vegetarian", NAMING)),
+    "unforget": (lambda v, c: (remember_text(opened(v, c), "I'm vegetarian", NAMING, today=TODAY), forget(opened(v, c), "Is vegetarian", NAMING)),
                  lambda v, c: unforget(opened(v, c), "Is vegetarian")),
-    "undo": (lambda v, c: remember_text(opened(v, c), "I'm vegetarian", today=TODAY), lambda v, c: undo(opened(v, c))),
+    "undo": (lambda v, c: remember_text(opened(v, c), "I'm vegetarian", NAMING, today=TODAY), lambda v, c: undo(opened(v, c))),
     "apply": (None, lambda v, c: apply_evidence(opened(v, c), sardines(v), TODAY)),
     "apply --lease, propose_memories": (None, _propose),
     "refresh": (None, lambda v, c: refresh_memory(opened(v, c), RunOptions(TODAY))),

@@ -383,7 +383,7 @@ LEFT = {
     "pipeline/operations/candidates.py": {"unforget", "promote", "reject", "candidates"},
     "pipeline/operations/serving/context.py": {"status"},
     "pipeline/operations/serving/index.py": {"index"}, "pipeline/operations/init.py": {"init"},
-    "pipeline/operations/remember.py": {"forget", "unforget"}, "pipeline/operations/schedule.py": {"refresh", "schedule"},
+    "pipeline/operations/schedule.py": {"refresh", "schedule"},
     "pipeline/operations/schedule_found.py": {"schedule"}, "pipeline/operations/skill.py": {"skill"},
     "pipeline/run/hints.py": {"init", "{}"},
 }

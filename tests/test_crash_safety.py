@@ -19,6 +19,7 @@ from hylo_memory.decay import Dimension, parse
 from hylo_memory.decay.files.store import MemoryStore
 from hylo_memory.extractors.base import Decision
 from hylo_memory.extractors.offline.offline import OfflineExtractor
+from hylo_memory.pipeline.cli.options import NAMING
 from hylo_memory.pipeline.config import load_config
 from hylo_memory.pipeline.operations.reading.apply import apply_evidence
 from hylo_memory.pipeline.operations.reading.evidence_file import read_evidence
@@ -176,7 +177,7 @@ def do_refresh(vault: Path, config) -> None:
 
 def do_remember(vault: Path, config) -> None:
     decision = Decision(dimension=Dimension.preferences, text="Always answer in English", pinned=True)
-    remember(opened(vault, config), decision, TODAY)
+    remember(opened(vault, config), decision, NAMING, TODAY)
 
 
 def die_before_the_journal(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -28,6 +28,7 @@ from vault_helpers import memory_file, opened, short
 from hylo_memory.decay import Dimension, Evidence
 from hylo_memory.decay.files.store import ARCHIVE_DIR
 from hylo_memory.errors import LedgerError, StorageError
+from hylo_memory.pipeline.cli.options import NAMING
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.reading.apply import apply_evidence
 from hylo_memory.pipeline.operations.remember import remember_text
@@ -79,7 +80,7 @@ def test_a_remember_the_folder_refuses_names_the_folder_and_records_nothing(tmp_
     before = memory(vault)
     refuse_writes_into(vault / "_memory", monkeypatch)
     with pytest.raises(StorageError) as refused:
-        remember_text(opened(vault, Config()), "Is vegetarian", Dimension.preferences)
+        remember_text(opened(vault, Config()), "Is vegetarian", NAMING, Dimension.preferences)
     assert str(refused.value) == f"{vault / '_memory'} is not writable: check its permissions"
     assert memory(vault) == before
     assert not (vault / "_memory" / ".state" / "journal.json").exists()
@@ -91,8 +92,8 @@ def test_a_remember_that_failed_is_not_carried_out_by_a_later_command(tmp_path, 
     with monkeypatch.context() as patch:
         refuse_writes_into(vault / "_memory", patch)
         with pytest.raises(StorageError):
-            remember_text(opened(vault, Config()), "Is vegetarian", Dimension.preferences)
-    line = remember_text(opened(vault, Config()), "Is vegetarian", Dimension.preferences)  # the person's retry
+            remember_text(opened(vault, Config()), "Is vegetarian", NAMING, Dimension.preferences)
+    line = remember_text(opened(vault, Config()), "Is vegetarian", NAMING, Dimension.preferences)  # the person's retry
     assert "seen 1" in line and recorded(vault) == 1
 
 
@@ -151,7 +152,7 @@ def test_a_ledger_that_refuses_the_change_has_its_files_put_back(tmp_path, monke
         raise LedgerError("ledger.db: the ledger failed: database is locked")
     monkeypatch.setattr(journal_module, "record_change", refused)
     with pytest.raises(LedgerError):
-        remember_text(opened(vault, Config()), "Is vegetarian", Dimension.preferences)
+        remember_text(opened(vault, Config()), "Is vegetarian", NAMING, Dimension.preferences)
     assert memory(vault) == before
     assert not (vault / "_memory" / ".state" / "journal.json").exists()
 

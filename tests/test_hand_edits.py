@@ -26,6 +26,7 @@ from hylo_memory.decay import Dimension
 from hylo_memory.decay.files.store import ARCHIVE_DIR, MemoryStore, digest
 from hylo_memory.errors import FileChanged
 from hylo_memory.extractors.offline.offline import OfflineExtractor
+from hylo_memory.pipeline.cli.options import NAMING
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.opening import open_memory
 from hylo_memory.pipeline.operations.remember import remember_text
@@ -69,7 +70,7 @@ def keep_remembering(vault: Path, config: Config, editing: subprocess.Popen[str]
     while editing.poll() is None:
         try:  # opened on this thread, as a door opens it: a memory's ledger serves the thread that opened it
             with open_memory(vault, config) as memory:
-                remember_text(memory, f"{names(rng)} {names(rng)} — colleague", Dimension.people, today=TODAY)
+                remember_text(memory, f"{names(rng)} {names(rng)} — colleague", NAMING, Dimension.people, today=TODAY)
             tally["remembered"] += 1
         except FileChanged:
             tally["refused"] += 1  # refused in one line (the file kept changing): allowed, never a loss
@@ -182,7 +183,7 @@ def test_remember_plans_again_on_a_file_saved_after_it_read_it(tmp_path: Path, m
     vault = tmp_path / "vault"
     people = memory_file(vault, Dimension.people, PEOPLE)
     saved = saving_after_each_read(monkeypatch, people, times=1)
-    remember_text(opened(vault, Config()), "Ana — colleague", Dimension.people, today=TODAY)
+    remember_text(opened(vault, Config()), "Ana — colleague", NAMING, Dimension.people, today=TODAY)
     text = people.read_text(encoding="utf-8")
     assert saved[0] in text and "Ana — colleague" in text
 
@@ -192,7 +193,7 @@ def test_a_command_refuses_in_one_line_naming_the_file_a_person_keeps_saving(tmp
     people = memory_file(vault, Dimension.people, PEOPLE)
     saved = saving_after_each_read(monkeypatch, people, times=100)
     with pytest.raises(FileChanged) as refused:
-        remember_text(opened(vault, Config()), "Ana — colleague", Dimension.people, today=TODAY)
+        remember_text(opened(vault, Config()), "Ana — colleague", NAMING, Dimension.people, today=TODAY)
     assert str(refused.value).startswith(f"{people}: was saved while hylo-memory was writing it (3 times)")
     assert "\n" not in str(refused.value)
     text = people.read_text(encoding="utf-8")

@@ -26,6 +26,7 @@ from hylo_memory.decay.files.aside import move_aside
 from hylo_memory.decay.files.store import ARCHIVE_DIR, MemoryStore, digest
 from hylo_memory.errors import FileChanged
 from hylo_memory.extractors.offline.offline import OfflineExtractor
+from hylo_memory.pipeline.cli.options import NAMING
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.opening import open_memory
 from hylo_memory.pipeline.operations.remember import remember_text
@@ -72,7 +73,7 @@ def keep_remembering(vault: Path, config: Config, saving: threading.Thread, seed
     while saving.is_alive():
         try:
             with open_memory(vault, config) as memory:  # on this thread: its ledger serves the thread that opened it
-                remember_text(memory, f"{name(rng)} — colleague", Dimension.people, today=TODAY)
+                remember_text(memory, f"{name(rng)} — colleague", NAMING, Dimension.people, today=TODAY)
         except FileChanged:
             pass  # refused in one line (the file kept changing): allowed, never a loss
 
@@ -210,7 +211,7 @@ def test_remember_plans_again_on_a_save_by_rename_that_landed_before_its_replace
     people = vault / "_memory" / "_people.md"
     before = people.read_text(encoding="utf-8")
     saving_before_the_replace(monkeypatch, people)
-    remember_text(opened(vault, Config(bundled_embeddings=False)), REMEMBERED, Dimension.people, today=TODAY)
+    remember_text(opened(vault, Config(bundled_embeddings=False)), REMEMBERED, NAMING, Dimension.people, today=TODAY)
     text = people.read_text(encoding="utf-8")
     assert "Knows Bruno from the climbing gym" in text and REMEMBERED in text
     assert archived(vault / "_memory") == [before, before + SAVED]  # each version replaced, once
@@ -252,17 +253,17 @@ def test_a_remember_killed_mid_write_is_finished_by_the_next_as_a_clean_run_woul
     config = Config(bundled_embeddings=False)
     clean = people_vault(tmp_path / "clean")
     for text in (REMEMBERED, "Rui Sol — neighbour"):
-        remember_text(opened(clean, config), text, Dimension.people, today=TODAY)
+        remember_text(opened(clean, config), text, NAMING, Dimension.people, today=TODAY)
     vault = people_vault(tmp_path / "killed")
     memory = vault / "_memory"
     before = (memory / "_people.md").read_text(encoding="utf-8")
     with monkeypatch.context() as patch:
         kill(patch)
         with pytest.raises(Died):
-            remember_text(opened(vault, config), REMEMBERED, Dimension.people, today=TODAY)
+            remember_text(opened(vault, config), REMEMBERED, NAMING, Dimension.people, today=TODAY)
     (aside,) = moved_aside(memory)
     assert aside.read_text(encoding="utf-8") == before  # maybe its only copy
-    remember_text(opened(vault, config), "Rui Sol — neighbour", Dimension.people, today=TODAY)
+    remember_text(opened(vault, config), "Rui Sol — neighbour", NAMING, Dimension.people, today=TODAY)
     assert (memory / "_people.md").read_text() == (clean / "_memory" / "_people.md").read_text()
     assert archived(memory) == archived(clean / "_memory") and moved_aside(memory) == []
 
@@ -273,6 +274,6 @@ def test_a_file_a_killed_write_moved_aside_goes_to_the_archive_when_a_save_took_
     before = people.read_text(encoding="utf-8")
     move_aside(people)
     people.write_text(before + SAVED, encoding="utf-8")  # the person saved while the file was aside
-    remember_text(opened(vault, Config(bundled_embeddings=False)), REMEMBERED, Dimension.people, today=TODAY)
+    remember_text(opened(vault, Config(bundled_embeddings=False)), REMEMBERED, NAMING, Dimension.people, today=TODAY)
     assert archived(vault / "_memory") == [before, before + SAVED] and moved_aside(vault / "_memory") == []
     assert "Knows Bruno from the climbing gym" in people.read_text(encoding="utf-8")

@@ -16,6 +16,7 @@ from vault_helpers import opened, parse_memory
 from hylo_memory.decay import Dimension
 from hylo_memory.extractors.base import Decision
 from hylo_memory.extractors.offline.offline import OfflineExtractor
+from hylo_memory.pipeline.cli.options import NAMING
 from hylo_memory.pipeline.config import load_config
 from hylo_memory.pipeline.operations.remember import remember
 from hylo_memory.pipeline.operations.serving.status import gather
@@ -83,7 +84,8 @@ def test_status_of_a_vault_never_run_writes_nothing(vault: Path) -> None:
 def test_status_after_runs_counts_items_and_writes_nothing(vault: Path, config) -> None:
     refresh(opened(vault, config), OfflineExtractor(), RunOptions(TODAY))
     store = open_store(vault, config)
-    remember(opened(vault, config), Decision(dimension=Dimension.preferences, text="Is vegetarian", pinned=True), TODAY)
+    remember(opened(vault, config), Decision(dimension=Dimension.preferences, text="Is vegetarian", pinned=True),
+             NAMING, TODAY)
     before = tree(vault)
     data = status_json(vault, "--today", TODAY.isoformat())
     assert tree(vault) == before

@@ -216,7 +216,7 @@ def remember_command(ctx: click.Context, text: str, vault: Path | None, config_f
                      extractor: str | None, dimension: Dimension | None, pin: bool | None) -> int:
     config, vault = setup(ctx, config_file, vault, extractor)
     with open_memory(vault, config) as memory:
-        line = remember_text(memory, text, dimension, pin, today)
+        line = remember_text(memory, text, NAMING, dimension, pin, today)
     click.echo(line)
     return 0
 

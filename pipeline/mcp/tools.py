@@ -98,7 +98,7 @@ class Tools:
             )
 
             with self.memory.opened() as memory:
-                return remember_text(memory, text, dimension, pin, self.memory.fixed_today)
+                return remember_text(memory, text, NAMING, dimension, pin, self.memory.fixed_today)
 
         return result(await blocking(record))
 

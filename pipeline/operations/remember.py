@@ -16,6 +16,7 @@ from hylo_memory.extractors.choice import make_extractor
 from hylo_memory.extractors.offline.offline import OfflineExtractor
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.naming import Naming
 from hylo_memory.pipeline.operations.after_write import after_write
 from hylo_memory.pipeline.state.candidates import taken_with
 from hylo_memory.pipeline.state.changes import Origin, change_of
@@ -62,8 +63,10 @@ def decide(text: str, dimension: Dimension | None, pin: bool | None, config: Con
     return make_extractor(config.llm()).classify(text, dimension, pin, memory=memory)
 
 
-def remember(memory: Opened, decision: Decision, today: dt.date, stated: str | None = None) -> tuple[FileUpdate, str]:
-    """Apply the rules to the one file with this fact; return the update and a one-line report.
+def remember(memory: Opened, decision: Decision, naming: Naming, today: dt.date,
+             stated: str | None = None) -> tuple[FileUpdate, str]:
+    """Apply the rules to the one file with this fact; return the update and a one-line report (its advice in
+    the words of the door's `naming`).
 
     `stated` is the fact in the person's words, cleaned (`the_fact`): a forgotten fact is refused in them too,
     however the model words it."""
@@ -84,7 +87,7 @@ def remember(memory: Opened, decision: Decision, today: dt.date, stated: str | N
             in_their_words = [evidence.model_copy(update={"text": stated})] if stated else []
             if changes.forgotten or screen(in_their_words, stones, threshold)[1]:
                 raise InputError(f'remember: "{decision.text}" is a fact you asked to forget; '
-                                 f'`hylo-memory unforget "{decision.text}"` lets it be kept again')
+                                 f'`{naming.unforget} "{decision.text}"` lets it be kept again')
             update = FileUpdate(dimension=decision.dimension, before=before, after=after, changes=changes)
             if not update.write:
                 return None, update
@@ -101,18 +104,19 @@ def remember(memory: Opened, decision: Decision, today: dt.date, stated: str | N
     note += "".join(f'; merged as the same fact: "{m.kept}" ← "{m.dropped}"' for m in changes.merged + changes.joined)
     note += "".join(f'; it replaces "{s.text}" (now fading)' for s in changes.superseded)
     note += "".join(f'; it contradicts pinned "{c.pinned}", kept as it is: '
-                    f'`hylo-memory forget {shlex.quote(c.pinned)} --dimension {decision.dimension.value}` '
+                    f'`{naming.forget} {shlex.quote(c.pinned)} --dimension {decision.dimension.value}` '
                     f'if it no longer holds'
                     for c in changes.conflicts)
     return update, f'{verb} "{kept.text}" in {store.path(decision.dimension).name} (seen {kept.seen}, {pin}){note}'
 
 
-def remember_text(memory: Opened, text: str, dimension: Dimension | None = None,
+def remember_text(memory: Opened, text: str, naming: Naming, dimension: Dimension | None = None,
                   pin: bool | None = None, today: dt.date | None = None) -> str:
     """`remember` whole, as the command line and the MCP server call it: the one line it prints."""
     store, config = memory.store, memory.config
     # The classifier sees what can be read: a broken other file is no reason to refuse this fact.
     decision = decide(text, dimension, pin, config, memory=store.read_each()[0])
-    _, line = remember(memory, decision, today or clock.today(config.timezone), stated=the_fact(clean_text(text)))
+    day = today or clock.today(config.timezone)
+    _, line = remember(memory, decision, naming, day, stated=the_fact(clean_text(text)))
     after_write(store, config)
     return line
