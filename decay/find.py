@@ -71,15 +71,15 @@ def by_words(text: str, files: Mapping[Dimension, MemoryFile | None],
     """The items holding every word of `text` ("Toby" names "Name: Toby Chan"): Latin words case- and
     accent-folded and stemmed, Chinese, Japanese and Korean by their characters; the query's stop words
     left out unless it has nothing else. A query with a polarity ("Loves jazz") never finds its opposite."""
-    wanted = _word_set(text, STOP_WORDS) or _word_set(text)
+    wanted = word_set(text, STOP_WORDS) or word_set(text)
     if not wanted:
         return []
     signed = marked(text)
     return [f for f in items_of(files, dimension)
-            if wanted <= _word_set(f.item.text) and not (signed and opposed(text, f.item.text))]
+            if wanted <= word_set(f.item.text) and not (signed and opposed(text, f.item.text))]
 
 
-def _word_set(text: str, stop_words: frozenset[str] = frozenset()) -> set[str]:
+def word_set(text: str, stop_words: frozenset[str] = frozenset()) -> set[str]:
     found: set[str] = set()
     for run in RUN.finditer(unicodedata.normalize("NFKC", text)):
         if run[1] is not None:

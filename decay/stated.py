@@ -9,14 +9,13 @@ third ("Is vegetarian", "Hates jazz"): a statement is put in an item's person be
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable
 from typing import Protocol, TypeVar
 
+from .find import word_set
 from .match import normalise, same_fact
 from .polarity import core, marked, opposed
 from .recall.recall import STOP_WORDS
-from .words import RUN, fold, stem
 
 
 class _Worded(Protocol):
@@ -89,12 +88,12 @@ class Stated:
         for line, item in zip(self.lines, self.items, strict=True):
             if normalise(item) == normalise(text) or (not opposed(item, text) and same_fact(item, text)):
                 return line
-        wanted = _word_set(text, STOP_WORDS) or _word_set(text)
+        wanted = word_set(text, STOP_WORDS) or word_set(text)
         if not wanted:
             return None
         signed = marked(text)
         for line, item in zip(self.lines, self.items, strict=True):
-            if wanted <= _word_set(item) and not ((signed or marked(item)) and opposed(text, item)):
+            if wanted <= word_set(item) and not ((signed or marked(item)) and opposed(text, item)):
                 return line
         return None
 
@@ -106,14 +105,4 @@ def contradicting(evidence: Iterable[E], lines: list[str]) -> tuple[list[E], lis
     found: tuple[list[E], list[E]] = ([], [])
     for ev in evidence:
         found[not lines or stated.contradicted_by(ev.text) is None].append(ev)
-    return found
-
-
-def _word_set(text: str, stop_words: frozenset[str] = frozenset()) -> set[str]:
-    found: set[str] = set()
-    for run in RUN.finditer(unicodedata.normalize("NFKC", text)):
-        if run[1] is not None:
-            found.update(run[1])
-        elif (folded := fold(run[0])) not in stop_words:
-            found.add(stem(folded))
     return found

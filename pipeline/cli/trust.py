@@ -8,34 +8,20 @@ from pathlib import Path
 import click
 
 from hylo_memory.decay import Dimension
-from hylo_memory.domain.dimensions import DIMENSION_NAMES
-from hylo_memory.pipeline.cli.arguments import not_blank
-from hylo_memory.pipeline.cli.options import NAMING, SCOPE, DimensionType, in_scope, json_failures, options, setup
+from hylo_memory.pipeline.cli.arguments import DIMENSION, JSON_FLAG, not_blank, print_report
+from hylo_memory.pipeline.cli.options import NAMING, SCOPE, in_scope, json_failures, options, setup
 from hylo_memory.pipeline.operations.forget import forget, forgotten, unforget
 from hylo_memory.pipeline.operations.history import history, undo
-from hylo_memory.pipeline.operations.items import Report
 from hylo_memory.pipeline.operations.opening import open_memory
 from hylo_memory.pipeline.operations.serving.why import explain
 from hylo_memory.pipeline.state.trust import MAX_HISTORY
 
 
-def _print(report: Report, as_json: bool) -> int:
-    if as_json:
-        click.echo(report.to_json())
-    else:
-        click.echo(report.to_text(), nl=False)
-    return 0
-
-
-_JSON = click.option("--json", "as_json", is_flag=True, help="print one JSON object")
-_DIMENSION = click.option("--dimension", type=DimensionType(), help=f"only this file: one of {DIMENSION_NAMES}")
-
-
 @click.command("why", help="show an item, how it was first added, and every source that supports it")
 @click.argument("text", callback=not_blank)
 @options(today=False)
-@_DIMENSION
-@_JSON
+@DIMENSION
+@JSON_FLAG
 @SCOPE
 @click.pass_context
 @json_failures
@@ -44,7 +30,7 @@ def why_command(ctx: click.Context, text: str, vault: Path | None, config_file: 
     config, vault = setup(ctx, config_file, vault)
     config = in_scope(ctx, config, scope)
     with open_memory(vault, config) as memory:
-        return _print(explain(memory, text, dimension), as_json)
+        return print_report(explain(memory, text, dimension), as_json)
 
 
 @click.command("history", help="every change to the memory files, newest first")
@@ -60,14 +46,14 @@ def history_command(ctx: click.Context, vault: Path | None, config_file: Path | 
     config, vault = setup(ctx, config_file, vault)
     config = in_scope(ctx, config, scope)
     with open_memory(vault, config) as memory:
-        return _print(history(memory, limit), as_json)
+        return print_report(history(memory, limit), as_json)
 
 
 @click.command("undo", help="revert the latest change not yet undone, or change CHANGE")
 @click.argument("change", type=click.IntRange(1), required=False)
 @options(today=False)
 @click.option("--dry-run", is_flag=True, help="print the diff; write nothing")
-@_JSON
+@JSON_FLAG
 @SCOPE
 @click.pass_context
 @json_failures
@@ -76,15 +62,15 @@ def undo_command(ctx: click.Context, change: int | None, vault: Path | None, con
     config, vault = setup(ctx, config_file, vault)
     config = in_scope(ctx, config, scope)
     with open_memory(vault, config) as memory:
-        return _print(undo(memory, change, dry_run), as_json)
+        return print_report(undo(memory, change, dry_run), as_json)
 
 
 @click.command("forget", help="remove an item for good and keep it from coming back; --list shows what is forgotten")
 @click.argument("text", required=False, callback=not_blank)
 @options()
-@_DIMENSION
+@DIMENSION
 @click.option("--list", "listing", is_flag=True, help="list the forgotten facts")
-@_JSON
+@JSON_FLAG
 @SCOPE
 @click.pass_context
 @json_failures
@@ -97,16 +83,16 @@ def forget_command(ctx: click.Context, text: str | None, vault: Path | None, con
     config = in_scope(ctx, config, scope)
     with open_memory(vault, config) as memory:
         if listing:
-            return _print(forgotten(memory), as_json)
+            return print_report(forgotten(memory), as_json)
         assert text is not None
-        return _print(forget(memory, text, NAMING, dimension, today), as_json)
+        return print_report(forget(memory, text, NAMING, dimension, today), as_json)
 
 
 @click.command("unforget", help="let a forgotten fact be kept again")
 @click.argument("text", callback=not_blank)
 @options(today=False)
-@_DIMENSION
-@_JSON
+@DIMENSION
+@JSON_FLAG
 @SCOPE
 @click.pass_context
 @json_failures
@@ -115,7 +101,7 @@ def unforget_command(ctx: click.Context, text: str, vault: Path | None, config_f
     config, vault = setup(ctx, config_file, vault)
     config = in_scope(ctx, config, scope)
     with open_memory(vault, config) as memory:
-        return _print(unforget(memory, text, dimension), as_json)
+        return print_report(unforget(memory, text, dimension), as_json)
 
 
 COMMANDS: list[click.Command] = [why_command, history_command, undo_command, forget_command, unforget_command]
