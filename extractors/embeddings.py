@@ -65,6 +65,7 @@ def embed(settings: EmbeddingSettings, texts: Sequence[str], seconds: float | No
     # The SDK is imported when embeddings are asked for: it costs most of a command's start-up.
     import openai
 
+    from .clients import sync_client
     from .llm.llm_client import describe_failure, hideable  # the chat client's wording of a failure, and its key
 
     wanted = list(dict.fromkeys(texts))
@@ -75,8 +76,8 @@ def embed(settings: EmbeddingSettings, texts: Sequence[str], seconds: float | No
 
     def work() -> None:
         # Local servers need no key, but the SDK insists on one; no retries: the deadline is too short for them.
-        client = openai.OpenAI(api_key=secret or "unused", base_url=settings.base_url, timeout=settings.timeout,
-                               max_retries=0)
+        client = sync_client(api_key=secret or "unused", base_url=settings.base_url, timeout=settings.timeout,
+                             max_retries=0)
         try:
             for start in range(0, len(wanted), settings.batch):
                 if stop.is_set():

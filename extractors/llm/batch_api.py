@@ -21,6 +21,7 @@ from hylo_memory.domain.sources import SourceFailure
 from hylo_memory.domain.usage import Usage
 
 from ..base import Cluster, Extraction
+from ..clients import sync_client
 from .batching import estimate_tokens
 from .evidence_reply import Asked, read_evidence, read_preferences
 from .llm_client import describe_failure, hideable, reply_text
@@ -111,8 +112,8 @@ class BatchEndpoints:
     def __init__(self, settings: LLMSettings):
         key = settings.api_key.get_secret_value() if settings.api_key else None
         self.settings, self.secret = settings, hideable(key)
-        self.client = openai.OpenAI(api_key=key or "unused", base_url=settings.base_url, timeout=settings.timeout,
-                                    max_retries=min(settings.retries, 3))
+        self.client = sync_client(api_key=key or "unused", base_url=settings.base_url, timeout=settings.timeout,
+                                  max_retries=min(settings.retries, 3))
 
     def close(self) -> None:
         self.client.close()

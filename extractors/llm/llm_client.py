@@ -20,6 +20,7 @@ import openai
 
 from hylo_memory.domain.usage import Usage
 
+from ..clients import async_client
 from .batching import estimate_tokens
 from .llm_errors import InvalidReply, OutOfTime, ReplyCut, RequestFailed, TokenCeilingReached, TooLong
 from .llm_retry import retry_delay, should_retry
@@ -40,8 +41,8 @@ class ChatClient:
         # Local servers need no key, but the SDK insists on one.
         key = settings.api_key.get_secret_value() if settings.api_key else None
         self._secret = hideable(key)
-        self.client = openai.AsyncOpenAI(api_key=key or "unused", base_url=settings.base_url,
-                                         timeout=settings.timeout, max_retries=0)
+        self.client = async_client(api_key=key or "unused", base_url=settings.base_url,
+                                   timeout=settings.timeout, max_retries=0)
         self.settings = settings
         self.request_limit = settings.request_token_budget  # prompt and reply; the extractor fits it to the context
         self.reply_tokens = settings.max_reply_tokens  # the extractor lowers it to fit a small context

@@ -179,17 +179,20 @@ class Ledger:
 
     def _migrate(self) -> None:
         self.db.execute("CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
-        done = {row["name"] for row in self.db.execute("SELECT name FROM migrations")}
-        for name, migrate in MIGRATIONS:
-            if name in done:
-                continue
-            with self.transaction():
-                # Asked again under the write lock: two commands opening a new ledger at once (an assistant's
-                # remember and the nightly run) would otherwise both apply it ("table … already exists").
-                if self.db.execute("SELECT 1 FROM migrations WHERE name = ?", (name,)).fetchone():
-                    continue
-                migrate(self.db)
-                self.db.execute("INSERT INTO migrations VALUES (?, ?)", (name, stamp()))
+        if self._applied() >= {name for name, _ in MIGRATIONS}:
+            return
+        # One transaction for all that are missing: a new ledger commits (and syncs) once, not once a migration.
+        with self.transaction():
+            # Asked again under the write lock: two commands opening a new ledger at once (an assistant's
+            # remember and the nightly run) would otherwise both apply them ("table … already exists").
+            done = self._applied()
+            for name, migrate in MIGRATIONS:
+                if name not in done:
+                    migrate(self.db)
+                    self.db.execute("INSERT INTO migrations VALUES (?, ?)", (name, stamp()))
+
+    def _applied(self) -> set[str]:
+        return {row["name"] for row in self.db.execute("SELECT name FROM migrations")}
 
     def transaction(self) -> _Transaction:
         return _Transaction(self.db, self.path)
