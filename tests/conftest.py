@@ -1,9 +1,11 @@
 """Shared fixtures; the test doubles' (`fake_openai`) come from `hylo_memory.testing.fixtures`, the processes' from `proc_helpers`."""
 
+import multiprocessing.util
 import os
 import platform
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -18,6 +20,24 @@ import hylo_memory.pipeline.vaults.hylo_mirror  # noqa: F401
 settings.register_profile("ci", derandomize=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+# The tests' temporary folders in memory where a RAM disk has room for them: the fast tier writes and removes
+# some 50,000 files and syncs thousands, which a RAM disk makes free (set PYTEST_DEBUG_TEMPROOT to choose another).
+# Read by pytest when the first test asks for a folder, after this file is loaded.
+RAM_DISK, RAM_DISK_ROOM = "/dev/shm", 2 << 30
+
+
+def _ram_disk() -> str | None:
+    try:
+        room = os.statvfs(RAM_DISK)
+    except OSError:
+        return None
+    writable = os.access(RAM_DISK, os.W_OK | os.X_OK)
+    return RAM_DISK if writable and room.f_bavail * room.f_frsize >= RAM_DISK_ROOM else None
+
+
+if "PYTEST_DEBUG_TEMPROOT" not in os.environ and (_disk := _ram_disk()):
+    os.environ["PYTEST_DEBUG_TEMPROOT"] = _disk
 
 # Registered once here, so no test module imports a fixture by name.
 pytest_plugins = ["hylo_memory.testing.fixtures", "proc_helpers"]
@@ -70,6 +90,20 @@ def _audit(event: str, _args: tuple[object, ...]) -> None:
 
 platform.processor()  # the OpenAI client asks it, which runs `uname -p` once a process: asked here, before the hook
 sys.addaudithook(_audit)
+
+
+def _spawning(start: Callable[..., int]) -> Callable[..., int]:
+    """multiprocessing's spawn and forkserver start their interpreter through `spawnv_passfds`, which raises no
+    audit event: it is watched here instead."""
+
+    def watched(*args: Any, **kwargs: Any) -> int:
+        _spawned.append("multiprocessing spawn")
+        return start(*args, **kwargs)
+
+    return watched
+
+
+multiprocessing.util.spawnv_passfds = _spawning(multiprocessing.util.spawnv_passfds)  # type: ignore[attr-defined]
 
 
 @pytest.fixture(autouse=True)

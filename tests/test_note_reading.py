@@ -58,6 +58,7 @@ def read(vault: Path, reader: NoteReader) -> list:
 # Workers are spawned here (a fresh interpreter): the test runner's threads rule out `fork`, which a process
 # of one thread uses (tested in one, below).
 
+@pytest.mark.slow
 def test_the_notes_the_pool_reads_are_the_notes_read_alone_in_the_same_order(tmp_path: Path) -> None:
     vault = make_vault(tmp_path / "vault", copies=200)  # ~780 K characters of notes: two batches
     pooled = CountingReader(workers=2, start_seconds=0, wait=True, start_method="spawn")
@@ -67,6 +68,7 @@ def test_the_notes_the_pool_reads_are_the_notes_read_alone_in_the_same_order(tmp
     assert pooled.pool is None  # shut when the reading ended
 
 
+@pytest.mark.slow
 def test_a_note_that_cannot_be_read_keeps_its_place_among_the_sources(tmp_path: Path) -> None:
     vault = make_vault(tmp_path / "vault", copies=200)
     found = read(vault, NoteReader(workers=2, start_seconds=0, wait=True, start_method="spawn"))
@@ -76,6 +78,7 @@ def test_a_note_that_cannot_be_read_keeps_its_place_among_the_sources(tmp_path: 
     assert found[where[0] - 1].path < found[where[0]].path < found[where[0] + 1].path  # as the walk met them
 
 
+@pytest.mark.slow
 def test_a_pool_whose_workers_die_is_given_up_and_the_notes_still_read() -> None:
     bodies = NOTES * 5
     with NoteReader(workers=2, start_seconds=0, wait=True, start_method="spawn") as reader:
