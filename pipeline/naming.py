@@ -1,18 +1,47 @@
 """How a door names what its reader does next (docs/development.md: the names of commands and tools live in the
-doors). An operation whose text must name the next step takes a `Naming` from the door it answers through; the
-command line and the MCP server each make their own (cli/options.py, mcp/calls.py)."""
+doors). A text that advises a step names it by its `Step`, and says it with the `Naming` of the door it answers
+through; the command line and the MCP server each make their own (cli/options.py, mcp/calls.py)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum, auto
+
+
+class Step(Enum):
+    """A step the memory's texts advise its reader to take."""
+
+    INDEX = auto()  # embed the items (and index the notes) now
+    REFRESH = auto()  # read the notes written since the last run
+    CONTEXT = auto()  # the whole memory, as one block
+    REMEMBER = auto()  # record one stated fact
+    STATUS = auto()  # what is wrong, and what waits
+    FORGET = auto()  # remove an item for good
+    UNFORGET = auto()  # let a forgotten item be kept again
+    CANDIDATES = auto()  # the facts waiting for a second sighting
+    PROMOTE = auto()  # write a waiting fact now
+    REJECT = auto()  # drop a waiting fact for good
+    INIT = auto()  # choose which folders to read
+    PENDING = auto()  # the next batch of notes, for the assistant to read
+    SCHEDULE = auto()  # keep the memory fresh on a schedule
+    SKILL = auto()  # install the reader's skill
 
 
 @dataclass(frozen=True)
 class Naming:
     """`next_batch`: how the reader asks for the next batch of notes; `answer`: how it answers a batch;
-    `forget` and `unforget`: the words that, followed by an item's text, forget it or let it be kept again."""
+    `commands`: the command line's words for every step; `tools`: the steps the door's reader takes with a tool of
+    its own, by the tool's name (an MCP server's), said instead of the command."""
 
     next_batch: str
     answer: str
-    forget: str
-    unforget: str
+    commands: Mapping[Step, str]
+    tools: Mapping[Step, str] = field(default_factory=dict)
+
+    def say(self, step: Step, *args: str) -> str:
+        """The step as this door's reader takes it, with its arguments: "`hylo-memory unforget "Is vegan"`", or
+        "the `forget` tool with "Is vegan"" where the door has a tool for it."""
+        if step in self.tools:
+            return f"the `{self.tools[step]}` tool" + (f" with {' '.join(args)}" if args else "")
+        return f"`{' '.join([self.commands[step], *args])}`"

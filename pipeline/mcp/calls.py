@@ -17,17 +17,20 @@ from mcp_types import CallToolResult, TextContent
 from hylo_memory.errors import HyloMemoryError, reason
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.naming import Naming
+from hylo_memory.pipeline.naming import Naming, Step
 from hylo_memory.pipeline.version import PROG
 
 if TYPE_CHECKING:
     from hylo_memory.pipeline.state.opened import Opened
 
 T = TypeVar("T")
-# The assistant's reading loop, as the server names its steps: its two tools (pipeline/mcp/reading.py); no tool
-# lets a forgotten fact be kept again, so `unforget` is the command line's, as is `forget` in a hint to the person.
-NAMING = Naming(next_batch="notes_to_read", answer="propose_memories", forget=f"{PROG} forget",
-                unforget=f"{PROG} unforget")
+# The steps a text advises, as the server names them: the reading loop's two tools (pipeline/mcp/reading.py), and
+# the tools of tools.py for the steps they take; the rest (no tool lets a forgotten fact be kept again, or embeds the
+# items) are the command line's, as is `forget` in a hint to the person (it names its file by `--dimension`).
+NAMING = Naming(next_batch="notes_to_read", answer="propose_memories",
+                commands={step: f"{PROG} {step.name.lower()}" for step in Step},
+                tools={Step.CONTEXT: "context", Step.REMEMBER: "remember", Step.STATUS: "status",
+                       Step.REFRESH: "refresh"})
 
 
 @dataclass(frozen=True)

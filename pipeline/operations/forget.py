@@ -12,7 +12,7 @@ from hylo_memory.decay.match import TextIndex, normalise
 from hylo_memory.domain.items import MAX_ITEM_TEXT
 from hylo_memory.errors import FileChanged, InputError
 from hylo_memory.pipeline import clock
-from hylo_memory.pipeline.naming import Naming
+from hylo_memory.pipeline.naming import Naming, Step
 from hylo_memory.pipeline.operations.after_write import after_write
 from hylo_memory.pipeline.operations.items import Report, the_item
 from hylo_memory.pipeline.state.changes import ChangeRecord, Provenance
@@ -30,12 +30,12 @@ class ForgetReport(Report):
     dimension: Dimension
     text: str
     section: str | None = None  # where the forgotten item was
-    unforget_with: str = Field(default="", exclude=True)  # the door's words for `unforget` (a `Naming`'s)
+    unforget_with: str = Field(default="", exclude=True)  # how the door's reader lets it be kept again
 
     def to_text(self) -> str:
         if self.command == "forget":
             return (f'Forgot "{self.text}" ({self.file}, {self.section}): removed, and evidence of it will not be '
-                    f'kept again (`{self.unforget_with} "{self.text}"` to allow it)\n')
+                    f'kept again ({self.unforget_with} to allow it)\n')
         return f'Unforgot "{self.text}" ({self.dimension.value}): evidence of it may be kept again\n'
 
 
@@ -78,7 +78,8 @@ def forget(memory: Opened, text: str, naming: Naming, dimension: Dimension | Non
         found = commit_planned(store, ledger, plan)
     after_write(store, config)
     return ForgetReport(command="forget", file=found.dimension.filename, dimension=found.dimension,
-                        text=found.item.text, section=found.section, unforget_with=naming.unforget)
+                        text=found.item.text, section=found.section,
+                        unforget_with=naming.say(Step.UNFORGET, f'"{found.item.text}"'))
 
 
 def unforget(memory: Opened, text: str, dimension: Dimension | None = None) -> ForgetReport:

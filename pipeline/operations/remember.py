@@ -16,7 +16,7 @@ from hylo_memory.extractors.choice import make_extractor
 from hylo_memory.extractors.offline.offline import OfflineExtractor
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
-from hylo_memory.pipeline.naming import Naming
+from hylo_memory.pipeline.naming import Naming, Step
 from hylo_memory.pipeline.operations.after_write import after_write
 from hylo_memory.pipeline.state.candidates import taken_with
 from hylo_memory.pipeline.state.changes import Origin, change_of
@@ -86,8 +86,9 @@ def remember(memory: Opened, decision: Decision, naming: Naming, today: dt.date,
                                          today, threshold, decay=False, forgotten=stones)
             in_their_words = [evidence.model_copy(update={"text": stated})] if stated else []
             if changes.forgotten or screen(in_their_words, stones, threshold)[1]:
-                raise InputError(f'remember: "{decision.text}" is a fact you asked to forget; '
-                                 f'`{naming.unforget} "{decision.text}"` lets it be kept again')
+                quoted = f'"{decision.text}"'
+                raise InputError(f"remember: {quoted} is a fact you asked to forget; "
+                                 f"{naming.say(Step.UNFORGET, quoted)} lets it be kept again")
             update = FileUpdate(dimension=decision.dimension, before=before, after=after, changes=changes)
             if not update.write:
                 return None, update
@@ -104,7 +105,7 @@ def remember(memory: Opened, decision: Decision, naming: Naming, today: dt.date,
     note += "".join(f'; merged as the same fact: "{m.kept}" ← "{m.dropped}"' for m in changes.merged + changes.joined)
     note += "".join(f'; it replaces "{s.text}" (now fading)' for s in changes.superseded)
     note += "".join(f'; it contradicts pinned "{c.pinned}", kept as it is: '
-                    f'`{naming.forget} {shlex.quote(c.pinned)} --dimension {decision.dimension.value}` '
+                    f'{naming.say(Step.FORGET, shlex.quote(c.pinned), "--dimension", decision.dimension.value)} '
                     f'if it no longer holds'
                     for c in changes.conflicts)
     return update, f'{verb} "{kept.text}" in {store.path(decision.dimension).name} (seen {kept.seen}, {pin}){note}'
