@@ -116,9 +116,15 @@ def no_crontab_in_the_fast_tier(request: pytest.FixtureRequest, monkeypatch: pyt
         monkeypatch.setattr(status, "read_crontab", lambda: None)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Counted from before a test's fixtures are made: a module's fixture that starts a server starts it for the
+    first test that asks for it."""
+    _spawned.clear()
+
+
 @pytest.fixture(autouse=True)
 def starts_no_process_unless_slow(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
-    _spawned.clear()
     yield
     if not _spawned or request.node.get_closest_marker("slow") is not None:
         return

@@ -108,10 +108,12 @@ def test_the_labelled_set_is_what_it_says() -> None:
         assert any(q["answers"] for q in kind) and any(not q["answers"] for q in kind)
 
 
+@pytest.mark.slow  # the bundled model measured on a whole labelled set: a figure, not a behaviour
 def test_with_the_bundled_model_nine_unanswerable_questions_in_ten_get_no_item(by_meaning: Figures) -> None:
     assert by_meaning.silent >= 0.90  # 91.5 % when written (2.1 % before: every question brought three items)
 
 
+@pytest.mark.slow  # the bundled model measured on a whole labelled set: a figure, not a behaviour
 def test_with_the_bundled_model_answerable_questions_keep_their_answer(by_meaning: Figures) -> None:
     # 96.4 % in the top 3 and 89.2 % first with the concepts (decay/recall/concepts.py, written with this set in view:
     # tests/data/answers_heldout measures them blind); 79.5 % and 72.3 % before them, when the silence cost every
@@ -125,6 +127,7 @@ def test_by_words_alone_unanswerable_questions_get_no_item(by_words_alone: Figur
     # the concepts)
 
 
+@pytest.mark.slow  # the bundled model measured on a whole labelled set: a figure, not a behaviour
 def test_on_the_set_written_blind_the_concepts_answer_more_in_the_other_language(held_out: Figures) -> None:
     # Blind: 38.4 % in the top 3, 24.2 % first, 47.6 % silent with the concepts; 23.2 %, 14.1 %, 52.4 % without.
     # Then, its misses read, cosines scaled within each script: 48.5 %, 25.3 %, 47.6 % (the tuned set unchanged).

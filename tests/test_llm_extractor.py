@@ -294,7 +294,7 @@ def test_requests_run_concurrently_up_to_the_limit(llm: FakeOpenAI, tmp_path: Pa
     monkeypatch.setenv("HYLO_MEMORY_REQUEST_TOKEN_BUDGET", "600")
     monkeypatch.setenv("HYLO_MEMORY_CONCURRENCY", "3")
     llm.latency = 0.2
-    for i in range(12):
+    for i in range(6):  # three requests a note at this budget: six waves of three
         short(tmp_path, f"2026-11-{10 + i}", f"I love {HOBBIES[i]}. " + "Filler words here. " * 30, slug=f"n{i}")
     run_json(tmp_path, capsys)
     assert len(llm.chat_requests) >= 6

@@ -85,6 +85,7 @@ def test_a_chinese_question_finds_the_item_that_shares_no_word_with_it(chinese: 
     assert top(chinese, query, 1) == [item]
 
 
+@pytest.mark.slow  # the bundled model measured on a whole labelled set: a figure, not a behaviour
 @pytest.mark.usefixtures("no_answer_floor")
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_most_of_the_set_is_answered_within_the_top_three(tmp_path: Path, language: str) -> None:
@@ -93,6 +94,7 @@ def test_most_of_the_set_is_answered_within_the_top_three(tmp_path: Path, langua
     assert found >= 0.85 * len(SET[language]["questions"])  # 20 of 22 and 19 of 22 when written
 
 
+@pytest.mark.slow  # the bundled model measured on a whole labelled set: a figure, not a behaviour
 @pytest.mark.parametrize(("language", "least"), [("en", 6), ("zh", 13)])
 def test_the_answer_floor_keeps_the_answers_the_model_is_surest_of(tmp_path: Path, language: str, least: int) -> None:
     # The price of silence (docs/spec.md §9.2): the model's cosines for English keywords with no word in common

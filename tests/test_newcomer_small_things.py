@@ -39,6 +39,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpServer]:
 
 # The MCP schema's limits are the commands'
 
+@pytest.mark.slow  # a real server process (the module's)
 def test_the_remember_schema_allows_what_the_command_allows_and_no_more(server: McpServer, vault: Path) -> None:
     assert server.tools()["remember"].input_schema["properties"]["text"]["maxLength"] == MAX_ITEM_TEXT
     longest = "I love " + "a" * (MAX_ITEM_TEXT - len("I love "))
@@ -49,11 +50,13 @@ def test_the_remember_schema_allows_what_the_command_allows_and_no_more(server: 
     assert hylo("remember", too_long, "--vault", vault).exit_code == 1
 
 
+@pytest.mark.slow  # a real server process (the module's)
 def test_the_recall_tool_says_what_it_matches_words_and_meanings(server: McpServer) -> None:
     description = server.tools()["recall"].description or ""
     assert "matches words" in description and "and meanings" in description and "Chinese" in description
 
 
+@pytest.mark.slow  # a real server process (the module's)
 def test_a_recall_tool_call_with_no_match_says_what_to_try(server: McpServer) -> None:
     text = ok(server.call("recall", {"query": "kubernetes"}))
     assert text.startswith("No item matches 'kubernetes'. Recall matches words, not meanings: try other words")
