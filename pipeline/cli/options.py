@@ -12,16 +12,12 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from hylo_memory.errors import HyloMemoryError, reason
-from hylo_memory.pipeline.naming import Naming, Step
+from hylo_memory.pipeline.cli.words import NAMING as NAMING  # re-exported: the commands pass it to operations
 from hylo_memory.pipeline.version import PROG as PROG  # re-exported: every command names itself by it
 
 if TYPE_CHECKING:  # the models and the configuration load with a command that uses them, not with `--version`
     from hylo_memory.decay import Dimension
     from hylo_memory.pipeline.config import Config
-
-# The steps a text advises, as the command line names them (docs/spec.md §9.5: the assistant's reading loop).
-COMMAND_WORDS = {step: f"{PROG} {step.name.lower()}" for step in Step}
-NAMING = Naming(next_batch=f"`{PROG} pending`", answer=f"`{PROG} apply --lease`", commands=COMMAND_WORDS)
 
 EXTRACTORS = click.Choice(["offline", "openai"])
 
