@@ -80,8 +80,8 @@ WRITERS: dict[str, tuple[Callable[[Path, Config], object] | None, Callable[[Path
     "apply": (None, lambda v, c: apply_evidence(opened(v, c), sardines(v), TODAY)),
     "apply --lease, propose_memories": (None, _propose),
     "refresh": (None, lambda v, c: refresh_memory(opened(v, c), RunOptions(TODAY))),
-    "promote": (lambda v, c: apply_evidence(opened(v, c), sardines(v), TODAY), lambda v, c: promote(opened(v, c), SARDINES, None, TODAY)),
-    "reject": (lambda v, c: apply_evidence(opened(v, c), sardines(v), TODAY), lambda v, c: reject(opened(v, c), SARDINES, None, TODAY)),
+    "promote": (lambda v, c: apply_evidence(opened(v, c), sardines(v), TODAY), lambda v, c: promote(opened(v, c), SARDINES, NAMING, None, TODAY)),
+    "reject": (lambda v, c: apply_evidence(opened(v, c), sardines(v), TODAY), lambda v, c: reject(opened(v, c), SARDINES, NAMING, None, TODAY)),
 }
 
 

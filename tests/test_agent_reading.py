@@ -18,6 +18,7 @@ from vault_helpers import opened
 from hylo_memory.decay import Dimension, Evidence
 from hylo_memory.errors import InputError
 from hylo_memory.extractors.llm.evidence_reply import OPPOSITE_RESTATES
+from hylo_memory.pipeline.cli.options import NAMING
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.reading.apply import apply_evidence
 from hylo_memory.pipeline.operations.reading.handed import Handed
@@ -62,7 +63,7 @@ def test_the_loop_reads_every_source_of_the_window_and_nothing_waits(vault: Path
     config = config_for(vault, assistant_batch_chars=1000)  # several batches
     batches, _ = read_all(vault, config)
     assert len(batches) >= 3
-    assert gather(opened(vault, config), TODAY).waiting.total == 0
+    assert gather(opened(vault, config), NAMING, TODAY).waiting.total == 0
 
 
 def test_the_loop_keeps_the_memory_apply_keeps_from_the_same_evidence(vault: Path, tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from hylo_memory.decay.recall.ranking import MIN_BUDGET, BlockRequest, build_blo
 from hylo_memory.domain.dimensions import ACTIVE, FADING
 from hylo_memory.domain.items import MemoryFile, Section
 from hylo_memory.extractors.llm.batching import estimate_tokens
+from hylo_memory.pipeline.cli.options import NAMING
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.serving.context import build_context
 
@@ -47,7 +48,7 @@ def context(vault: Path, *args: str) -> str:
 def test_the_same_memory_gives_the_same_bytes(vault: Path) -> None:
     first = context(vault)
     assert context(vault) == first
-    assert build_context(opened(vault, Config()), TODAY).to_text() == first
+    assert build_context(opened(vault, Config()), TODAY, NAMING).to_text() == first
 
 
 def test_the_block_names_the_person_and_has_a_heading_for_each_dimension_in_order(vault: Path) -> None:

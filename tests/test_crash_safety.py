@@ -252,7 +252,7 @@ def test_refresh_dies_then_the_next_refresh_finishes_it(tmp_path, config, refere
     assert leftovers(memory) == []
     said = [r.getMessage() for r in caplog.records if r.name == "hylo_memory.pipeline.state.journal"]
     assert any("interrupted earlier" in line for line in said) == journaled
-    runs = gather(opened(vault, config), TODAY).runs
+    runs = gather(opened(vault, config), NAMING, TODAY).runs
     # Replayed, the dead run is complete; otherwise it shows as interrupted and the next did its work.
     assert [r.status for r in runs] == (["ok", "ok"] if journaled else ["ok", "interrupted"])
 

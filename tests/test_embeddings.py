@@ -13,6 +13,7 @@ from vault_helpers import memory_file, opened
 
 from hylo_memory.decay import Dimension
 from hylo_memory.extractors.embeddings import EmbeddingSettings, embed
+from hylo_memory.pipeline.cli.options import NAMING
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.serving.recall import recall
 from hylo_memory.pipeline.state.embedding_cache import EmbeddingCache
@@ -87,7 +88,7 @@ def test_a_hanging_endpoint_falls_back_to_bm25_within_the_timeout(vault: Path, f
     assert [i.text for i in result.items] == ["Loves to run"]
     assert result.items[0].similarity is None
     assert "Ranked by BM25 alone: embeddings unavailable (the embedding server did not answer within 0.5 s)." \
-        in result.to_text()
+        in result.to_text(NAMING)
 
 
 def test_a_failing_endpoint_falls_back_and_the_command_says_so(vault: Path, fake_openai: FakeOpenAI,

@@ -15,6 +15,7 @@ from tzlocal import get_localzone
 from vault_helpers import opened
 
 from hylo_memory.errors import ConfigError
+from hylo_memory.pipeline.cli.options import NAMING
 from hylo_memory.pipeline.clock import zone
 from hylo_memory.pipeline.config import load_config
 from hylo_memory.pipeline.operations.schedule import (
@@ -271,7 +272,7 @@ def test_a_second_signal_abandons_the_run_safely(processes, slow_vault, paused_m
     paused_model.release.set()  # too late: nobody is waiting for the answer
 
     # Abandoned while extracting: the run is recorded as started and never finished, nothing written.
-    assert [r.status for r in gather(opened(vault, config)).runs] == ["interrupted"]
+    assert [r.status for r in gather(opened(vault, config), NAMING).runs] == ["interrupted"]
     assert not (vault / "_memory" / "_identity.md").exists()
     again = run(["refresh", "--vault", str(vault), "--json"], env)
     assert again.returncode == 0, again.stderr

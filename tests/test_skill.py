@@ -60,7 +60,7 @@ def test_install_writes_the_skill_where_the_assistant_looks(tmp_path: Path, targ
 
 @pytest.mark.parametrize("target", ["claude", "hylo", "codex", "gemini", "cursor"])
 def test_install_writes_under_the_home_it_is_given(tmp_path: Path, target: str) -> None:
-    done = install(target, skill_text(), home=str(tmp_path / "someone"))
+    done = install(target, skill_text("hylo-memory skill"), "hylo-memory skill", home=str(tmp_path / "someone"))
     assert done.wrote and done.path == tmp_path / "someone" / PLACES[target][2:]
     assert not (tmp_path / PLACES[target][2:]).exists()
 

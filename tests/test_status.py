@@ -135,7 +135,7 @@ def test_a_run_after_the_last_fire_time_is_not_overdue(vault: Path, config) -> N
     with freeze_time("2026-12-02 03:10:00+00:00"):
         refresh(opened(vault, config), OfflineExtractor(), RunOptions(TODAY))
     with freeze_time("2026-12-02 09:00:00+00:00"):
-        status = gather(opened(vault, config.model_copy(update={"timezone": "UTC", "schedule": "0 3 * * *"})), TODAY)
+        status = gather(opened(vault, config.model_copy(update={"timezone": "UTC", "schedule": "0 3 * * *"})), NAMING, TODAY)
     assert status.schedule.overdue is False
     assert status.schedule.next_run == dt.datetime(2026, 12, 3, 3, 0, tzinfo=status.schedule.next_run.tzinfo)
     assert status.last_success == dt.datetime(2026, 12, 2, 3, 10, tzinfo=dt.UTC)
@@ -173,14 +173,14 @@ def test_a_dead_run_shows_as_interrupted_and_a_live_one_as_running(vault: Path, 
     store = open_store(vault, config)
     with Ledger.for_memory_dir(store.folder) as ledger:
         ledger.start_run(TODAY, "first", TODAY - dt.timedelta(days=89), 90)  # a run killed midway
-    assert [r.status for r in gather(opened(vault, config), TODAY).runs] == ["interrupted"]
+    assert [r.status for r in gather(opened(vault, config), NAMING, TODAY).runs] == ["interrupted"]
     with hold(store.folder / ".state", RUN_LOCK, 1, "test"):
-        status = gather(opened(vault, config), TODAY)
+        status = gather(opened(vault, config), NAMING, TODAY)
         assert status.refresh_running and [r.status for r in status.runs] == ["running"]
         with Ledger.for_memory_dir(store.folder) as ledger:
             ledger.start_run(TODAY, "first", TODAY - dt.timedelta(days=89), 90)
         # Only the newest run can be the live one.
-        assert [r.status for r in gather(opened(vault, config), TODAY).runs] == ["running", "interrupted"]
+        assert [r.status for r in gather(opened(vault, config), NAMING, TODAY).runs] == ["running", "interrupted"]
     out = status_text(vault, "--today", TODAY.isoformat())
     assert "A refresh is running now." not in out and out.count("interrupted") == 2
 
@@ -209,7 +209,7 @@ def test_the_memory_files_status_reads_are_those_a_run_writes(vault: Path, confi
     refresh(opened(vault, config), OfflineExtractor(), RunOptions(TODAY))
     path = vault / "_memory" / "_goals.md"
     goals = parse_memory(path, Dimension.goals)
-    line = gather(opened(vault, config), TODAY).files[2]
+    line = gather(opened(vault, config), NAMING, TODAY).files[2]
     assert (line.file, line.active, line.fading) == ("_goals.md", len(goals.active), len(goals.fading))
 
 

@@ -19,6 +19,7 @@ from proc_helpers import Lines, cli_env, generate_notes
 from vault_helpers import opened
 
 from hylo_memory.domain.usage import Usage
+from hylo_memory.pipeline.cli.options import NAMING
 from hylo_memory.pipeline.config import load_config
 from hylo_memory.pipeline.operations.schedule_found import installed
 from hylo_memory.pipeline.operations.serving.status import gather
@@ -125,11 +126,11 @@ def test_a_running_schedule_is_named_by_status(processes, vault: Path, tmp_path:
     process = processes.start(["schedule", "--vault", str(vault), "--cron", "45 5 * * *"], env,
                               stderr=subprocess.PIPE)
     Lines(process.stderr).wait_for("scheduling refreshes")
-    schedule = gather(opened(vault, load_config())).schedule
+    schedule = gather(opened(vault, load_config()), NAMING).schedule
     assert schedule is not None and (schedule.source, schedule.cron) == ("`hylo-memory schedule` running", "45 5 * * *")
     process.send_signal(signal.SIGTERM)
     assert process.wait(timeout=30) == 0
-    assert gather(opened(vault, load_config())).schedule is None  # stopped: nothing schedules the vault now
+    assert gather(opened(vault, load_config()), NAMING).schedule is None  # stopped: nothing schedules the vault now
 
 
 # Why the last run failed

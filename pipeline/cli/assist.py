@@ -10,7 +10,8 @@ import click
 from hylo_memory.decay.recall.ranking import MAX_BUDGET, MIN_BUDGET
 from hylo_memory.errors import InputError
 from hylo_memory.pipeline import clock
-from hylo_memory.pipeline.cli.options import SCOPE, in_scope, json_failures, options, setup
+from hylo_memory.pipeline.cli.options import NAMING, SCOPE, in_scope, json_failures, options, setup
+from hylo_memory.pipeline.naming import Step
 from hylo_memory.pipeline.operations.opening import open_memory
 from hylo_memory.pipeline.operations.serving.context import DEFAULT_BUDGET, build_context
 from hylo_memory.pipeline.operations.serving.recall import MAX_LIMIT, check_query, recall
@@ -44,11 +45,11 @@ def context_command(ctx: click.Context, vault: Path | None, config_file: Path | 
 
         scope_config = in_scope(ctx, config, scope)
         with open_memory(vault, config) as person, open_memory(vault, scope_config) as own:
-            both = scoped_context(person, own, scope, day, budget, query)
+            both = scoped_context(person, own, scope, day, NAMING, budget, query)
         click.echo(both.to_json() if as_json else both.to_text(), nl=as_json)
         return 0
     with open_memory(vault, config) as memory:
-        result = build_context(memory, day, budget, query)
+        result = build_context(memory, day, NAMING, budget, query)
     click.echo(result.to_json() if as_json else result.to_text(), nl=as_json)
     return 0
 
@@ -71,12 +72,12 @@ def recall_command(ctx: click.Context, query: str, vault: Path | None, config_fi
         from hylo_memory.pipeline.operations.serving.archive_search import recall_notes
 
         with open_memory(vault, config) as memory:
-            found = recall_notes(memory, query, limit)
-        click.echo(found.to_json() if as_json else found.to_text(), nl=as_json)
+            found = recall_notes(memory, query, NAMING, limit)
+        click.echo(found.to_json() if as_json else found.to_text(NAMING), nl=as_json)
         return 0
     with open_memory(vault, config) as memory:
         result = recall(memory, query, limit, today)
-    click.echo(result.to_json() if as_json else result.to_text(), nl=as_json)
+    click.echo(result.to_json() if as_json else result.to_text(NAMING), nl=as_json)
     return 0
 
 
@@ -90,13 +91,14 @@ def skill_command(install: str | None, force: bool, vault: str | None) -> int:
     from hylo_memory.pipeline.operations.skill import TARGETS, skill_text
     from hylo_memory.pipeline.operations.skill import install as install_skill
 
-    text = skill_text(vault)
+    text = skill_text(NAMING.commands[Step.SKILL], vault)
     if install is None:
         if force:
             raise click.UsageError("--force goes with --install")
         click.echo(text, nl=False)
         return 0
-    done = install_skill(next(target for target in TARGETS if target == install), text, force)
+    done = install_skill(next(target for target in TARGETS if target == install), text, NAMING.commands[Step.SKILL],
+                         force)
     click.echo(f"Wrote {done.path}" if done.wrote else f"{done.path} already says this: nothing written.")
     return 0
 

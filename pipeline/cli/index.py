@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from hylo_memory.pipeline.cli.options import json_failures, options, setup
+from hylo_memory.pipeline.cli.options import NAMING, json_failures, options, setup
 from hylo_memory.pipeline.cli.progress_bar import progress_bar
 
 
@@ -24,7 +24,7 @@ def index_command(ctx: click.Context, vault: Path | None, config_file: Path | No
 
     config, vault = setup(ctx, config_file, vault)
     with progress_bar(quiet) as progress, open_memory(vault, config) as memory:
-        done = index(memory, progress)
+        done = index(memory, NAMING, progress)
     click.echo(done.to_json() if as_json else done.to_text(), nl=as_json)
     return 0 if done.ok else 1
 

@@ -28,6 +28,7 @@ from hylo_memory.pipeline.cli.options import (
 )
 from hylo_memory.pipeline.cli.progress_bar import progress_bar
 from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.naming import Step
 from hylo_memory.pipeline.operations.init import file_diff, propose_file, write_file
 from hylo_memory.pipeline.operations.opening import open_memory
 from hylo_memory.pipeline.operations.outcome import not_ok_line
@@ -248,7 +249,7 @@ def status_command(ctx: click.Context, vault: Path | None, config_file: Path | N
     config, vault = setup(ctx, config_file, vault)
     config = in_scope(ctx, config, scope)
     with open_memory(vault, config) as memory:  # read only: its ledger's copy, no ledger made
-        report = gather(memory, today, costs=costs)
+        report = gather(memory, NAMING, today, costs=costs)
     click.echo(report.model_dump_json() if as_json else report.to_text(), nl=as_json)
     return 0
 
@@ -270,7 +271,7 @@ def init_command(ctx: click.Context, vault: Path | None, config_file: Path | Non
 def _init_settings(vault: Path, config: Config, yes: bool, force: bool) -> None:
     """The survey, the proposed settings, and `.hylo-memory.toml` written when asked to (never over a different
     one without --force)."""
-    proposed = propose_file(vault, config.memory_dir)
+    proposed = propose_file(vault, config.memory_dir, NAMING.commands[Step.INIT])
     click.echo(proposed.survey)
     click.echo("Proposed settings:")
     click.echo(proposed.settings_lines())

@@ -27,6 +27,7 @@ from hylo_memory.domain.dimensions import Dimension, clean_text
 from hylo_memory.extractors import bundled
 from hylo_memory.extractors.llm.tokens import estimate_tokens
 from hylo_memory.pipeline import config_memo
+from hylo_memory.pipeline.cli.words import NAMING
 from hylo_memory.pipeline.notes.dates import EARLIEST, LATEST
 from hylo_memory.pipeline.operations.serving.answers import (
     DEFAULT_BUDGET,
@@ -124,7 +125,7 @@ def _answer(argv: list[str]) -> str:
     by_text, waiting = _cosines(memory, files, query) if meaning and query is not None else (None, 0)
     block = build_block(files, BlockRequest(
         day, _number(given.get("--budget"), DEFAULT_BUDGET, MIN_BUDGET, MAX_BUDGET), estimate_tokens, memo["name"],
-        query, [f"_{waiting_line(waiting)}_"] if waiting else [], analysed=_analysed(memo), cosines=by_text,
+        query, [f"_{waiting_line(waiting, NAMING)}_"] if waiting else [], analysed=_analysed(memo), cosines=by_text,
         floor=bundled.FLOOR if by_text is not None else 0.0,
         answer_floor=bundled.ANSWER_FLOOR if by_text is not None else 0.0))
     if query is not None and not any(c.relevance is not None for c in block.items) \
@@ -276,4 +277,4 @@ def _recall(files: dict[Dimension, KeptFile | None], query: str, limit: int, day
     hits = rank(entries, BM25(texts, analysed), query, limit, day, cosines, bundled.FLOOR, bundled.ANSWER_FLOOR)
     rows = [Row(n, entries[h.at].dimension, texts[h.at], entries[h.at].fading, entries[h.at].item.pinned,
                 entries[h.at].item.seen, entries[h.at].item.last) for n, h in enumerate(hits, start=1)]
-    return recall_text(rows, query, cosines is not None, None, [], waiting)
+    return recall_text(rows, query, cosines is not None, None, [], NAMING, waiting)

@@ -9,7 +9,7 @@ import click
 
 from hylo_memory.decay import Dimension
 from hylo_memory.pipeline.cli.arguments import DIMENSION, JSON_FLAG, not_blank, print_report
-from hylo_memory.pipeline.cli.options import SCOPE, in_scope, json_failures, options, setup
+from hylo_memory.pipeline.cli.options import NAMING, SCOPE, in_scope, json_failures, options, setup
 from hylo_memory.pipeline.operations.candidates import promote, reject, waiting
 from hylo_memory.pipeline.operations.opening import open_memory
 
@@ -24,7 +24,7 @@ def candidates_command(ctx: click.Context, vault: Path | None, config_file: Path
                        scope: str | None) -> int:
     config, vault = setup(ctx, config_file, vault)
     with open_memory(vault, in_scope(ctx, config, scope)) as memory:
-        return print_report(waiting(memory), as_json)
+        return print_report(waiting(memory, NAMING), as_json)
 
 
 @click.command("promote", help="write a waiting candidate into its file now, approved by you")
@@ -39,7 +39,7 @@ def promote_command(ctx: click.Context, text: str, vault: Path | None, config_fi
                     today: dt.date | None, dimension: Dimension | None, as_json: bool, scope: str | None) -> int:
     config, vault = setup(ctx, config_file, vault)
     with open_memory(vault, in_scope(ctx, config, scope)) as memory:
-        return print_report(promote(memory, text, dimension, today), as_json)
+        return print_report(promote(memory, text, NAMING, dimension, today), as_json)
 
 
 @click.command("reject", help="drop a waiting candidate for good: it never waits or is kept again")
@@ -54,7 +54,7 @@ def reject_command(ctx: click.Context, text: str, vault: Path | None, config_fil
                    today: dt.date | None, dimension: Dimension | None, as_json: bool, scope: str | None) -> int:
     config, vault = setup(ctx, config_file, vault)
     with open_memory(vault, in_scope(ctx, config, scope)) as memory:
-        return print_report(reject(memory, text, dimension, today), as_json)
+        return print_report(reject(memory, text, NAMING, dimension, today), as_json)
 
 
 COMMANDS: list[click.Command] = [candidates_command, promote_command, reject_command]

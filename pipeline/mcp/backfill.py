@@ -9,7 +9,7 @@ import logging
 import threading
 
 from hylo_memory.errors import HyloMemoryError
-from hylo_memory.pipeline.mcp.calls import Memory
+from hylo_memory.pipeline.mcp.calls import NAMING, Memory
 
 LOG = logging.getLogger(__name__)
 BATCH = 8  # texts a call to the bundled model: a tool call's query waits for one such call at most (~0.1 s)
@@ -55,7 +55,7 @@ class Backfill:
                     # would otherwise be paid by the server's start, before its first answer.
                     from hylo_memory.pipeline.operations.serving.index import embed_waiting
 
-                    done = embed_waiting(memory, stop=self._stop.is_set, batch=BATCH)
+                    done = embed_waiting(memory, NAMING, stop=self._stop.is_set, batch=BATCH)
                 LOG.debug("backfill: %s", done.line)
             except (HyloMemoryError, OSError) as exc:  # the next call meets it and says what is wrong
                 LOG.info("items not embedded in the background: %s", exc)

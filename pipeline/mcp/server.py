@@ -27,7 +27,7 @@ from hylo_memory.errors import HyloMemoryError, reason, validation_line
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.mcp import guard, wording
 from hylo_memory.pipeline.mcp.backfill import Backfill
-from hylo_memory.pipeline.mcp.calls import Failure, Memory, failure
+from hylo_memory.pipeline.mcp.calls import NAMING, Failure, Memory, failure
 from hylo_memory.pipeline.mcp.tools import register
 from hylo_memory.pipeline.operations.serving.context import build_context
 from hylo_memory.pipeline.operations.serving.memory_file import memory_file_text
@@ -105,7 +105,7 @@ def _context_reader(memory: Memory) -> Callable[[], str]:
     def read_context() -> str:
         try:
             with memory.opened() as opened:
-                return build_context(opened, memory.today()).to_text()
+                return build_context(opened, memory.today(), NAMING).to_text()
         except (HyloMemoryError, OSError) as exc:  # a hand-broken file, say: the read fails with its line
             raise ResourceError(str(failure(exc))) from exc
     return read_context

@@ -113,10 +113,10 @@ class Tools:
         if notes:
             def searching() -> NotesResult:
                 with self.memory.opened(scoped(self.config, scope)) as memory:
-                    return recall_notes(memory, query, limit)
+                    return recall_notes(memory, query, NAMING, limit)
 
             passages = await blocking(searching)
-            return result(passages.to_text(), passages.to_json())
+            return result(passages.to_text(NAMING), passages.to_json())
         # No embedding before the answer (0 s): items not embedded yet are matched by their words, then embedded.
         def ranking() -> RecallResult:
             with self.memory.opened(scoped(self.config, scope)) as memory:
@@ -125,7 +125,7 @@ class Tools:
         found = await blocking(ranking)
         if found.waiting and scope is None:  # the backfill embeds the person's; a refresh embeds a scope's
             self.backfill.wake()
-        return result(found.to_text(), found.to_json())
+        return result(found.to_text(NAMING), found.to_json())
 
     async def context(
         self,
@@ -142,14 +142,14 @@ class Tools:
 
             def both_blocks() -> ScopedContext:
                 with self.memory.opened() as person, self.memory.opened(scope_config(self.config, scope)) as own:
-                    return scoped_context(person, own, scope, self.memory.today(), budget, query, 0)
+                    return scoped_context(person, own, scope, self.memory.today(), NAMING, budget, query, 0)
 
             both = await blocking(both_blocks)
             return result(both.to_text(), both.to_json())
 
         def one_block() -> ContextResult:
             with self.memory.opened() as memory:
-                return build_context(memory, self.memory.today(), budget, query, 0)
+                return build_context(memory, self.memory.today(), NAMING, budget, query, 0)
 
         block = await blocking(one_block)
         if block.waiting:
@@ -208,7 +208,7 @@ class Tools:
             )
 
             with self.memory.opened(scoped(self.config, scope)) as memory:
-                return gather(memory, self.memory.fixed_today)
+                return gather(memory, NAMING, self.memory.fixed_today)
 
         report = await blocking(gathered)
         return result(report.to_text(), report.model_dump_json())

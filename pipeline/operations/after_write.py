@@ -33,7 +33,7 @@ def after_write(store: MemoryStore, config: Config, seconds: float | None = WARM
     try:
         filled = warm(store.folder, config, item_texts(read.files, newest_first=True), seconds, progress)
     except Exception as exc:  # noqa: BLE001 - embedding serves readers: it never fails the write it follows
-        log.warning("the items were not embedded (%s: %s); `hylo-memory index` embeds them", type(exc).__name__, exc)
+        log.warning("the items were not embedded (%s: %s); the next refresh embeds them", type(exc).__name__, exc)
         return
     if filled is not None and filled.failure and seconds is None:
-        log.warning("%d item(s) were not embedded (%s); `hylo-memory index` embeds them", filled.left, filled.failure)
+        log.warning("%d item(s) were not embedded (%s); the next refresh embeds them", filled.left, filled.failure)

@@ -243,8 +243,9 @@ class Proposed(NamedTuple):
         return "".join(f"  {line}\n" for line in self.text.splitlines() if line and not line.startswith("#"))
 
 
-def propose_file(vault: Path, memory_dir: str) -> Proposed:
-    """Look at the vault and propose its `.hylo-memory.toml`, its other settings kept, and the scopes it might add."""
+def propose_file(vault: Path, memory_dir: str, written_by: str) -> Proposed:
+    """Look at the vault and propose its `.hylo-memory.toml`, its other settings kept, and the scopes it might add;
+    its first comment names the command that wrote it, `written_by` ("hylo-memory init")."""
     from hylo_memory.pipeline.operations.init_scopes import keep_apart, propose_scopes, scopes_text
 
     found = survey(vault, memory_dir)
@@ -252,14 +253,14 @@ def propose_file(vault: Path, memory_dir: str) -> Proposed:
     before, existing = existing_file(vault)
     proposal.reasons |= keep_apart([proposal.shorts_paths, proposal.knowledge_paths, proposal.extra_scan_paths],
                                    existing)
-    text = render_toml(new_settings(proposal, existing, memory_dir))
+    text = render_toml(new_settings(proposal, existing, memory_dir), written_by)
     scopes = propose_scopes(vault, memory_dir, existing, proposal.extra_scan_paths)
     return Proposed(vault / VAULT_FILE, text, before, survey_text(found, proposal),
                     scopes_text(scopes, vault / VAULT_FILE))
 
 
-def render_toml(settings: dict[str, Any]) -> str:
-    lines = ["# hylo-memory's settings for this vault (`hylo-memory init` wrote it; edit freely).",
+def render_toml(settings: dict[str, Any], written_by: str) -> str:
+    lines = [f"# hylo-memory's settings for this vault (`{written_by}` wrote it; edit freely).",
              "# Read after ~/.config/hylo-memory/config.toml; HYLO_MEMORY_* and options win over it."]
     plain = [f"{key} = {_toml_value(value)}" for key, value in settings.items() if not isinstance(value, dict)]
     tables = [line for key, value in settings.items() if isinstance(value, dict) for line in _tables(key, value)]

@@ -154,7 +154,7 @@ def run_schedule(
         job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": None},
     )
     first = {"next_run_time": now} if catch_up else {}
-    scheduler.add_job(runner.run, trigger, id="refresh", name="hylo-memory refresh", **first)
+    scheduler.add_job(runner.run, trigger, id="refresh", name="scheduled refresh", **first)
 
     stop = threading.Event()
     previous_handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
@@ -203,7 +203,7 @@ def _announced(state_dir: Path, expr: str, zone: str) -> Iterator[None]:
     try:
         lock.acquire(timeout=0)
     except Timeout:  # a second schedule on one vault: each run still waits for the other's (the run lock)
-        LOG.warning("another `hylo-memory schedule` is already running on this vault")
+        LOG.warning("another schedule is already running on this vault")
         yield
         return
     try:

@@ -38,15 +38,15 @@ class Found:
     local_time: bool  # cron, systemd and launchd run on the machine's clock; the setting on the configured zone
 
 
-def running(state_dir: Path) -> Found | None:
-    """The `hylo-memory schedule` running on this vault, if one is."""
+def running(state_dir: Path, schedule: str) -> Found | None:
+    """The schedule running on this vault, if one is, named as the door says the command, `schedule`."""
     if not is_held(state_dir, SCHEDULE_LOCK):
         return None
     try:
         cron = json.loads((state_dir / SCHEDULE_FILE).read_text(encoding="utf-8")).get("cron")
     except (OSError, ValueError, AttributeError):  # started, its file not written yet (or unreadable)
         cron = None
-    return Found("`hylo-memory schedule` running", cron if isinstance(cron, str) else None, local_time=False)
+    return Found(f"{schedule} running", cron if isinstance(cron, str) else None, local_time=False)
 
 
 def installed(vault: Path, home: Path, crontab: str | None) -> list[Found]:

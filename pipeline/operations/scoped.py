@@ -14,6 +14,7 @@ from hylo_memory.decay.recall.ranking import MIN_BUDGET
 from hylo_memory.errors import InputError
 from hylo_memory.extractors.llm.tokens import estimate_tokens
 from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.naming import Naming
 from hylo_memory.pipeline.operations.outcome import not_ok_line
 from hylo_memory.pipeline.operations.refresh import Refreshed
 from hylo_memory.pipeline.operations.serving.context import DEFAULT_BUDGET, ContextResult, build_context
@@ -106,16 +107,17 @@ class ScopedContext(NamedTuple):
         return json.dumps(data, ensure_ascii=False)
 
 
-def scoped_context(person: Opened, scope: Opened, name: str, today: dt.date, budget: int | None = None,
-                   query: str | None = None, embed_seconds: float | None = None) -> ScopedContext:
+def scoped_context(person: Opened, scope: Opened, name: str, today: dt.date, naming: Naming,
+                   budget: int | None = None, query: str | None = None,
+                   embed_seconds: float | None = None) -> ScopedContext:
     """The person's memory and scope `name`'s (`scope`: opened with its configuration, `scope_config`), together
     within `budget`: the scope's block takes at most half, the person's what the scope's left (so an empty scope
-    costs the person nothing)."""
+    costs the person nothing); their notes in the words of the door's `naming`."""
     budget = DEFAULT_BUDGET if budget is None else budget
     if budget < 2 * MIN_BUDGET:
         raise InputError(f"the budget with a scope must be at least {2 * MIN_BUDGET:,} tokens (two blocks), "
                          f"not {budget:,}")
-    own = build_context(scope, today, budget // 2, query, embed_seconds, title=f"# Scope {name}")
+    own = build_context(scope, today, naming, budget // 2, query, embed_seconds, title=f"# Scope {name}")
     rest = budget - own.block.tokens - estimate_tokens("\n")
-    theirs = build_context(person, today, max(MIN_BUDGET, rest), query, embed_seconds)
+    theirs = build_context(person, today, naming, max(MIN_BUDGET, rest), query, embed_seconds)
     return ScopedContext(name, theirs, own)

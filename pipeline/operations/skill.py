@@ -29,14 +29,17 @@ PLACES: dict[Target, str] = {"claude": "~/.claude/skills/hylo-memory/SKILL.md",
                              "codex": "~/.agents/skills/hylo-memory/SKILL.md",
                              "gemini": "~/.agents/skills/hylo-memory/SKILL.md",
                              "cursor": "~/.cursor/skills/hylo-memory/SKILL.md"}
-_MARKER = re.compile(r"\n<!-- written by hylo-memory skill [^;\n]*; sha256 ([0-9a-f]{64}) -->\n\Z")
+# The marker line, whatever wrote it: the files on people's disks say "written by hylo-memory skill 1.2.0", and
+# the hash, not the words, makes a file ours.
+_MARKER = re.compile(r"\n<!-- written by [^;\n]*; sha256 ([0-9a-f]{64}) -->\n\Z")
 
 
-def skill_text(vault: str | None = None) -> str:
-    """The SKILL.md, with `--vault` in its commands when one is given."""
+def skill_text(written_by: str, vault: str | None = None) -> str:
+    """The SKILL.md, with `--vault` in its commands when one is given; its marker names the door's command that
+    wrote it, `written_by` ("hylo-memory skill"), and this version."""
     body = render("skill.md.j2", vault_option=f" --vault {shlex.quote(vault)}" if vault else "")
     digest = hashlib.sha256(body.encode("utf-8")).hexdigest()
-    return f"{body}\n<!-- written by hylo-memory skill {installed_version()}; sha256 {digest} -->\n"
+    return f"{body}\n<!-- written by {written_by} {installed_version()}; sha256 {digest} -->\n"
 
 
 class Installed(NamedTuple):
@@ -44,8 +47,9 @@ class Installed(NamedTuple):
     wrote: bool  # False: the file already said this
 
 
-def install(target: Target, text: str, force: bool = False, home: str | None = None) -> Installed:
-    """Write the skill where `target` looks for it; a file we did not write (or that was edited) needs `force`."""
+def install(target: Target, text: str, written_by: str, force: bool = False, home: str | None = None) -> Installed:
+    """Write the skill where `target` looks for it; a file we did not write (or that was edited) needs `force`, as
+    the refusal says naming the command, `written_by`, that writes one."""
     path = Path(os.path.expanduser(PLACES[target]) if home is None else Path(home) / PLACES[target][2:])
     if path.is_symlink() and not force:  # dangling or not: the person's link, not ours to replace
         raise InputError(f"{path}: is a symbolic link: nothing written; --force replaces it with the skill")
@@ -56,7 +60,7 @@ def install(target: Target, text: str, force: bool = False, home: str | None = N
     if before == text.encode("utf-8"):
         return Installed(path, wrote=False)
     if before is not None and not force and not _ours(before):
-        raise InputError(f"{path}: exists and was not written by `hylo-memory skill` (or was edited since): "
+        raise InputError(f"{path}: exists and was not written by `{written_by}` (or was edited since): "
                          "nothing written; --force replaces it")
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, text.encode("utf-8"), mode=0o600)
@@ -64,7 +68,7 @@ def install(target: Target, text: str, force: bool = False, home: str | None = N
 
 
 def _ours(data: bytes) -> bool:
-    """Written by `hylo-memory skill` and unchanged since: its marker's hash is its body's."""
+    """Written by the skill command and unchanged since: its marker's hash is its body's."""
     text = data.decode("utf-8", errors="replace")
     found = _MARKER.search(text)
     return found is not None and hashlib.sha256(text[:found.start()].encode("utf-8")).hexdigest() == found.group(1)

@@ -9,6 +9,7 @@ from typing import Protocol
 
 from hylo_memory.domain.dimensions import Dimension, clean_text
 from hylo_memory.errors import InputError
+from hylo_memory.pipeline.naming import Naming, Step
 
 MAX_QUERY_CHARS = 1000
 MAX_LIMIT = 1000
@@ -52,9 +53,9 @@ def check_query(query: str) -> str:
 
 
 def recall_text(items: Sequence[Ranked], query: str, embeddings: bool, fallback: str | None,
-                refused: Sequence[str], waiting: int = 0) -> str:
+                refused: Sequence[str], naming: Naming, waiting: int = 0) -> str:
     """One line an item, best first; a line saying the ranking fell back, when it did, and one saying how many items
-    wait to be embedded, when some do."""
+    wait to be embedded, when some do; the steps it advises in the words of the door's `naming`."""
     lines = []
     for found in items:
         marks = [found.dimension.value, *(["Fading"] if found.fading else []), f"seen {found.seen}",
@@ -63,29 +64,30 @@ def recall_text(items: Sequence[Ranked], query: str, embeddings: bool, fallback:
     if not items and waiting and not embeddings:  # the model is there: the items wait for it (the next line)
         lines.append(f"No item matches {query!r} by its words.")
     elif not items:
-        lines.append(f"No item matches {query!r}. {what_to_try(embeddings)}")
+        lines.append(f"No item matches {query!r}. {what_to_try(embeddings, naming)}")
     if fallback:
         lines.append(f"Ranked by BM25 alone: embeddings unavailable ({fallback}).")
     if waiting:
-        lines.append(waiting_line(waiting))
+        lines.append(waiting_line(waiting, naming))
     lines += [f"Not searched: {line}" for line in refused]
     return "\n".join(lines) + "\n"
 
 
-def waiting_line(waiting: int) -> str:
+def waiting_line(waiting: int, naming: Naming) -> str:
     """The line of a recall or a context whose memory holds items not embedded yet (docs/spec.md §9.2)."""
+    index = naming.say(Step.INDEX)
     if waiting == 1:
-        return "1 item waits to be embedded and was matched by its words alone: `hylo-memory index` embeds it."
-    return (f"{waiting:,} items wait to be embedded and were matched by their words alone: `hylo-memory index` "
-            "embeds them.")
+        return f"1 item waits to be embedded and was matched by its words alone: {index} embeds it."
+    return f"{waiting:,} items wait to be embedded and were matched by their words alone: {index} embeds them."
 
 
-def what_to_try(by_meaning: bool) -> str:
+def what_to_try(by_meaning: bool, naming: Naming) -> str:
     """What to do when no item matches the query: by its words, or (`by_meaning`) by its meaning either."""
+    context, remember = naming.say(Step.CONTEXT), naming.say(Step.REMEMBER)
     if by_meaning:
-        return ("Nothing kept says it in other words either: try `hylo-memory context` for the whole memory, "
-                "or remember it with `hylo-memory remember`.")
+        return (f"Nothing kept says it in other words either: try {context} for the whole memory, "
+                f"or remember it with {remember}.")
     tries = ["other words, the ones the fact would use (\"vegetarian\" rather than \"diet\")",
-             "`hylo-memory context` for the whole memory",
+             f"{context} for the whole memory",
              "an `embedding_model` setting (or `bundled_embeddings`, where it is off) to match by meaning"]
     return f"Recall matches words, not meanings: try {', '.join(tries[:-1])}, or {tries[-1]}."

@@ -25,6 +25,7 @@ from hylo_memory.errors import InputError
 from hylo_memory.extractors import bundled
 from hylo_memory.extractors.llm.tokens import estimate_tokens
 from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.naming import Naming, Step
 from hylo_memory.pipeline.notes.passages import Whose
 from hylo_memory.pipeline.operations.serving.answers import MAX_LIMIT, check_query
 from hylo_memory.pipeline.state.archive import ArchiveIndex, Found
@@ -37,8 +38,6 @@ if TYPE_CHECKING:
 BAND = 0.5  # with "first" or "last" asked, the passages within this share of the topic's best BM25 score go by date
 _FIRST = re.compile(r"\b(?:first|earliest|first[- ]ever)\b|第一次|首次|最早|最初|初めて", re.I)
 _LAST = re.compile(r"\b(?:last|latest|most recent(?:ly)?|lately)\b|最后一次|最近一次|上一次|上次|前回", re.I)
-NOT_INDEXED = ("Your notes are not indexed yet: the next `hylo-memory refresh` indexes them "
-               "(`hylo-memory index` does it at once).")
 
 
 class Passage(BaseModel):
@@ -66,9 +65,13 @@ class NotesResult(BaseModel):
     unembedded: int = 0  # passages with no vector yet: matched by their words alone
     passages: list[Passage] = []
 
-    def to_text(self) -> str:
+    def to_text(self, naming: Naming) -> str:
+        """One passage a block, best first; the steps it advises in the words of the door's `naming` (the result's
+        JSON names none)."""
+        index = naming.say(Step.INDEX)
         if not self.indexed:
-            return NOT_INDEXED + "\n"
+            return (f"Your notes are not indexed yet: the next refresh indexes them ({naming.say(Step.REFRESH)}), "
+                    f"and {index} does it at once.\n")
         lines = []
         for found in self.passages:
             mark = found.whose.mark()
@@ -80,15 +83,16 @@ class NotesResult(BaseModel):
             lines.append(f"Ranked by BM25 alone: embeddings unavailable ({self.fallback}).")
         elif self.unembedded:
             lines.append(f"{self.unembedded:,} passages are not embedded yet and were matched by their words alone "
-                         "(the next refresh, or `hylo-memory index`, embeds them).")
+                         f"(the next refresh, or {index}, embeds them).")
         return "\n".join(lines) + "\n"
 
     def to_json(self) -> str:
         return self.model_dump_json()
 
 
-def recall_notes(memory: Opened, query: str, limit: int = 10) -> NotesResult:
-    """The `limit` passages of the vault's notes that best answer `query` (nothing is written)."""
+def recall_notes(memory: Opened, query: str, naming: Naming, limit: int = 10) -> NotesResult:
+    """The `limit` passages of the vault's notes that best answer `query` (nothing is written); an index that cannot
+    be read is refused in one line saying how to rebuild it, in the words of the door's `naming`."""
     query = check_query(query)
     if not 1 <= limit <= MAX_LIMIT:
         raise InputError(f"the limit must be 1 to {MAX_LIMIT:,}, not {limit:,}")
@@ -96,7 +100,7 @@ def recall_notes(memory: Opened, query: str, limit: int = 10) -> NotesResult:
     try:
         return search(folder, config, query, limit)
     except sqlite3.Error as exc:
-        raise InputError(f"{folder}: the notes' index cannot be read ({exc}); `hylo-memory index` rebuilds it") \
+        raise InputError(f"{folder}: the notes' index cannot be read ({exc}); {naming.say(Step.INDEX)} rebuilds it") \
             from None
 
 

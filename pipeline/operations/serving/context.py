@@ -14,6 +14,7 @@ from hylo_memory.decay.recall.ranking import MAX_BUDGET, MIN_BUDGET, Block, Bloc
 from hylo_memory.decay.soft_cap import OverCap, over_cap
 from hylo_memory.errors import InputError
 from hylo_memory.extractors.llm.tokens import estimate_tokens
+from hylo_memory.pipeline.naming import Naming, Step
 from hylo_memory.pipeline.operations.serving.answers import DEFAULT_BUDGET as DEFAULT_BUDGET
 from hylo_memory.pipeline.operations.serving.answers import check_query, waiting_line
 from hylo_memory.pipeline.operations.serving.archive_search import notes_section
@@ -46,12 +47,13 @@ class ContextResult(NamedTuple):
         return to_json(fields).decode()
 
 
-def build_context(memory: Opened, today: dt.date, budget: int | None = None,
+def build_context(memory: Opened, today: dt.date, naming: Naming, budget: int | None = None,
                   query: str | None = None, embed_seconds: float | None = None,
                   title: str | None = None) -> ContextResult:
     """The vault's memory as a block of at most `budget` estimated tokens, items relevant to `query` first (items
     not embedded yet embedded for `embed_seconds` at most, default `interactive_embedding_seconds`); `title`: its
-    first line instead of the person's name (a scope's)."""
+    first line instead of the person's name (a scope's). Its notes advise steps in the words of the door's
+    `naming`."""
     budget = DEFAULT_BUDGET if budget is None else budget
     if not MIN_BUDGET <= budget <= MAX_BUDGET:
         raise InputError(f"the budget must be {MIN_BUDGET:,} to {MAX_BUDGET:,} tokens, not {budget:,}")
@@ -62,14 +64,14 @@ def build_context(memory: Opened, today: dt.date, budget: int | None = None,
     # A file left out is named, so neither the assistant nor the person takes the rest for the whole memory.
     notes = [f"_Left out, it cannot be read: {exc}. Fix it to bring its items back._" for exc in refused]
     if sum(estimate_tokens(n) for n in notes) > budget // 2:  # long paths, a small budget: one short line
-        notes = [f"_Left out: {len(refused)} memory file(s) cannot be read; `hylo-memory status` names them._"]
+        notes = [f"_Left out: {len(refused)} memory file(s) cannot be read; {naming.say(Step.STATUS)} names them._"]
     # A name is an identity fact; until the identity file holds one, the name a `refresh --intro` gave.
     meaning = Cosines(None)
     if query is not None:  # every item's text, Active and Fading, as recall embeds them: one cache for both
         seconds = config.interactive_embedding_seconds if embed_seconds is None else embed_seconds
         meaning = cosines(read.store.folder, config, query, item_texts(read.files), seconds)
     if meaning.waiting:
-        notes.append(f"_{waiting_line(meaning.waiting)}_")
+        notes.append(f"_{waiting_line(meaning.waiting, naming)}_")
     # The person's own file first, whole (docs/spec.md §2.1); a file past the soft cap said at the end (§2.2).
     me = read_me(read.store.folder, config.me_max_bytes)
     notes += [f"_{me.problem}_"] if me.problem else []

@@ -16,6 +16,7 @@ from hylo_memory.decay.files.store import MemoryStore
 from hylo_memory.errors import HyloMemoryError
 from hylo_memory.extractors import bundled
 from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.naming import Naming, Step
 from hylo_memory.pipeline.operations.serving.meaning import Progress, item_texts, warm
 from hylo_memory.pipeline.operations.serving.recall import read_store
 from hylo_memory.pipeline.state.opened import Opened
@@ -51,10 +52,11 @@ class IndexResult(BaseModel):
         return self.model_dump_json()
 
 
-def embed_items(store: MemoryStore, config: Config, progress: Progress | None = None, stop: Stop | None = None,
-                batch: int | None = None) -> StepDone:
+def embed_items(store: MemoryStore, config: Config, naming: Naming, progress: Progress | None = None,
+                stop: Stop | None = None, batch: int | None = None) -> StepDone:
     """Every item's vector the cache lacks, embedded by the model that ranks here and kept as it goes; `batch`:
-    texts an engine call (smaller for a server that answers calls meanwhile)."""
+    texts an engine call (smaller for a server that answers calls meanwhile). A failure's line says to index again
+    in the words of the door's `naming`."""
     texts = item_texts(read_store(store, config).files, newest_first=True)
     total = len(set(texts))
     filled = warm(store.folder, config, texts, None, progress, stop, batch)
@@ -63,8 +65,8 @@ def embed_items(store: MemoryStore, config: Config, progress: Progress | None = 
         return StepDone(step="embeddings", total=total,
                         line=f"Nothing to embed: recall matches words alone ({why}, and no `embedding_model`).")
     if filled.failure:
-        line = (f"Embedded {filled.embedded:,} item(s); {filled.left:,} not ({filled.failure}): run `hylo-memory "
-                "index` again.")
+        line = (f"Embedded {filled.embedded:,} item(s); {filled.left:,} not ({filled.failure}): run "
+                f"{naming.say(Step.INDEX)} again.")
     elif filled.left:
         line = f"Embedded {filled.embedded:,} item(s); stopped with {filled.left:,} still to embed."
     elif filled.embedded:
@@ -75,24 +77,26 @@ def embed_items(store: MemoryStore, config: Config, progress: Progress | None = 
                     failed=filled.failure is not None, line=line)
 
 
-def embed_waiting(memory: Opened, stop: Stop | None = None, batch: int | None = None) -> StepDone:
+def embed_waiting(memory: Opened, naming: Naming, stop: Stop | None = None, batch: int | None = None) -> StepDone:
     """`embed_items` on the vault's memory, as the MCP server embeds behind its answers."""
-    return embed_items(memory.store, memory.config, stop=stop, batch=batch)
+    return embed_items(memory.store, memory.config, naming, stop=stop, batch=batch)
 
 
-def _embeddings(memory: Opened, progress: Progress | None = None, stop: Stop | None = None) -> StepDone:
-    return embed_items(memory.store, memory.config, progress, stop)
+def _embeddings(memory: Opened, naming: Naming, progress: Progress | None = None,
+                stop: Stop | None = None) -> StepDone:
+    return embed_items(memory.store, memory.config, naming, progress, stop)
 
 
-def index_notes(memory: Opened, progress: Progress | None = None, stop: Stop | None = None) -> StepDone:
+def index_notes(memory: Opened, naming: Naming, progress: Progress | None = None,
+                stop: Stop | None = None) -> StepDone:
     """The notes as the archive, rebuilt (docs/spec.md §9.7): every note read again, every passage embedded."""
     from hylo_memory.pipeline.operations.serving.archive import rebuild_archive
 
     try:
         done = rebuild_archive(memory, progress, stop)
     except (HyloMemoryError, OSError, sqlite3.Error) as exc:
-        return StepDone(step="notes", failed=True, line=f"The notes were not indexed ({exc}): run `hylo-memory "
-                                                        "index` again.")
+        return StepDone(step="notes", failed=True,
+                        line=f"The notes were not indexed ({exc}): run {naming.say(Step.INDEX)} again.")
     config = memory.config
     line = f"Indexed {done.notes:,} note(s) for `recall --notes`: {done.passages:,} passage(s)"
     line += f", {done.dropped:,} note(s) gone from the vault dropped" if done.dropped else ""
@@ -106,10 +110,10 @@ def index_notes(memory: Opened, progress: Progress | None = None, stop: Stop | N
     return StepDone(step="notes", made=done.read, left=done.unembedded, total=done.notes, line=line)
 
 
-# Each step: the opened memory, its progress, and when to stop early.
-STEPS: list[Callable[[Opened, Progress | None, Stop | None], StepDone]] = [_embeddings, index_notes]
+# Each step: the opened memory, the door's words for the steps its line advises, its progress, and when to stop early.
+STEPS: list[Callable[[Opened, Naming, Progress | None, Stop | None], StepDone]] = [_embeddings, index_notes]
 
 
-def index(memory: Opened, progress: Progress | None = None, stop: Stop | None = None) -> IndexResult:
-    """Run every step of the index on the vault's memory, in order."""
-    return IndexResult(steps=[step(memory, progress, stop) for step in STEPS])
+def index(memory: Opened, naming: Naming, progress: Progress | None = None, stop: Stop | None = None) -> IndexResult:
+    """Run every step of the index on the vault's memory, in order; their lines advise in `naming`'s words."""
+    return IndexResult(steps=[step(memory, naming, progress, stop) for step in STEPS])

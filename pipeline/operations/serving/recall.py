@@ -20,6 +20,7 @@ from hylo_memory.domain.dimensions import clean_text
 from hylo_memory.errors import InputError, MemoryFileError
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.naming import Naming
 from hylo_memory.pipeline.operations.serving.answers import MAX_LIMIT as MAX_LIMIT
 from hylo_memory.pipeline.operations.serving.answers import MAX_QUERY_CHARS as MAX_QUERY_CHARS
 from hylo_memory.pipeline.operations.serving.answers import check_query as check_query
@@ -55,13 +56,15 @@ class RecallResult(BaseModel):
     ranking: Literal["bm25", "bm25+embeddings"]
     model: str | None = None  # the embedding model that ranked by meaning
     fallback: str | None = None  # why embeddings were configured but not used
-    waiting: int = 0  # items not embedded yet, ranked by their words alone (`hylo-memory index` embeds them)
+    waiting: int = 0  # items not embedded yet, ranked by their words alone (the index embeds them)
     items: list[Found]
     refused: list[str] = []  # memory files that could not be read, one line each: their items are not searched
 
-    def to_text(self) -> str:
-        """One line an item, best first; a line saying the ranking fell back, when it did."""
-        return recall_text(self.items, self.query, self.ranking != "bm25", self.fallback, self.refused, self.waiting)
+    def to_text(self, naming: Naming) -> str:
+        """One line an item, best first; a line saying the ranking fell back, when it did; what to try next in the
+        words of the door's `naming` (the result's JSON names no step)."""
+        return recall_text(self.items, self.query, self.ranking != "bm25", self.fallback, self.refused, naming,
+                           self.waiting)
 
     def to_json(self) -> str:
         return self.model_dump_json()

@@ -21,6 +21,7 @@ from hylo_memory.extractors.choice import extractor_name
 from hylo_memory.extractors.llm.costs import Cost, cost_of, total
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.naming import Naming, Step
 from hylo_memory.pipeline.operations.schedule import next_fire_time, parse_cron, previous_fire_time, should_catch_up
 from hylo_memory.pipeline.operations.schedule_found import Found, home, installed, read_crontab
 from hylo_memory.pipeline.operations.schedule_found import running as running_schedule
@@ -124,14 +125,14 @@ class Status(BaseModel):
         return render("status.txt.j2", status=self, now=dt.datetime.now(dt.UTC))
 
 
-def gather(memory: Opened, today: dt.date | None = None, now: dt.datetime | None = None,
+def gather(memory: Opened, naming: Naming, today: dt.date | None = None, now: dt.datetime | None = None,
            costs: bool = False) -> Status:
     """Everything `status` shows, read without writing a byte (the ledger through the memory's read-only copy);
-    with `costs`, what the last 30 days spent."""
+    with `costs`, what the last 30 days spent; a running schedule named in the words of the door's `naming`."""
     vault, config, store = memory.vault, memory.config, memory.store
     now = now or clock.now(config.timezone)
     state = store.folder / STATE_DIR
-    schedules = [_schedule(found, config, now) for found in found_schedules(vault, config, state)]
+    schedules = [_schedule(found, config, now) for found in found_schedules(vault, config, state, naming)]
     upcoming = sorted(s.next_run for s, _ in schedules if s.next_run)
     # What the next run will fade and delete: a run on `--today` when given, else at the next scheduled time.
     ahead = today or (upcoming[0].date() if upcoming else now.date())
@@ -236,9 +237,10 @@ def _waiting(vault: Path, config: Config, ledger: Ledger, parsed: dict[Dimension
     ), hint
 
 
-def found_schedules(vault: Path, config: Config, state: Path) -> list[Found]:
-    """What schedules this vault: a running `schedule`, an installed crontab line, timer or agent, the setting."""
-    found = [f for f in [running_schedule(state)] if f is not None]
+def found_schedules(vault: Path, config: Config, state: Path, naming: Naming) -> list[Found]:
+    """What schedules this vault: a running `schedule` (as `naming` says it), an installed crontab line, timer or
+    agent, the setting."""
+    found = [f for f in [running_schedule(state, naming.say(Step.SCHEDULE))] if f is not None]
     found += installed(vault, home(), read_crontab())
     if "schedule" in config.model_fields_set:  # set in a file or HYLO_MEMORY_SCHEDULE, not the default alone
         found.append(Found("the `schedule` setting", config.schedule, local_time=False))
