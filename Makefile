@@ -47,7 +47,7 @@ demo-hylo: $(STAMP)
 # The fast tier for the edit–test loop: all but the tests marked slow, in parallel, none allowed to hang.
 # Compiled modules are cached whatever the environment says: rewriting the tests' asserts is most of collecting them.
 test: $(STAMP)
-	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -m "not slow" -n auto --timeout 60
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -m "not slow" -n auto --timeout 60 --hypothesis-profile=fast
 
 # Every test (CI): the slow tier too (real processes, crash safety, packaging, the demo).
 test-all: $(STAMP)

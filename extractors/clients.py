@@ -18,7 +18,7 @@ def _tls() -> ssl.SSLContext:
     try:
         import httpx2 as http
     except ImportError:  # the SDK before httpx2
-        import httpx as http  # type: ignore[no-redef]
+        import httpx as http  # type: ignore[no-redef,import-not-found,unused-ignore]
     return http.create_ssl_context()
 
 

@@ -14,12 +14,17 @@ from hypothesis import settings
 # before any test freezes the clock, so freezegun's fake dates never reach a model's schema.
 import hylo_memory.pipeline.vaults.folder  # noqa: F401
 import hylo_memory.pipeline.vaults.hylo_mirror  # noqa: F401
+from hylo_memory.pipeline.operations.serving import status  # and the readers' (every fast test patches it, below)
 
 # CI explores the same examples on every run (a red CI is then a real failure, never luck);
 # a developer's runs stay random and keep finding new ones.
 settings.register_profile("ci", derandomize=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+# The fast tier (`make test`, `--hypothesis-profile=fast`) explores about a third of each property's examples
+# (tests/tiers.py); the full tier all of them.
+settings.register_profile("fast", parent=settings.get_profile("ci" if os.environ.get("CI") else "default"),
+                          max_examples=35)
 
 # The tests' temporary folders in memory where a RAM disk has room for them: the fast tier writes and removes
 # some 50,000 files and syncs thousands, which a RAM disk makes free (set PYTEST_DEBUG_TEMPROOT to choose another).
@@ -111,8 +116,6 @@ def no_crontab_in_the_fast_tier(request: pytest.FixtureRequest, monkeypatch: pyt
     """`status` reads `crontab -l`, a process: in the fast tier there is none to read. The tests of a crontab line
     put a `crontab` of their own on PATH, and are slow."""
     if request.node.get_closest_marker("slow") is None:
-        from hylo_memory.pipeline.operations.serving import status
-
         monkeypatch.setattr(status, "read_crontab", lambda: None)
 
 

@@ -27,6 +27,7 @@ from hylo_memory.decay import Dimension
 from hylo_memory.decay.recall.asking import about_self, cues, item_name
 from hylo_memory.decay.recall.ranking import unmatched_line
 from hylo_memory.decay.recall.recall import query_terms
+from hylo_memory.pipeline.cli.options import NAMING
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.serving.context import build_context
 from hylo_memory.pipeline.operations.serving.recall import recall
@@ -244,7 +245,7 @@ def test_with_the_bundled_model_an_unrelated_question_gets_no_item(people: Path,
     config = Config(vault=str(people), bundled_embeddings=True)
     result = recall(opened(people, config), question, 3, TODAY, embed_seconds=60)
     assert result.ranking == "bm25+embeddings" and result.items == []
-    assert result.to_text().startswith(f"No item matches {question!r}. Nothing kept says it in other words either")
+    assert result.to_text(NAMING).startswith(f"No item matches {question!r}. Nothing kept says it in other words either")
 
 
 def test_with_the_bundled_model_a_question_close_in_meaning_is_still_answered(tmp_path: Path) -> None:
@@ -257,16 +258,16 @@ def test_with_the_bundled_model_a_question_close_in_meaning_is_still_answered(tm
 
 
 def test_context_with_a_query_nothing_answers_says_so_and_gives_the_whole_block(people: Path) -> None:
-    block = build_context(opened(people, by_words(people)), TODAY, 300, "xyzzy").block
+    block = build_context(opened(people, by_words(people)), TODAY, NAMING, 300, "xyzzy").block
     lines = block.text.splitlines()
     assert lines[2] == unmatched_line("xyzzy") == "_No item answers 'xyzzy': the whole memory follows, as without a query._"
     assert "- Renanda — staff at the Wisma Bahasa language school" in lines and not block.items[0].relevance
-    answered = build_context(opened(people, by_words(people)), TODAY, 300, "Wesley").block
+    answered = build_context(opened(people, by_words(people)), TODAY, NAMING, 300, "Wesley").block
     assert "No item answers" not in answered.text
 
 
 def test_context_without_a_query_has_no_such_line(people: Path) -> None:
-    assert "No item answers" not in build_context(opened(people, by_words(people)), TODAY, 300).block.text
+    assert "No item answers" not in build_context(opened(people, by_words(people)), TODAY, NAMING, 300).block.text
 
 
 @pytest.mark.slow  # a real server process

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from tiers import examples
 from trust_helpers import apply, fact, ok, refresh_json, remember
 from vault_helpers import identity, items, short, texts
 
@@ -181,7 +182,7 @@ WORDS = ["likes", "walks", "green", "river", "every", "morning", "coffee", "visi
          "mondays", "fridays", "son", "dog", "cat", "tea", "in", "the", "with"]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(words=st.lists(st.sampled_from(WORDS), min_size=1, max_size=8), at=st.integers(min_value=0),
        other=st.sampled_from(WORDS))
 def test_replacing_any_one_word_by_another_that_is_no_typo_or_inflection_of_it_never_matches(

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rapidfuzz import fuzz
+from tiers import examples
 
 from hylo_memory.decay import match
 from hylo_memory.decay.match import TextIndex, normalise, same_fact
@@ -31,7 +32,7 @@ def brute_force(items: list[str], query: str, threshold: float) -> int | None:
     return -best[1] if best and best[0] >= threshold else None
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(items=st.lists(texts, max_size=40), query=texts, threshold=st.sampled_from([80.0, 90.0, 95.0]))
 def test_find_agrees_with_a_brute_force_scan(items: list[str], query: str, threshold: float) -> None:
     index = TextIndex(threshold)
@@ -98,7 +99,7 @@ def index_of(items: list[str], threshold: float = 90.0) -> TextIndex:
     return index
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(data=st.data(), items=st.lists(texts, min_size=4, max_size=40),
        threshold=st.sampled_from([80.0, 90.0, 95.0]), common=st.sampled_from([3, 8, 200]))
 def test_blocked_find_misses_only_matches_that_share_no_uncommon_block_key(

@@ -25,6 +25,7 @@ from hylo_memory.decay import Dimension
 from hylo_memory.decay.recall import concepts
 from hylo_memory.decay.recall.recall import analyse, query_terms
 from hylo_memory.extractors import bundled
+from hylo_memory.pipeline.cli.options import NAMING
 from hylo_memory.pipeline.cli.quick import answer
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.serving import meaning
@@ -120,7 +121,7 @@ def test_the_answer_names_the_model_that_ranked(english: Path) -> None:
 
 @pytest.mark.usefixtures("no_answer_floor")
 def test_context_with_a_query_puts_what_it_means_first(english: Path) -> None:
-    block = build_context(opened(english, Config(vault=str(english))), dt.date.fromisoformat(TODAY), 100, "diet").block
+    block = build_context(opened(english, Config(vault=str(english))), dt.date.fromisoformat(TODAY), NAMING, 100, "diet").block
     assert block.items and "- Vegetarian" in block.text
     assert max(block.items, key=lambda c: c.relevance or 0).text == "Vegetarian"
 
@@ -164,7 +165,7 @@ def test_a_recall_embeds_for_its_seconds_and_ranks_the_rest_by_their_words_meanw
     assert first.ranking == "bm25+embeddings" and first.fallback is None and first.waiting == bundled.BATCH
     assert len(first.items) == 3 * bundled.BATCH  # every item matches "garden": the rest by their words
     assert sum(i.similarity is None for i in first.items) == bundled.BATCH
-    assert first.to_text().endswith(f"{bundled.BATCH} items wait to be embedded and were matched by their words "
+    assert first.to_text(NAMING).endswith(f"{bundled.BATCH} items wait to be embedded and were matched by their words "
                                     "alone: `hylo-memory index` embeds them.\n")
     assert recall(opened(vault, config), "garden").waiting == 0  # the next one embedded the last batch
 
@@ -180,11 +181,11 @@ def test_with_no_time_to_embed_nothing_is_embedded_and_every_item_waits(tmp_path
 def test_context_with_a_query_says_how_many_items_wait(tmp_path: Path) -> None:
     vault = vault_of(tmp_path, "Loves running by the river", "Vegetarian")
     config = Config(vault=str(vault), interactive_embedding_seconds=0)
-    block = build_context(opened(vault, config), dt.date.fromisoformat(TODAY), query="running")
+    block = build_context(opened(vault, config), dt.date.fromisoformat(TODAY), NAMING, query="running")
     assert block.waiting == 2 and json.loads(block.to_json())["waiting"] == 2
     assert block.to_text().rstrip().endswith("_2 items wait to be embedded and were matched by their words alone: "
                                              "`hylo-memory index` embeds them._")
-    assert build_context(opened(vault, config), dt.date.fromisoformat(TODAY)).waiting == 0  # no query: nothing ranked by it
+    assert build_context(opened(vault, config), dt.date.fromisoformat(TODAY), NAMING).waiting == 0  # no query: nothing ranked by it
 
 
 def test_an_embeddings_server_configured_wins_over_the_bundled_model(english: Path, fake_openai: FakeOpenAI) -> None:

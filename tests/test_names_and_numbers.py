@@ -17,6 +17,7 @@ from engine_helpers import ago, ev, item_line, memory_text, run, write_memory
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from rapidfuzz import fuzz
+from tiers import examples
 from vault_helpers import MEMORY, texts
 from vault_helpers import run as refresh_run
 
@@ -83,7 +84,7 @@ WORDS = st.lists(st.sampled_from(["likes", "tea", "runs", "every", "week", "gree
                  min_size=3, max_size=7)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(words=WORDS, at=st.integers(min_value=0, max_value=7), numbers=st.lists(
     st.integers(min_value=0, max_value=10**6), min_size=2, max_size=2, unique=True))
 def test_two_texts_that_differ_in_a_number_never_match_fuzzily(words: list[str], at: int, numbers: list[int]) -> None:
@@ -91,7 +92,7 @@ def test_two_texts_that_differ_in_a_number_never_match_fuzzily(words: list[str],
     assert not finds(" ".join(first), " ".join(second))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(words=WORDS, name=st.sampled_from(["", "Ana", "Inês", "Lisbon"]), number=st.sampled_from(["", "34", "2026"]),
        which=st.integers(min_value=0), where=st.integers(min_value=0),
        letter=st.sampled_from("abcdefghijklmnopqrstuvwxyz"))

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import examples
 from vault_helpers import day, run, short, texts
 
 from hylo_memory.decay import Dimension
@@ -159,7 +160,7 @@ PIECES = [*"ab 我喜欢。\n[]!|\\*_#=%<>:@/`~^-.(){}&;",
 MARKDOWN = st.lists(st.sampled_from(PIECES), max_size=60).map("".join)
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(MARKDOWN)
 def test_the_parse_with_its_shortcuts_reads_as_the_parse_without_them(markdown: str) -> None:
     assert parsed_text(markdown) == _text_without_shortcuts(markdown)

@@ -7,6 +7,7 @@ import time
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from hylo_memory.extractors.offline.patterns import statements
 from hylo_memory.pipeline.notes.text import link_title, note_text, parsed_text
@@ -147,7 +148,7 @@ PROSE = st.lists(st.sampled_from(list("abcXYZ 019.,;:?'\"()-/—\n\r\x0b\x0c\u20
                  max_size=80).map("".join)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(PROSE)
 def test_a_note_of_plain_prose_reads_as_the_parser_reads_it(text: str) -> None:
     assert note_text(text) == parsed_text(text)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from hylo_memory.domain.dimensions import clean_text
 from hylo_memory.extractors.offline.patterns import _ANCHOR_LETTERS, RULES, rules_for, statements
@@ -14,14 +15,14 @@ FRAGMENTS = ["I", "i", "I'm", "I’m", "I've", "my", "My", "MY", "love", "don't"
              "王芳", "叫", "是", "的", "觉得", "目标", "今年", "想", "学", "。", "，", "[[", "]]", "**", "#tag", "\n"]
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(st.lists(st.sampled_from(FRAGMENTS), max_size=14).map(" ".join))
 def test_every_rule_that_matches_a_sentence_is_tried_on_it(sentence: str) -> None:
     tried = rules_for(sentence)
     assert [rule for rule in RULES if rule[1].search(sentence)] == [rule for rule in tried if rule[1].search(sentence)]
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(st.lists(st.sampled_from([*FRAGMENTS, "\x1b[1m", "\x07", "\u0130", "\u0131", "ＩＭ", "\t", " ", " "]), max_size=14).map("".join))
 def test_a_sentence_passed_over_before_cleaning_is_tried_by_no_rule_once_cleaned(sentence: str) -> None:
     if not _ANCHOR_LETTERS.search(sentence):

@@ -10,6 +10,7 @@ import pytest
 from cli_helpers import hylo
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import examples
 from trust_helpers import TODAY, ago, apply, fact, forget, ok, refresh_json, remember
 from vault_helpers import items, short
 
@@ -74,7 +75,7 @@ LIKINGS = st.sampled_from([("Loves", "Hates"), ("Likes", "Dislikes"), ("Enjoys",
                            ("Loves", "No longer loves"), ("Likes", "Doesn't like"), ("Is into", "Is tired of")])
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(thing=THINGS, liking=LIKINGS, flip=st.booleans())
 def test_no_text_matches_its_opposite_and_forgetting_one_never_blocks_the_other(
         thing: str, liking: tuple[str, str], flip: bool) -> None:

@@ -21,6 +21,7 @@ from engine_helpers import FROZEN_DAY, ev, item_line, memory_text, rerun, run
 from freezegun import freeze_time
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from hylo_memory.decay import Dimension, Evidence, Item, MemoryFile, Tombstone, apply_rules, parse, render
 from hylo_memory.decay.files import format as memory_format
@@ -40,7 +41,7 @@ WORDS = [
     "climbing", "piano", "spicy", "food", "remote", "work", "early", "late", "cats", "dogs", "sea", "mountains",
 ]
 
-SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import examples
 from vault_helpers import day, items, run, texts, unit
 
 from hylo_memory.decay import Dimension
@@ -91,14 +92,14 @@ def pool_of(tag_sets: list[list[str]]) -> list[PoolUnit]:
 FORMATS = st.lists(st.sampled_from(sorted(FORMAT_TAGS)), min_size=1, max_size=3)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(formats=st.lists(FORMATS, min_size=2, max_size=8))
 def test_units_sharing_only_format_tags_never_cluster(formats: list[list[str]]) -> None:
     units = pool_of([[*tags, f"subject{i}"] for i, tags in enumerate(formats)])
     assert cluster_units(units) == []
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(subjects=st.lists(st.sampled_from(["history", "finance", "gardening", "cooking", "kubernetes"]),
                          min_size=2, max_size=10),
        generic=st.sampled_from(["learning", "book", "to-read"]))
