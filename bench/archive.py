@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from hylo_memory.extractors import bundled
+from hylo_memory.pipeline.cli.words import NAMING
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.opening import open_memory
 from hylo_memory.pipeline.operations.serving.archive import index_notes
@@ -141,8 +142,8 @@ def _query_times(vault: Path, config: Config, asked: list[str]) -> tuple[float, 
     times = []
     ranking = ""
     for query in asked:
-        with open_memory(vault, config) as memory:  # each query as a command asks it: the memory opened for it
-            found, seconds = _timed(lambda q=query, m=memory: recall_notes(m, q, 10))
+        with open_memory(vault, config, NAMING) as memory:  # each query as a command asks it: the memory opened for it
+            found, seconds = _timed(lambda q=query, m=memory: recall_notes(m, q, NAMING, 10))
         times.append(seconds)
         ranking = found.ranking
     return statistics.median(times), max(times), ranking
@@ -162,12 +163,13 @@ def main() -> int:
         vault = Path(folder) / "vault"
         writer = generate(vault, args.notes, args.note_bytes)
         words_only = Config(vault=str(vault), bundled_embeddings=False)
-        done, seconds = _timed(lambda: index_notes(open_memory(vault, words_only), None, 0))
+        done, seconds = _timed(lambda: index_notes(open_memory(vault, words_only, NAMING), None, 0))
         print(f"words       {seconds:8.1f} s   {done.notes:,} notes, {done.passages:,} passages")
         total = seconds
         if meaning:
             with_model = Config(vault=str(vault))
-            done, seconds = _timed(lambda: index_notes(open_memory(vault, with_model), None, args.embed_seconds))
+            opened = open_memory(vault, with_model, NAMING)
+            done, seconds = _timed(lambda: index_notes(opened, None, args.embed_seconds))
             embedded, left = done.embedded, done.unembedded
             rate = embedded / seconds if seconds else 0.0
             every = (embedded + left) / rate if rate else math.inf
@@ -187,7 +189,7 @@ def main() -> int:
         print(f"index files {size / 1e6:8.1f} MB (the index and its matrix of vectors, every passage with one)")
         churned = _churn(vault, writer, 0.01)
         configured = Config(vault=str(vault), bundled_embeddings=meaning)
-        done, seconds = _timed(lambda: index_notes(open_memory(vault, configured), 2_000, 30.0))
+        done, seconds = _timed(lambda: index_notes(open_memory(vault, configured, NAMING), 2_000, 30.0))
         print(f"refresh     {seconds:8.1f} s   {churned:,} edited, {churned:,} added, "
               f"{done.dropped:,} removed: {done.read:,} read, {done.embedded:,} embedded")
     return 0

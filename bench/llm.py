@@ -40,6 +40,7 @@ from hylo_memory.decay import Evidence, plan_updates, render
 from hylo_memory.extractors.choice import make_extractor
 from hylo_memory.extractors.llm.batching import estimate_tokens
 from hylo_memory.extractors.offline.patterns import statements
+from hylo_memory.pipeline.cli.words import NAMING
 from hylo_memory.pipeline.config import load_config
 from hylo_memory.pipeline.operations.opening import open_memory
 from hylo_memory.pipeline.run.options import RunOptions
@@ -110,7 +111,8 @@ def bench_tokens() -> None:
     shutil.copytree(SAMPLE, vault)
     with FakeOpenAI(handler=answer) as fake:
         configure(fake.base_url)
-        summary, _ = refresh(open_memory(vault, load_config()), make_extractor(load_config().llm()), RunOptions(TODAY))
+        memory = open_memory(vault, load_config(), NAMING)
+        summary, _ = refresh(memory, make_extractor(load_config().llm()), RunOptions(TODAY))
         ours = sum(tokens_of(r.body, answer(r.body)) for r in fake.chat_requests)
         requests = len(fake.chat_requests)
     naive, naive_requests = naive_tokens(vault)
@@ -138,7 +140,7 @@ def bench_latency(notes: int, latency: float) -> None:
         extractor = make_extractor(config.llm())
         extracting = timed(extractor, "extract")
         started = time.perf_counter()
-        summary, _ = refresh(open_memory(vault, config), extractor, RunOptions(TODAY))
+        summary, _ = refresh(open_memory(vault, config, NAMING), extractor, RunOptions(TODAY))
         wall = time.perf_counter() - started
         requests = summary.usage.requests
     finally:
@@ -163,7 +165,7 @@ def chars_sent(bodies: list[str]) -> tuple[int, int, int]:
         (shorts / f"{day}-note-{i:03d}.md").write_text(f"---\ncreated: {day}\n---\n{body}\n", encoding="utf-8")
     with FakeOpenAI(handler=answer) as fake:
         configure(fake.base_url)
-        refresh(open_memory(vault, load_config()), make_extractor(load_config().llm()), RunOptions(TODAY))
+        refresh(open_memory(vault, load_config(), NAMING), make_extractor(load_config().llm()), RunOptions(TODAY))
         sent = sum(len(m["content"]) for r in fake.chat_requests for m in r.body["messages"])
         requests = len(fake.chat_requests)
     shutil.rmtree(vault.parent, ignore_errors=True)

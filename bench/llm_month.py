@@ -31,6 +31,7 @@ from pathlib import Path
 
 from hylo_memory.domain.usage import Usage
 from hylo_memory.extractors.llm.costs import PER, Prices, cost_of
+from hylo_memory.pipeline.cli.words import NAMING
 from hylo_memory.pipeline.config import load_config
 from hylo_memory.pipeline.operations.opening import open_memory
 from hylo_memory.pipeline.operations.refresh import refresh_memory
@@ -66,7 +67,8 @@ def month(root: Path, base_url: str, nights: int, per_day: int, batch: bool) -> 
         day = first + dt.timedelta(days=night)
         if night < nights:
             write_night(vault, day, per_day, rng)
-        refresh_memory(open_memory(vault, config), RunOptions(day), batch=batch and night < nights, readers=False)
+        refresh_memory(open_memory(vault, config, NAMING), RunOptions(day), batch=batch and night < nights,
+                       readers=False)
     with Ledger.for_memory_dir(vault / "_memory", readonly=True) as ledger:
         return ledger.usage_since(first)[1]
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from hylo_memory.decay import Dimension
 from hylo_memory.decay.files.store import MemoryStore
+from hylo_memory.pipeline.cli.words import NAMING
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.opening import open_memory
 from hylo_memory.pipeline.operations.serving.recall import recall
@@ -38,7 +39,7 @@ def memory(root: Path, items: list[str]) -> Path:
 def score(vault: Path, config: Config, questions: list[list[str]]) -> tuple[int, int]:
     first = top3 = 0
     for question, item in questions:
-        found = [i.text for i in recall(open_memory(vault, config), question, 3).items]
+        found = [i.text for i in recall(open_memory(vault, config, NAMING), question, 3).items]
         first += found[:1] == [item]
         top3 += item in found
     return first, top3

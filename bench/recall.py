@@ -41,12 +41,14 @@ from hylo_memory.decay.recall.recall import BM25, Entry, rank
 from hylo_memory.domain.dimensions import ACTIVE, FADING, clean_text
 from hylo_memory.domain.items import Item, MemoryFile, RawLine, Section
 from hylo_memory.extractors import bundled
+from hylo_memory.pipeline.cli.words import NAMING
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.opening import open_memory
 from hylo_memory.pipeline.operations.serving import recall as recall_module
 from hylo_memory.pipeline.operations.serving.context import build_context
 from hylo_memory.pipeline.operations.serving.meaning import warm
 from hylo_memory.pipeline.operations.serving.recall import recall
+from hylo_memory.pipeline.state.opened import Opened
 
 TODAY = dt.date(2026, 11, 30)
 
@@ -113,6 +115,10 @@ def queries(rng: random.Random, vocab: list[str], count: int) -> list[str]:
     return found
 
 
+def opened(vault: Path, config: Config) -> Opened:
+    return open_memory(vault, config, NAMING)
+
+
 def best(repeat: int, work: Callable[[], object]) -> float:
     """The fastest of `repeat` timings of `work`."""
     times = []
@@ -130,9 +136,10 @@ def by_meaning(vault: Path, texts: list[str], asked: list[str], repeat: int) -> 
     warm(vault / "_memory", config, [clean_text(t) for t in texts], seconds=3600.0)
     t_embed = time.perf_counter() - started
     per = len(asked)
-    t_recall = best(repeat, lambda: [recall(open_memory(vault, config), q, 10, TODAY) for q in asked]) / per
-    assert recall(open_memory(vault, config), asked[0], 10, TODAY).fallback is None
-    t_context = best(repeat, lambda: [build_context(open_memory(vault, config), TODAY, query=q) for q in asked]) / per
+    t_recall = best(repeat, lambda: [recall(opened(vault, config), q, 10, TODAY) for q in asked]) / per
+    assert recall(opened(vault, config), asked[0], 10, TODAY).fallback is None
+    t_context = best(repeat, lambda: [build_context(opened(vault, config), TODAY, NAMING, query=q)
+                                      for q in asked]) / per
     return [("meaning: embed every item", t_embed, None), ("meaning: recall", t_recall, None),
             ("meaning: context --query", t_context, None)]
 
@@ -174,12 +181,12 @@ def main(argv: list[str] | None = None) -> int:
         def cold() -> None:
             for q in asked:
                 recall_module._last_index = None  # as a fresh command-line process: the index built again
-                recall(open_memory(vault, config), q, 10, TODAY)
+                recall(opened(vault, config), q, 10, TODAY)
 
         t_recall = best(args.repeat, cold) / per
-        t_warm = best(args.repeat, lambda: [recall(open_memory(vault, config), q, 10, TODAY) for q in asked]) / per
-        t_context = best(args.repeat, lambda: build_context(open_memory(vault, config), TODAY))
-        t_context_q = best(args.repeat, lambda: build_context(open_memory(vault, config), TODAY, query=asked[0]))
+        t_warm = best(args.repeat, lambda: [recall(opened(vault, config), q, 10, TODAY) for q in asked]) / per
+        t_context = best(args.repeat, lambda: build_context(opened(vault, config), TODAY, NAMING))
+        t_context_q = best(args.repeat, lambda: build_context(opened(vault, config), TODAY, NAMING, query=asked[0]))
         meaning = [] if args.no_meaning or not bundled.installed() else by_meaning(vault, texts, asked, args.repeat)
 
     floor = t_read + t_scan

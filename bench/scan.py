@@ -48,6 +48,7 @@ import time
 from pathlib import Path
 
 from hylo_memory.extractors.offline.offline import OfflineExtractor
+from hylo_memory.pipeline.cli.words import NAMING
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.notes.reading import NoteReader
 from hylo_memory.pipeline.operations.opening import open_memory
@@ -325,7 +326,7 @@ def timed_reading(root: Path, today: dt.date, memory_dir: str) -> tuple[float, i
     with OpenCounter() as opened:
         started = time.perf_counter()
         config = Config(extractor="offline", memory_dir=memory_dir)
-        summary, _ = refresh(open_memory(root, config), OfflineExtractor(), RunOptions(today))
+        summary, _ = refresh(open_memory(root, config, NAMING), OfflineExtractor(), RunOptions(today))
         elapsed = time.perf_counter() - started
     return elapsed, opened.count, summary, opened.reading, opened.pooled
 

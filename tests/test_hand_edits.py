@@ -69,7 +69,7 @@ def keep_remembering(vault: Path, config: Config, editing: subprocess.Popen[str]
     rng = random.Random(1)
     while editing.poll() is None:
         try:  # opened on this thread, as a door opens it: a memory's ledger serves the thread that opened it
-            with open_memory(vault, config) as memory:
+            with open_memory(vault, config, NAMING) as memory:
                 remember_text(memory, f"{names(rng)} {names(rng)} — colleague", NAMING, Dimension.people, today=TODAY)
             tally["remembered"] += 1
         except FileChanged:
@@ -81,7 +81,7 @@ def keep_refreshing(vault: Path, config: Config, editing: subprocess.Popen[str],
     while editing.poll() is None:
         short(vault, TODAY, f"Had lunch with my friend {names(rng)} today.", slug=f"lunch-{tally['refreshed']}")
         try:
-            with open_memory(vault, config) as memory:
+            with open_memory(vault, config, NAMING) as memory:
                 refresh(memory, OfflineExtractor(), RunOptions(TODAY))
             tally["refreshed"] += 1
         except FileChanged:

@@ -72,7 +72,7 @@ def keep_remembering(vault: Path, config: Config, saving: threading.Thread, seed
     rng = random.Random(seed)
     while saving.is_alive():
         try:
-            with open_memory(vault, config) as memory:  # on this thread: its ledger serves the thread that opened it
+            with open_memory(vault, config, NAMING) as memory:  # on this thread: its ledger serves the thread that opened it
                 remember_text(memory, f"{name(rng)} — colleague", NAMING, Dimension.people, today=TODAY)
         except FileChanged:
             pass  # refused in one line (the file kept changing): allowed, never a loss
@@ -85,7 +85,7 @@ def keep_refreshing(vault: Path, config: Config, saving: threading.Thread, seed:
         n += 1
         short(vault, TODAY, f"Had lunch with my friend {name(rng)} today.", slug=f"lunch-{seed}-{n}")
         try:
-            with open_memory(vault, config) as memory:
+            with open_memory(vault, config, NAMING) as memory:
                 refresh(memory, OfflineExtractor(), RunOptions(TODAY))
         except FileChanged:
             pass

@@ -170,7 +170,7 @@ def config(isolated_env):
 
 def test_the_job_logs_one_line_and_never_raises(tmp_path: Path, config, caplog) -> None:
     vault = copy_example_vault(tmp_path / "vault")
-    runner = _Runner(vault, config)
+    runner = _Runner(vault, config, NAMING)
     with caplog.at_level(logging.INFO, logger="hylo_memory.schedule"):
         runner.run()
         (vault / "_memory" / "_state.md").write_text("## Active\n- Tired `last:2026-13-45 seen:1`\n", encoding="utf-8")
@@ -184,7 +184,7 @@ def test_the_job_logs_one_line_and_never_raises(tmp_path: Path, config, caplog) 
 
 def test_a_scheduled_run_keeps_the_read_memo_for_the_mornings_first_reader(tmp_path: Path, config) -> None:
     vault = copy_example_vault(tmp_path / "vault")
-    _Runner(vault, config).run()
+    _Runner(vault, config, NAMING).run()
     assert memo_path(vault / "_memory").exists()
 
 

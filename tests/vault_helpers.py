@@ -13,6 +13,7 @@ import yaml
 from hylo_memory.decay import Dimension, MemoryFile, parse
 from hylo_memory.decay.files.store import MemoryStore
 from hylo_memory.extractors.offline.offline import OfflineExtractor
+from hylo_memory.pipeline.cli.words import NAMING
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.opening import open_memory
 from hylo_memory.pipeline.run.options import RunOptions
@@ -27,7 +28,7 @@ _OPENED: list[Opened] = []
 def opened(vault: Path, config: Config | None = None) -> Opened:
     """The vault's memory opened as a door opens it, for an operation or the run to take; closed after the test
     (`close_opened`, from tests/conftest.py)."""
-    memory = open_memory(vault, config or Config())
+    memory = open_memory(vault, config or Config(), NAMING)
     _OPENED.append(memory)
     return memory
 
@@ -122,7 +123,7 @@ def run(
     """One refresh run in-process with the offline extractor (settings override the defaults)."""
     today = day(today) if isinstance(today, str) else today
     options = RunOptions(today, dry_run=dry_run, intro=intro)
-    with open_memory(root, Config(**settings)) as memory:
+    with open_memory(root, Config(**settings), NAMING) as memory:
         summary, _ = refresh(memory, extractor or OfflineExtractor(), options)
     return summary
 

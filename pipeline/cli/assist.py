@@ -44,11 +44,11 @@ def context_command(ctx: click.Context, vault: Path | None, config_file: Path | 
         from hylo_memory.pipeline.operations.scoped import scoped_context
 
         scope_config = in_scope(ctx, config, scope)
-        with open_memory(vault, config) as person, open_memory(vault, scope_config) as own:
+        with open_memory(vault, config, NAMING) as person, open_memory(vault, scope_config, NAMING) as own:
             both = scoped_context(person, own, scope, day, NAMING, budget, query)
         click.echo(both.to_json() if as_json else both.to_text(), nl=as_json)
         return 0
-    with open_memory(vault, config) as memory:
+    with open_memory(vault, config, NAMING) as memory:
         result = build_context(memory, day, NAMING, budget, query)
     click.echo(result.to_json() if as_json else result.to_text(), nl=as_json)
     return 0
@@ -71,11 +71,11 @@ def recall_command(ctx: click.Context, query: str, vault: Path | None, config_fi
     if notes:
         from hylo_memory.pipeline.operations.serving.archive_search import recall_notes
 
-        with open_memory(vault, config) as memory:
+        with open_memory(vault, config, NAMING) as memory:
             found = recall_notes(memory, query, NAMING, limit)
         click.echo(found.to_json() if as_json else found.to_text(NAMING), nl=as_json)
         return 0
-    with open_memory(vault, config) as memory:
+    with open_memory(vault, config, NAMING) as memory:
         result = recall(memory, query, limit, today)
     click.echo(result.to_json() if as_json else result.to_text(NAMING), nl=as_json)
     return 0

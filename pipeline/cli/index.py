@@ -23,7 +23,7 @@ def index_command(ctx: click.Context, vault: Path | None, config_file: Path | No
     from hylo_memory.pipeline.operations.serving.index import index
 
     config, vault = setup(ctx, config_file, vault)
-    with progress_bar(quiet) as progress, open_memory(vault, config) as memory:
+    with progress_bar(quiet) as progress, open_memory(vault, config, NAMING) as memory:
         done = index(memory, NAMING, progress)
     click.echo(done.to_json() if as_json else done.to_text(), nl=as_json)
     return 0 if done.ok else 1

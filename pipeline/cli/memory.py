@@ -88,7 +88,7 @@ def refresh_command(ctx: click.Context, vault: Path | None, config_file: Path | 
         def run(on: Config, intro: str | None = None) -> Refreshed:
             options = RunOptions(today=day, dry_run=dry_run, intro=intro, progress=progress, reextract=reextract,
                                  since=since, retry_stuck=retry_stuck)
-            with open_memory(vault, on) as memory:  # the person's, or a scope's with its own configuration
+            with open_memory(vault, on, NAMING) as memory:  # the person's, or a scope's with its own configuration
                 return refresh_memory(memory, options, batch=config.batch if batch is None else batch)
 
         summary, changes = run(config, intro)
@@ -121,7 +121,7 @@ def _collect(vault: Path, config: Config, day: dt.date, as_json: bool) -> int:
     every = [config, *(scope for _, scope in each_scope(config))]  # the person's, then each scope's (spec §1.1)
     reports = []
     for on in every:
-        with open_memory(vault, on) as memory:
+        with open_memory(vault, on, NAMING) as memory:
             reports += collect_batches(memory, day)
     if as_json:
         click.echo(json.dumps({"batches": [json.loads(r.model_dump_json()) for r in reports]}))
@@ -150,7 +150,7 @@ def apply_command(ctx: click.Context, vault: Path | None, config_file: Path | No
         from hylo_memory.pipeline.operations.reading.lease import propose
 
         try:
-            with open_memory(vault, config) as memory:
+            with open_memory(vault, config, NAMING) as memory:
                 proposed = propose(memory, lease, read_answer(evidence), today)
         except LeaseRefused as exc:
             raise InputError(f"{exc}: ask for a new batch with {NAMING.next_batch}") from None
@@ -161,7 +161,7 @@ def apply_command(ctx: click.Context, vault: Path | None, config_file: Path | No
         return 0
     day = today or clock.today(config.timezone)
     found = read_evidence(evidence)
-    with open_memory(vault, config) as memory:
+    with open_memory(vault, config, NAMING) as memory:
         applied = apply_evidence(memory, found, day, dry_run=dry_run, detail=str(evidence))
     if as_json:
         click.echo(summary_of(applied, day, dry_run).to_json())
@@ -193,7 +193,7 @@ def pending_command(ctx: click.Context, vault: Path | None, config_file: Path | 
     from hylo_memory.pipeline.state.leases import reader_name
 
     config, vault = setup(ctx, config_file, vault)
-    with open_memory(vault, config) as memory:
+    with open_memory(vault, config, NAMING) as memory:
         handed = notes_to_read(memory, reader_name(client, "command line"), today or clock.today(config.timezone),
                                max_chars, since)
     answer_with = f"{NAMING.answer} (its day is the lease's: no --today needed)"
@@ -216,7 +216,7 @@ def pending_command(ctx: click.Context, vault: Path | None, config_file: Path | 
 def remember_command(ctx: click.Context, text: str, vault: Path | None, config_file: Path | None, today: dt.date | None,
                      extractor: str | None, dimension: Dimension | None, pin: bool | None) -> int:
     config, vault = setup(ctx, config_file, vault, extractor)
-    with open_memory(vault, config) as memory:
+    with open_memory(vault, config, NAMING) as memory:
         line = remember_text(memory, text, NAMING, dimension, pin, today)
     click.echo(line)
     return 0
@@ -234,7 +234,7 @@ def schedule_command(ctx: click.Context, vault: Path | None, config_file: Path |
             parse_cron(cron, config.timezone)
         except ConfigError as exc:
             raise click.BadParameter(str(exc).removeprefix("schedule "), ctx, param_hint="'--cron'") from None
-    return run_schedule(vault, config, cron)
+    return run_schedule(vault, config, cron, NAMING)
 
 
 @click.command("status", help="show recent runs, the next scheduled run, memory files and sources waiting")
@@ -248,7 +248,7 @@ def status_command(ctx: click.Context, vault: Path | None, config_file: Path | N
                    as_json: bool, costs: bool, scope: str | None) -> int:
     config, vault = setup(ctx, config_file, vault)
     config = in_scope(ctx, config, scope)
-    with open_memory(vault, config) as memory:  # read only: its ledger's copy, no ledger made
+    with open_memory(vault, config, NAMING) as memory:  # read only: its ledger's copy, no ledger made
         report = gather(memory, NAMING, today, costs=costs)
     click.echo(report.model_dump_json() if as_json else report.to_text(), nl=as_json)
     return 0
@@ -297,7 +297,7 @@ def _offer_me(vault: Path, config: Config, yes: bool) -> None:
     (docs/spec.md §2.1)."""
     from hylo_memory.pipeline.operations.init_me import me_exists, me_file_of, start_me
 
-    with open_memory(vault, config) as memory:  # its store alone: no ledger
+    with open_memory(vault, config, NAMING) as memory:  # its store alone: no ledger
         if me_exists(memory):
             click.echo(f"{me_file_of(memory)} is there: your own file, left as it is.")
             return

@@ -29,7 +29,7 @@ def why_command(ctx: click.Context, text: str, vault: Path | None, config_file: 
                 dimension: Dimension | None, as_json: bool, scope: str | None) -> int:
     config, vault = setup(ctx, config_file, vault)
     config = in_scope(ctx, config, scope)
-    with open_memory(vault, config) as memory:
+    with open_memory(vault, config, NAMING) as memory:
         return print_report(explain(memory, text, dimension), as_json)
 
 
@@ -45,7 +45,7 @@ def history_command(ctx: click.Context, vault: Path | None, config_file: Path | 
                     as_json: bool, scope: str | None) -> int:
     config, vault = setup(ctx, config_file, vault)
     config = in_scope(ctx, config, scope)
-    with open_memory(vault, config) as memory:
+    with open_memory(vault, config, NAMING) as memory:
         return print_report(history(memory, limit), as_json)
 
 
@@ -61,7 +61,7 @@ def undo_command(ctx: click.Context, change: int | None, vault: Path | None, con
                  dry_run: bool, as_json: bool, scope: str | None) -> int:
     config, vault = setup(ctx, config_file, vault)
     config = in_scope(ctx, config, scope)
-    with open_memory(vault, config) as memory:
+    with open_memory(vault, config, NAMING) as memory:
         return print_report(undo(memory, change, dry_run), as_json)
 
 
@@ -81,7 +81,7 @@ def forget_command(ctx: click.Context, text: str | None, vault: Path | None, con
         raise click.UsageError("give the item's TEXT, or --list", ctx)
     config, vault = setup(ctx, config_file, vault)
     config = in_scope(ctx, config, scope)
-    with open_memory(vault, config) as memory:
+    with open_memory(vault, config, NAMING) as memory:
         if listing:
             return print_report(forgotten(memory), as_json)
         assert text is not None
@@ -100,7 +100,7 @@ def unforget_command(ctx: click.Context, text: str, vault: Path | None, config_f
                      dimension: Dimension | None, as_json: bool, scope: str | None) -> int:
     config, vault = setup(ctx, config_file, vault)
     config = in_scope(ctx, config, scope)
-    with open_memory(vault, config) as memory:
+    with open_memory(vault, config, NAMING) as memory:
         return print_report(unforget(memory, text, dimension), as_json)
 
 

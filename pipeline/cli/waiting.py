@@ -23,7 +23,7 @@ from hylo_memory.pipeline.operations.opening import open_memory
 def candidates_command(ctx: click.Context, vault: Path | None, config_file: Path | None, as_json: bool,
                        scope: str | None) -> int:
     config, vault = setup(ctx, config_file, vault)
-    with open_memory(vault, in_scope(ctx, config, scope)) as memory:
+    with open_memory(vault, in_scope(ctx, config, scope), NAMING) as memory:
         return print_report(waiting(memory, NAMING), as_json)
 
 
@@ -38,7 +38,7 @@ def candidates_command(ctx: click.Context, vault: Path | None, config_file: Path
 def promote_command(ctx: click.Context, text: str, vault: Path | None, config_file: Path | None,
                     today: dt.date | None, dimension: Dimension | None, as_json: bool, scope: str | None) -> int:
     config, vault = setup(ctx, config_file, vault)
-    with open_memory(vault, in_scope(ctx, config, scope)) as memory:
+    with open_memory(vault, in_scope(ctx, config, scope), NAMING) as memory:
         return print_report(promote(memory, text, NAMING, dimension, today), as_json)
 
 
@@ -53,7 +53,7 @@ def promote_command(ctx: click.Context, text: str, vault: Path | None, config_fi
 def reject_command(ctx: click.Context, text: str, vault: Path | None, config_file: Path | None,
                    today: dt.date | None, dimension: Dimension | None, as_json: bool, scope: str | None) -> int:
     config, vault = setup(ctx, config_file, vault)
-    with open_memory(vault, in_scope(ctx, config, scope)) as memory:
+    with open_memory(vault, in_scope(ctx, config, scope), NAMING) as memory:
         return print_report(reject(memory, text, NAMING, dimension, today), as_json)
 
 

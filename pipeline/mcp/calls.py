@@ -50,7 +50,7 @@ class Memory:
         `with` — its ledger's connection serves that thread alone."""
         from hylo_memory.pipeline.operations.opening import open_memory
 
-        return open_memory(self.vault, config or self.config)
+        return open_memory(self.vault, config or self.config, NAMING)
 
 
 class Failure(ToolError):

@@ -8,18 +8,20 @@ from typing import TYPE_CHECKING
 
 from hylo_memory.pipeline import config_memo
 from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.naming import Naming
 from hylo_memory.pipeline.vaults import is_remote, local_root
 
 if TYPE_CHECKING:
     from hylo_memory.pipeline.state.opened import Opened
 
 
-def open_memory(vault: Path, config: Config) -> Opened:
-    """The memory a command works on, opened once (its store; its ledger when first used): the doors call this, and
-    pass what it opened to the operation, which passes it to the run. Close it, or open it in a `with`."""
+def open_memory(vault: Path, config: Config, naming: Naming) -> Opened:
+    """The memory a command works on, opened once (its store; its ledger when first used): the doors call this, with
+    their words for the steps a text advises, and pass what it opened to the operation, which passes it to the run.
+    Close it, or open it in a `with`."""
     from hylo_memory.pipeline.state.opened import Opened  # the store's module loads with a command, not at start
 
-    return Opened(vault, config)
+    return Opened(vault, config, naming)
 
 
 def open_vault(config: Config, given: str | None = None, memo: bool = False) -> Path:

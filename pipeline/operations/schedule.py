@@ -27,6 +27,7 @@ from hylo_memory.decay.files.store import atomic_write, writable
 from hylo_memory.errors import ConfigError, HyloMemoryError
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.naming import Naming
 from hylo_memory.pipeline.operations.after_write import after_write
 from hylo_memory.pipeline.operations.opening import open_memory
 from hylo_memory.pipeline.operations.schedule_found import SCHEDULE_FILE, SCHEDULE_LOCK
@@ -136,15 +137,17 @@ def run_schedule(
     vault: Path,
     config: Config,
     cron: str | None,
+    naming: Naming,
     stream: TextIO = sys.stderr,
 ) -> int:
-    """Refresh `vault` on the schedule until SIGTERM/SIGINT; 0 when stopped so."""
+    """Refresh `vault` on the schedule until SIGTERM/SIGINT; 0 when stopped so. `naming`: the command line's words,
+    for the hints of its runs."""
     expr = config.schedule if cron is None else cron  # an empty --cron is a mistake, not the default
     trigger = parse_cron(expr, config.timezone)
     _log_to(stream)
-    runner = _Runner(vault, config)
+    runner = _Runner(vault, config, naming)
     now = clock.now(config.timezone)
-    with open_memory(vault, config) as memory:  # the schedule's own; each night's run opens its memory
+    with open_memory(vault, config, naming) as memory:  # the schedule's own; each night's run opens its memory
         last, folder = last_success(memory), memory.folder
     catch_up = should_catch_up(trigger, last, now)
 
@@ -216,9 +219,10 @@ def _announced(state_dir: Path, expr: str, zone: str) -> Iterator[None]:
 class _Runner:
     """The scheduled job: one refresh, one log line, never an exception into the scheduler."""
 
-    def __init__(self, vault: Path, config: Config):
+    def __init__(self, vault: Path, config: Config, naming: Naming):
         self.vault = vault
         self.config = config
+        self.naming = naming
         self.running = threading.Event()
 
     def run(self) -> None:
@@ -237,13 +241,14 @@ class _Runner:
             from hylo_memory.pipeline.run.options import RunOptions
 
             # The last `refresh --intro` is the run's; a batch run submits, and every run collects first.
-            with open_memory(self.vault, self.config) as memory:  # on the scheduler's thread, for this night
+            # On the scheduler's thread, for this night.
+            with open_memory(self.vault, self.config, self.naming) as memory:
                 summary, _ = refresh_memory(memory, RunOptions(today), batch=self.config.batch, readers=False)
             LOG.info(run_line(summary))
             from hylo_memory.pipeline.scopes import each_scope
 
             for name, scope in each_scope(self.config):  # then each scope's memory (docs/spec.md §1.1)
-                with open_memory(self.vault, scope) as memory:
+                with open_memory(self.vault, scope, self.naming) as memory:
                     done, _ = refresh_memory(memory, RunOptions(today), batch=self.config.batch)
                 LOG.info("scope %s: %s", name, run_line(done))
             return True
@@ -255,7 +260,7 @@ class _Runner:
 
     def _after_write(self) -> None:
         try:
-            with open_memory(self.vault, self.config) as memory:  # the morning's first reader is quick
+            with open_memory(self.vault, self.config, self.naming) as memory:  # the morning's first reader is quick
                 after_write(memory.store, self.config, None)
         except Exception as exc:  # noqa: BLE001 - a cache: the run it follows stands
             LOG.warning("the read memo was not kept: unexpected %s: %s", type(exc).__name__, exc)

@@ -1,4 +1,7 @@
-"""Hints a run gives: the vault does not look as the configuration expects, or a configured model is not used."""
+"""Hints a run gives: the vault does not look as the configuration expects, or a configured model is not used.
+
+The command a hint names is the command line's, in the words of the door that opened the memory (its `Naming`):
+its flags (`--vault`, `--today`, `--since`) are the command's, and no tool takes them."""
 
 from __future__ import annotations
 
@@ -8,15 +11,16 @@ from pathlib import Path
 from typing import Literal
 
 from hylo_memory.pipeline.config import Config, is_whole_vault
+from hylo_memory.pipeline.naming import Naming, Step
 from hylo_memory.pipeline.run.window import Window
 from hylo_memory.pipeline.state.ledger import Ledger
 from hylo_memory.pipeline.vaults import is_remote, newest_note
 
 
-def layout_hints(vault: Path, config: Config) -> list[str]:
+def layout_hints(vault: Path, config: Config, naming: Naming) -> list[str]:
     """A hint when none of the folders the configuration reads is in the vault (a run would read nothing), and
     one when a model is configured but the offline extractor was chosen (the summary's line names only the latter)."""
-    return _folder_hints(vault, config) + extractor_hints(config)
+    return _folder_hints(vault, config, naming) + extractor_hints(config)
 
 
 def extractor_choice(config: Config) -> str:
@@ -38,11 +42,11 @@ def extractor_hints(config: Config) -> list[str]:
     return []
 
 
-def _folder_hints(vault: Path, config: Config) -> list[str]:
+def _folder_hints(vault: Path, config: Config, naming: Naming) -> list[str]:
     folders = config.shorts_paths + config.knowledge_paths + config.extra_scan_paths
     if any(is_whole_vault(f) or (vault / f).exists() for f in folders):
         return []
-    run = f"run `hylo-memory init --vault {shlex.quote(str(vault))}` to choose which folders to read"
+    run = f"run `{naming.commands[Step.INIT]} --vault {shlex.quote(str(vault))}` to choose which folders to read"
     if not folders:
         return [f"no folders are configured to be read: {run}"]
     names = [f"{f.strip().rstrip('/')}/" for f in folders]
@@ -50,11 +54,12 @@ def _folder_hints(vault: Path, config: Config) -> list[str]:
     return [f"no {listed} folder in this vault: {run}"]
 
 
-def old_vault_hint(vault: Path, config: Config, ledger: Ledger, window: Window, first: bool | None = None,
-                   verb: Literal["refresh", "pending"] = "refresh") -> str | None:
+def old_vault_hint(vault: Path, config: Config, ledger: Ledger, window: Window, naming: Naming,
+                   first: bool | None = None, step: Literal[Step.REFRESH, Step.PENDING] = Step.REFRESH) -> str | None:
     """When the vault has notes but none dated in `window`, and no complete run ever read the newest: its date, and
-    the command that reads the `first_run_days` up to it (docs/spec.md §4.1): a `refresh`, or for the person's
-    assistant a `pending`. None when a note is in the window, or the vault has none.
+    the command that reads the `first_run_days` up to it (docs/spec.md §4.1): a refresh, or for the person's
+    assistant the next batch of notes (`step`), in the command line's words of `naming`. None when a note is in the
+    window, or the vault has none.
 
     `first`: whether the next run on the vault is a first run (default: `window`'s mode). A first run on
     `--today` that date reads those days; after a complete run, only `--since` reaches them (a refresh's with
@@ -65,9 +70,9 @@ def old_vault_hint(vault: Path, config: Config, ledger: Ledger, window: Window, 
     if newest is None or newest >= window.start or ledger.covered(newest):
         return None  # a note in the window; or a person who stopped writing for a while, whose notes were read
     where = config.vault if is_remote(config.vault) else str(vault)
-    command = f"hylo-memory {verb} --vault {shlex.quote(str(where))} --today {newest}"
+    command = f"{naming.commands[step]} --vault {shlex.quote(str(where))} --today {newest}"
     if not (window.mode == "first" if first is None else first):
         since = newest - dt.timedelta(days=config.first_run_days - 1)
-        command += f" --reextract --since {since}" if verb == "refresh" else f" --since {since}"
+        command += f" --reextract --since {since}" if step is Step.REFRESH else f" --since {since}"
     return (f"no note is dated in the window ({window.start} to {window.today}); the newest is dated {newest}: "
             f"`{command}` reads the {config.first_run_days} days up to it")

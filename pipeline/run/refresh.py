@@ -20,6 +20,7 @@ from hylo_memory.extractors.base import Extraction, Extractor
 from hylo_memory.extractors.llm.costs import cost_of
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.naming import Naming
 from hylo_memory.pipeline.run.collect import Plan, Reread, Selection, plan
 from hylo_memory.pipeline.run.extraction import Extracted, extract_all
 from hylo_memory.pipeline.run.hints import layout_hints, old_vault_hint
@@ -54,9 +55,9 @@ def refresh(memory: Opened, extractor: Extractor, options: RunOptions) -> tuple[
     vault, store, config = memory.vault, memory.store, memory.config
     if options.dry_run:
         # A dry run writes nothing at all, not even a lock or the ledger: it works on the ledger's copy.
-        return _run(_Setting(vault, store, memory.copy, config, extractor, options))
+        return _run(_Setting(vault, store, memory.copy, config, extractor, options, memory.naming))
     with running(memory) as ledger:
-        return _run(_Setting(vault, store, ledger, config, extractor, options))
+        return _run(_Setting(vault, store, ledger, config, extractor, options, memory.naming))
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,7 @@ class _Setting:
     config: Config
     extractor: Extractor
     options: RunOptions
+    naming: Naming  # the words of the door that opened the memory, for the hints
 
 
 @dataclass(frozen=True)
@@ -136,7 +138,8 @@ def _read(setting: _Setting) -> _Read:
     # A window holding no note, in a vault that has some: the newest one's date and how to read up to it. After
     # this run, complete, the next is not a first run.
     empty = collected.empty() and lease is None
-    old_vault = old_vault_hint(vault, config, ledger, window, first=None if dry_run else False) if empty else None
+    old_vault = old_vault_hint(vault, config, ledger, window, setting.naming, first=None if dry_run else False) \
+        if empty else None
     me = read_me(vault / config.person_memory_dir, config.me_max_bytes)  # the person's own file holds (§2.1)
     return _Read(run_id=run_id, lease=lease, planned=planned, hashes=hashes, kept=kept, outcome=outcome,
                  extracted=extracted, failing=failing, stated=me.statements,
@@ -174,7 +177,7 @@ def _plan_writes(setting: _Setting, read: _Read) -> tuple[Journal | None, tuple[
     summary.soft_cap = over_cap({u.dimension: u.after for u in updates}, config.soft_cap)
     summary.resumed = len(read.kept)
     summary.stuck = read.failing.stuck()
-    summary.hints = layout_hints(setting.vault, config) + read.hints
+    summary.hints = layout_hints(setting.vault, config, setting.naming) + read.hints
     summary.cost = cost_of(summary.usage, config.prices())
     if setting.options.dry_run:
         return None, (summary, updates)

@@ -1,5 +1,6 @@
 """One opened memory (issue 41): what a command works on, opened once by its door and handed to the operation and the
-run, never opened again on the way: the vault, its configuration, its store, its ledger and its backend."""
+run, never opened again on the way: the vault, its configuration, its store, its ledger and its backend; and the
+words of the door that opened it, for the texts deep in a run that name a next step (run/hints.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from hylo_memory.decay.files.store import MemoryStore
 from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.naming import Naming
 from hylo_memory.pipeline.state.writing import open_store
 from hylo_memory.pipeline.vaults import home_of
 
@@ -25,8 +27,8 @@ class Opened:
     The ledger is sqlite's, whose connection serves the thread that opened it: a memory is opened, used and closed
     on one thread (the MCP server opens one a tool call, on the call's worker)."""
 
-    def __init__(self, vault: Path, config: Config):
-        self.vault, self.config = vault, config
+    def __init__(self, vault: Path, config: Config, naming: Naming):
+        self.vault, self.config, self.naming = vault, config, naming
         self.store: MemoryStore = open_store(vault, config)
         self._ledger: Ledger | None = None
         self._copy: Ledger | None = None

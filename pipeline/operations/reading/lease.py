@@ -28,6 +28,7 @@ from hylo_memory.extractors.llm.llm_errors import InvalidReply
 from hylo_memory.extractors.synthesis import cluster_units, pool_unit
 from hylo_memory.pipeline import clock
 from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.naming import Naming, Step
 from hylo_memory.pipeline.operations.after_write import after_write
 from hylo_memory.pipeline.operations.reading.handed import MAX_PASSED_OVER, Handed, PassedOver, Proposed
 from hylo_memory.pipeline.operations.reading.review import Reviewed, answer_review, hand_out_review
@@ -59,7 +60,7 @@ def notes_to_read(memory: Opened, client: str, today: dt.date, max_chars: int | 
     config = memory.config
     with running(memory) as ledger:  # the files the items are shown from are whole
         desk = _Desk(memory.vault, config, memory.store, client, today, max_chars or config.assistant_batch_chars,
-                     since)
+                     since, memory.naming)
         handed, unasked = _hand_out(desk, ledger)
     if unasked is None or not pooling:
         return handed
@@ -85,6 +86,7 @@ class _Desk(NamedTuple):
     today: dt.date
     max_chars: int
     since: dt.date | None
+    naming: Naming  # the door's words, for the hint of an old vault
 
 
 def _hand_out(desk: _Desk, ledger: Ledger) -> tuple[Handed, Lease | None]:
@@ -127,7 +129,8 @@ def _hand_out(desk: _Desk, ledger: Ledger) -> tuple[Handed, Lease | None]:
         if review is not None:
             return review, None
         done = Handed(status="done", in_batch=planned.collected.submitted or None, passed_over=passed[:MAX_PASSED_OVER],
-                      old_vault=old_vault_hint(desk.vault, desk.config, ledger, planned.window, verb="pending"))
+                      old_vault=old_vault_hint(desk.vault, desk.config, ledger, planned.window, desk.naming,
+                                               step=Step.PENDING))
         # The day's decay, as a nightly run would apply it, when no run today has: the loop leaves the memory as
         # the night would (docs/spec.md §4.6), not only when a note was read.
         if any(files.values()) and (ledger.last_complete() or dt.date.min) < desk.today and not done.in_batch:

@@ -148,7 +148,7 @@ def gather(memory: Opened, naming: Naming, today: dt.date | None = None, now: dt
         records = ledger.recent_runs(RECENT_RUNS)
         runs = _runs(records, running, config)
         last = ledger.last_success_at()
-        waiting, hint = _waiting(vault, config, ledger, parsed, today)
+        waiting, hint = _waiting(vault, config, ledger, parsed, today, naming)
         others: int | None = ledger.read_by_others(extractor_name(config.llm()))
         others_since = ledger.read_by_others_since(extractor_name(config.llm())) if others else None
         spent = _costs(ledger, today, config) if costs else None
@@ -225,12 +225,12 @@ def _runs(records: list[RunRecord], running: bool, config: Config) -> list[RunLi
 
 
 def _waiting(vault: Path, config: Config, ledger: Ledger, parsed: dict[Dimension, MemoryFile | None],
-             today: dt.date) -> tuple[Waiting, str | None]:
+             today: dt.date, naming: Naming) -> tuple[Waiting, str | None]:
     """What the next refresh would read, with the same window and "already extracted?" test; and, when its window
     holds no note but the vault has older ones, the hint that says how to read them."""
     planned = plan(vault, config, ledger, parsed, today)
     window, collected = planned.window, planned.collected
-    hint = old_vault_hint(vault, config, ledger, window) if collected.empty() else None
+    hint = old_vault_hint(vault, config, ledger, window, naming) if collected.empty() else None
     return Waiting(
         **SourceCounts.of(collected.sources).model_dump(), mode=window.mode, window_start=window.start,
         window_days=window.days, total=len(collected.sources), skipped=len(collected.skipped),
