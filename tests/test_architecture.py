@@ -8,6 +8,7 @@ package-dir mapping. `make check` runs this file.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import tomllib
 from collections.abc import Iterator
@@ -33,10 +34,20 @@ def _modules() -> dict[str, Path]:
 MODULES = _modules()
 
 
+def _tree(path: Path) -> ast.Module:
+    """The module's syntax tree, parsed once for every rule that reads it (a breach's file, once for its text)."""
+    return _parsed(path.read_text(encoding="utf-8"), str(path))
+
+
+@functools.cache
+def _parsed(source: str, filename: str) -> ast.Module:
+    return ast.parse(source, filename=filename)
+
+
 def _imports(module: str, path: Path) -> Iterator[tuple[int, str]]:
     """(line, absolute module name) for every import in the file, wherever it stands."""
     is_package = path.stem == "__init__"
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+    for node in ast.walk(_tree(path)):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 yield node.lineno, alias.name
@@ -280,7 +291,7 @@ def _large_functions(modules: dict[str, Path] = MODULES) -> list[str]:
     for module, path in modules.items():
         if not any(_within(module, room) for room in CHECKED):
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        for node in ast.walk(_tree(path)):
             if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 continue
             lines = (node.end_lineno or node.lineno) - node.lineno + 1
@@ -367,7 +378,7 @@ def _door_names_used(modules: dict[str, Path] = MODULES) -> list[str]:
     for module, path in modules.items():
         if not any(_within(module, room) for room in NAMELESS):
             continue
-        for line, text in _strings(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        for line, text in _strings(_tree(path)):
             where = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
             found += [f"{where}:{line} {m.group(0)}" for m in tool.finditer(text)]
             found += [f"{where}:{line} {PROGRAM} {m.group(1)}" for m in command.finditer(text)]
@@ -411,7 +422,7 @@ def _openings(modules: dict[str, Path] = MODULES) -> list[str]:
     for module, path in modules.items():
         if not _within(module, PACKAGE) or module in OPENING:
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        for node in ast.walk(_tree(path)):
             if not isinstance(node, ast.Call):
                 continue
             function = node.func

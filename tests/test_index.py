@@ -23,7 +23,7 @@ from hylo_memory.testing.fake_openai import FakeOpenAI
 from hylo_memory.testing.fake_replies import delay, error
 
 TODAY = "2026-11-30"
-MANY = 3 * bundled.BATCH  # more than one batch: a bounded embedding leaves some to wait
+MANY = 2 * bundled.BATCH  # more than one batch: a bounded embedding leaves some to wait
 
 
 def kept_by_hand(root: Path, count: int = MANY) -> Path:
