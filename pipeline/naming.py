@@ -39,9 +39,12 @@ class Naming:
     commands: Mapping[Step, str]
     tools: Mapping[Step, str] = field(default_factory=dict)
 
-    def say(self, step: Step, *args: str) -> str:
-        """The step as this door's reader takes it, with its arguments: "`hylo-memory unforget "Is vegan"`", or
-        "the `forget` tool with "Is vegan"" where the door has a tool for it."""
+    def say(self, step: Step, *args: str, **options: str) -> str:
+        """The step as this door's reader takes it, with its arguments and options: "`hylo-memory forget 'Is vegan'
+        --dimension preferences`", or "the `forget` tool with 'Is vegan' (dimension: preferences)" where the door
+        has a tool for it."""
         if step in self.tools:
-            return f"the `{self.tools[step]}` tool" + (f" with {' '.join(args)}" if args else "")
-        return f"`{' '.join([self.commands[step], *args])}`"
+            given = " ".join(args) + "".join(f" ({name}: {value})" for name, value in options.items())
+            return f"the `{self.tools[step]}` tool" + (f" with {given.strip()}" if given else "")
+        flags = [f"--{name} {value}" for name, value in options.items()]
+        return f"`{' '.join([self.commands[step], *args, *flags])}`"

@@ -59,3 +59,14 @@ def test_context_s_left_out_note_says_the_status_tool_to_the_server_and_the_stat
 def test_a_step_the_server_has_no_tool_for_is_said_as_the_command_line_s_command() -> None:
     assert SERVER.say(Step.INDEX) == COMMAND_LINE.say(Step.INDEX) == "`hylo-memory index`"
     assert SERVER.say(Step.STATUS) == "the `status` tool" and COMMAND_LINE.say(Step.STATUS) == "`hylo-memory status`"
+
+
+def test_a_step_s_options_are_the_command_s_flags_and_the_tool_s_arguments() -> None:
+    assert COMMAND_LINE.say(Step.FORGET, "'Is vegan'", dimension="preferences") == \
+        f"`{PROG} forget 'Is vegan' --dimension preferences`"
+    assert SERVER.say(Step.FORGET, "'Is vegan'", dimension="preferences") == \
+        "the `forget` tool with 'Is vegan' (dimension: preferences)"
+
+
+def test_the_command_line_s_answer_to_a_batch_names_its_lease_and_its_file() -> None:
+    assert COMMAND_LINE.answer == f"`{PROG} apply --lease LEASE --evidence FILE`"  # `apply --lease` alone is refused

@@ -8,4 +8,6 @@ from hylo_memory.pipeline.version import PROG
 
 # The steps a text advises, as the command line names them (docs/spec.md §9.5: the assistant's reading loop).
 COMMAND_WORDS = {step: f"{PROG} {step.name.lower()}" for step in Step}
-NAMING = Naming(next_batch=f"`{PROG} pending`", answer=f"`{PROG} apply --lease`", commands=COMMAND_WORDS)
+# The answer's words name its file: `apply --lease` alone is refused (the answer is read from `--evidence`).
+NAMING = Naming(next_batch=f"`{PROG} pending`", answer=f"`{PROG} apply --lease LEASE --evidence FILE`",
+                commands=COMMAND_WORDS)

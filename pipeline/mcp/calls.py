@@ -26,11 +26,11 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 # The steps a text advises, as the server names them: the reading loop's two tools (pipeline/mcp/reading.py), and
 # the tools of tools.py for the steps they take; the rest (no tool lets a forgotten fact be kept again, or embeds the
-# items) are the command line's, as is `forget` in a hint to the person (it names its file by `--dimension`).
+# items) are the command line's.
 NAMING = Naming(next_batch="notes_to_read", answer="propose_memories",
                 commands={step: f"{PROG} {step.name.lower()}" for step in Step},
                 tools={Step.CONTEXT: "context", Step.REMEMBER: "remember", Step.STATUS: "status",
-                       Step.REFRESH: "refresh"})
+                       Step.REFRESH: "refresh", Step.FORGET: "forget"})
 
 
 @dataclass(frozen=True)

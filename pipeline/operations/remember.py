@@ -105,7 +105,7 @@ def remember(memory: Opened, decision: Decision, naming: Naming, today: dt.date,
     note += "".join(f'; merged as the same fact: "{m.kept}" ← "{m.dropped}"' for m in changes.merged + changes.joined)
     note += "".join(f'; it replaces "{s.text}" (now fading)' for s in changes.superseded)
     note += "".join(f'; it contradicts pinned "{c.pinned}", kept as it is: '
-                    f'{naming.say(Step.FORGET, shlex.quote(c.pinned), "--dimension", decision.dimension.value)} '
+                    f'{naming.say(Step.FORGET, shlex.quote(c.pinned), dimension=decision.dimension.value)} '
                     f'if it no longer holds'
                     for c in changes.conflicts)
     return update, f'{verb} "{kept.text}" in {store.path(decision.dimension).name} (seen {kept.seen}, {pin}){note}'
