@@ -46,5 +46,8 @@ class Naming:
         if step in self.tools:
             given = " ".join(args) + "".join(f" ({name}: {value})" for name, value in options.items())
             return f"the `{self.tools[step]}` tool" + (f" with {given.strip()}" if given else "")
-        flags = [f"--{name} {value}" for name, value in options.items()]
-        return f"`{' '.join([self.commands[step], *args, *flags])}`"
+        return self.command(step, *args, *(f"--{name} {value}" for name, value in options.items()))
+
+    def command(self, step: Step, *args: str) -> str:
+        """The step as the command line takes it, whatever the door: for a flag no tool takes (`--retry-stuck`)."""
+        return f"`{' '.join([self.commands[step], *args])}`"

@@ -25,6 +25,7 @@ from hylo_memory.extractors.base import MAX_LISTED
 from hylo_memory.extractors.llm.evidence_reply import Asked, read_evidence
 from hylo_memory.extractors.offline.attributed import OTHERS_WORDS, why_not_kept
 from hylo_memory.extractors.offline.standalone import CUT_SHORT, EMPTY_OPINION, NO_CLAIM, PRONOUN_ONLY, why_not_alone
+from hylo_memory.pipeline.cli.options import NAMING
 from hylo_memory.pipeline.config import Config
 from hylo_memory.pipeline.operations.reading.lease import notes_to_read, propose
 
@@ -181,7 +182,7 @@ def test_the_assistant_is_told_each_dropped_entry_and_its_reason_one_a_line(tmp_
     source = handed.sources[0].id
     answer = [{"dimension": "preferences", "text": text, "source": source, "restates": None}
               for text in ("Likes it", "Wants to", "Loves black coffee")]
-    text = propose(opened(vault, config), handed.lease or "", answer, TODAY).to_text("notes_to_read")
+    text = propose(opened(vault, config), handed.lease or "", answer, TODAY).to_text(NAMING, next_with="notes_to_read")
     assert f'  "Likes it": {PRONOUN_ONLY}\n' in text and f'  "Wants to": {CUT_SHORT}\n' in text
     assert "Loves black coffee" not in text.split("Evidence dropped")[1].split("\n\n")[0]
 
@@ -194,7 +195,7 @@ def test_the_entries_named_stop_at_the_limit_and_the_rest_are_counted(tmp_path: 
                "restates": None} for n in range(MAX_LISTED + 5)]
     answer.append({"dimension": "preferences", "text": "Loves black coffee", "source": handed.sources[0].id,
                    "restates": None})
-    text = propose(opened(vault, config), handed.lease or "", answer, TODAY).to_text("notes_to_read")
+    text = propose(opened(vault, config), handed.lease or "", answer, TODAY).to_text(NAMING, next_with="notes_to_read")
     assert text.count(f": {PRONOUN_ONLY}\n") == MAX_LISTED and "  and 5 more\n" in text
 
 

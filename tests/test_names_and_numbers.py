@@ -24,6 +24,7 @@ from vault_helpers import run as refresh_run
 from hylo_memory.decay import Dimension
 from hylo_memory.decay.match import TextIndex, normalise
 from hylo_memory.decay.rules import Merge
+from hylo_memory.pipeline.cli.options import NAMING
 
 TODAY = dt.date(2026, 11, 30)
 THRESHOLD = 90.0
@@ -186,7 +187,7 @@ def test_a_refresh_summary_shows_each_merge_and_counts_it(tmp_path: Path) -> Non
     write_memory(tmp_path / MEMORY, Dimension.preferences, memory_text(
         active=[item_line("Vegetarian", ago(TODAY, 3), seen=3), item_line("Vegetarain", ago(TODAY, 2))]))
     summary = refresh_run(tmp_path, TODAY)
-    assert "  = merged: Vegetarian ← Vegetarain\n" in summary.to_text()
+    assert "  = merged: Vegetarian ← Vegetarain\n" in summary.to_text(NAMING)
     assert summary.counts.merged == 1
 
 

@@ -19,6 +19,7 @@ from vault_helpers import day, run, short, texts
 
 from hylo_memory.decay import Dimension
 from hylo_memory.extractors.offline.patterns import statements
+from hylo_memory.pipeline.cli.options import NAMING
 from hylo_memory.pipeline.notes import text as reader
 from hylo_memory.pipeline.notes.plain import plain_reading
 from hylo_memory.pipeline.notes.text import PARSE_BUDGET, markup_cost, note_text, parsed_text, read_note
@@ -79,14 +80,14 @@ def test_the_run_summary_names_the_notes_read_as_plain_text_in_json_and_text(tmp
     summary = run(tmp_path, TODAY, dry_run=True)
     assert summary.plain_text == ["_shorts/2026-11-20-paste.md"]
     assert json.loads(summary.to_json())["plain_text"] == ["_shorts/2026-11-20-paste.md"]
-    assert "Read as plain text" in summary.to_text() and "_shorts/2026-11-20-paste.md" in summary.to_text()
+    assert "Read as plain text" in summary.to_text(NAMING) and "_shorts/2026-11-20-paste.md" in summary.to_text(NAMING)
 
 
 def test_a_run_with_no_note_over_the_budget_names_none(tmp_path: Path) -> None:
     short(tmp_path, "2026-11-21", "I love [[Kyoto]] and **tea**.", slug="normal")
     summary = run(tmp_path, TODAY, dry_run=True)
     assert summary.plain_text == []
-    assert "Read as plain text" not in summary.to_text()
+    assert "Read as plain text" not in summary.to_text(NAMING)
 
 
 @pytest.mark.parametrize("markdown", [

@@ -15,6 +15,7 @@ from hylo_memory.decay import Dimension
 from hylo_memory.domain.sources import Source
 from hylo_memory.extractors.base import AuthorProfile, Candidate, Extraction, Progress
 from hylo_memory.extractors.offline.offline import OfflineExtractor
+from hylo_memory.pipeline.cli.options import NAMING
 
 TODAY = day("2026-11-30")
 
@@ -72,7 +73,7 @@ def test_per_run_cap_takes_the_newest_sources_first(tmp_path: Path) -> None:
 def test_summary_says_how_many_sources_wait_for_the_next_run(tmp_path: Path) -> None:
     five_notes(tmp_path)
     summary = run(tmp_path, TODAY, per_run_cap=2)
-    assert (summary.waiting, "Waiting for the next run: 3 sources" in summary.to_text()) == (3, True)
+    assert (summary.waiting, "Waiting for the next run: 3 sources" in summary.to_text(NAMING)) == (3, True)
 
 
 def test_next_run_takes_the_sources_that_waited(tmp_path: Path) -> None:

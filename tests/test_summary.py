@@ -12,6 +12,7 @@ from vault_helpers import MEMORY, day, identity, memory_file, run, short, unit, 
 from hylo_memory.decay import Dimension, Evidence
 from hylo_memory.extractors.base import Extraction
 from hylo_memory.extractors.offline.offline import OfflineExtractor
+from hylo_memory.pipeline.cli.options import NAMING
 
 TODAY = day("2026-11-30")
 SPEC_KEYS = {"mode", "window_days", "today", "sources", "changed_files", "counts", "deleted", "skipped", "status"}
@@ -85,25 +86,25 @@ def test_text_counts_added_refreshed_faded_and_deleted(text: str) -> None:
 
 def test_text_counts_expired_evidence_when_there_is_some(tmp_path: Path) -> None:
     short(tmp_path, "2026-11-10", "I feel exhausted.")  # a mood 20 days old: past 2 x 7 days
-    assert "added 0, refreshed 0, faded 0, deleted 0, expired 1\n" in run(tmp_path, TODAY).to_text()
+    assert "added 0, refreshed 0, faded 0, deleted 0, expired 1\n" in run(tmp_path, TODAY).to_text(NAMING)
 
 
 def test_text_names_each_expired_entry_with_its_dimension_its_date_and_the_date_kept_from(tmp_path: Path) -> None:
     short(tmp_path, "2026-11-10", "I feel exhausted.")  # a mood 20 days old: the state file keeps 14 days
     assert ('Expired, not applied (older than twice their file\'s decay window):\n'
-            '  state "Feeling exhausted" (2026-11-10; kept from 2026-11-16)\n') in run(tmp_path, TODAY).to_text()
+            '  state "Feeling exhausted" (2026-11-10; kept from 2026-11-16)\n') in run(tmp_path, TODAY).to_text(NAMING)
 
 
 def test_text_lists_the_first_twenty_expired_entries_then_how_many_more(tmp_path: Path) -> None:
     short(tmp_path, "2026-09-15", "A note 76 days old: past the goals file's 60 days.")
-    text = run(tmp_path, TODAY, extractor=Goals(22), max_evidence_per_source=22).to_text()
+    text = run(tmp_path, TODAY, extractor=Goals(22), max_evidence_per_source=22).to_text(NAMING)
     assert 'goals "Goal 20" (2026-09-15; kept from 2026-10-01)\n  and 2 more\n' in text
     assert '"Goal 21"' not in text
 
 
 def test_an_item_added_from_a_source_older_than_its_window_is_shown_once_as_added_into_fading(tmp_path: Path) -> None:
     short(tmp_path, "2026-11-20", "I feel anxious about the move.")  # 10 days old: past the state file's 7
-    text = run(tmp_path, TODAY).to_text()
+    text = run(tmp_path, TODAY).to_text(NAMING)
     assert "_state.md (new)\n  + Feeling anxious about the move (into Fading: its source is older than the file's " \
            "window)\nadded 1, refreshed 0, faded 0, deleted 0\n" in text
 
@@ -126,23 +127,23 @@ def test_text_ends_with_the_status(text: str) -> None:
 
 def test_text_of_a_run_that_changed_nothing_says_so(tmp_path: Path) -> None:
     summary = run(tmp_path, TODAY)
-    assert "Files changed: none" in summary.to_text() and "No memory file changed." in summary.to_text()
+    assert "Files changed: none" in summary.to_text(NAMING) and "No memory file changed." in summary.to_text(NAMING)
 
 
 def test_text_of_a_dry_run_says_nothing_was_written(tmp_path: Path) -> None:
-    assert "(dry run: nothing written)" in run(tmp_path, TODAY, dry_run=True).to_text()
+    assert "(dry run: nothing written)" in run(tmp_path, TODAY, dry_run=True).to_text(NAMING)
 
 
 def test_text_of_a_capped_run_says_how_many_sources_wait(tmp_path: Path) -> None:
     for n in range(3):
         short(tmp_path, "2026-11-29", "I love tea.", slug=f"tea-{n}")
-    assert "Waiting for the next run: 2 sources" in run(tmp_path, TODAY, per_run_cap=1).to_text()
+    assert "Waiting for the next run: 2 sources" in run(tmp_path, TODAY, per_run_cap=1).to_text(NAMING)
 
 
 def test_text_counts_sources_already_extracted(tmp_path: Path) -> None:
     short(tmp_path, "2026-11-29", "I love tea.")
     run(tmp_path, TODAY)
-    assert "Already extracted and unchanged: 1" in run(tmp_path, TODAY).to_text()
+    assert "Already extracted and unchanged: 1" in run(tmp_path, TODAY).to_text(NAMING)
 
 
 # The JSON object

@@ -56,7 +56,7 @@ def test_a_refresh_text_summary_names_superseded_items_and_conflicts(tmp_path: P
     pinned = tmp_path / "pinned"
     cold_brew(pinned, pinned=True)
     out = ok(refresh(pinned)).stdout
-    assert (f'Conflicts with pinned items (kept as they are: `hylo-memory forget` the one that no longer holds, or edit the file):\n  _preferences.md: pinned '
+    assert (f'Conflicts with pinned items (kept as they are: forget the one that no longer holds with `hylo-memory forget`, or edit the file):\n  _preferences.md: pinned '
             f'"{COLD_BREW}" vs "{REPLACED_BY}" (_shorts/{ago(1)}-coffee.md)\n') in out
 
 

@@ -96,10 +96,10 @@ def refresh_command(ctx: click.Context, vault: Path | None, config_file: Path | 
     if as_json:
         click.echo(with_scopes(summary.to_json(), scopes))
     else:
-        click.echo(summary.to_text(), nl=False)
+        click.echo(summary.to_text(NAMING), nl=False)
         if changes is not None:  # after the summary, so the header comes first
             click.echo("\n" + changes, nl=False)
-        click.echo(scopes_text(scopes), nl=False)
+        click.echo(scopes_text(scopes, NAMING), nl=False)
     code = 0
     for hint in summary.hints:
         fail(f"{PROG}: hint: {hint}")
@@ -157,7 +157,7 @@ def apply_command(ctx: click.Context, vault: Path | None, config_file: Path | No
         # The next batch on the same day as this one: a bare `pending` on a back-filled lease's would run today.
         again = "" if proposed.day in (None, clock.today(config.timezone)) else f" --today {proposed.day}"
         next_with = f"`{PROG} pending{again}`"
-        click.echo(proposed.to_json() if as_json else proposed.to_text(next_with=next_with), nl=as_json)
+        click.echo(proposed.to_json() if as_json else proposed.to_text(NAMING, next_with=next_with), nl=as_json)
         return 0
     day = today or clock.today(config.timezone)
     found = read_evidence(evidence)
@@ -168,7 +168,7 @@ def apply_command(ctx: click.Context, vault: Path | None, config_file: Path | No
     else:
         if dry_run:  # before the report, which reads as a real apply's
             click.echo(f"{PROG} apply --dry-run: what {evidence} would change; nothing was written")
-        click.echo(render_changes(applied.updates), nl=False)
+        click.echo(render_changes(applied.updates, NAMING), nl=False)
     for refused in applied.left_out:  # the rules did not reach it: said, so its items are not taken for current
         fail(f"{PROG}: left as it is, it cannot be read: {refused}")
     return 0
@@ -250,7 +250,7 @@ def status_command(ctx: click.Context, vault: Path | None, config_file: Path | N
     config = in_scope(ctx, config, scope)
     with open_memory(vault, config, NAMING) as memory:  # read only: its ledger's copy, no ledger made
         report = gather(memory, NAMING, today, costs=costs)
-    click.echo(report.model_dump_json() if as_json else report.to_text(), nl=as_json)
+    click.echo(report.model_dump_json() if as_json else report.to_text(NAMING), nl=as_json)
     return 0
 
 

@@ -72,7 +72,7 @@ class Reading:
                 raise InputError(f"{exc}: ask for a new batch with {NAMING.next_batch}") from None
 
         proposed = await blocking(keep)
-        return result(proposed.to_text(NAMING.next_batch), proposed.to_json())
+        return result(proposed.to_text(NAMING), proposed.to_json())
 
 
 # Each tool of the loop: its description and its title (both write: a lease handed out, an answer kept).

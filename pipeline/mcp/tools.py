@@ -192,10 +192,10 @@ class Tools:
         options = RunOptions(today=day, dry_run=dry_run, intro=intro, progress=progress)
         summary, changes = run(self.config, options)
         scopes = refresh_scopes(self.vault, self.config, lambda on: run(on, replace(options, intro=None)))
-        text = summary.to_text()
+        text = summary.to_text(NAMING)
         if changes is not None:  # after the summary, as the command line prints it
             text += "\n" + changes
-        text += scopes_text(scopes)
+        text += scopes_text(scopes, NAMING)
         progress.finished()
         lines = [line for line in [not_ok_line(summary)] if line is not None]
         lines += [line for line in (run.not_ok() for run in scopes) if line is not None]
@@ -211,7 +211,7 @@ class Tools:
                 return gather(memory, NAMING, self.memory.fixed_today)
 
         report = await blocking(gathered)
-        return result(report.to_text(), report.model_dump_json())
+        return result(report.to_text(NAMING), report.model_dump_json())
 
     async def why(self, text: ItemText, dimension: Narrowing = None, scope: ScopeName = None) -> CallToolResult:
         def explaining() -> Explanation:

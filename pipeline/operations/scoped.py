@@ -63,14 +63,14 @@ def scope_heading(run: ScopeRun) -> str:
     return f"Scope {run.name} ({run.memory_dir}/):"
 
 
-def scopes_text(runs: list[ScopeRun]) -> str:
+def scopes_text(runs: list[ScopeRun], naming: Naming) -> str:
     """Each scope's summary (and a dry run's diff) under a line naming it, after the person's."""
     parts = []
     for run in runs:
         if run.refreshed is None:
             parts.append(f"\n{scope_heading(run)}\nNot run: {run.problem}.\n")
             continue
-        text = run.refreshed.summary.to_text()
+        text = run.refreshed.summary.to_text(naming)
         if run.refreshed.diff:
             text += "\n" + run.refreshed.diff
         parts.append(f"\n{scope_heading(run)}\n{text}")

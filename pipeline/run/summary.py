@@ -17,6 +17,7 @@ from hylo_memory.domain.sources import Source, SourceKind
 from hylo_memory.domain.usage import Usage
 from hylo_memory.extractors.base import Dropped, DroppedEntry
 from hylo_memory.extractors.llm.costs import Cost, total
+from hylo_memory.pipeline.naming import Naming, Step
 from hylo_memory.pipeline.notes.whose import Reason
 from hylo_memory.pipeline.run.collect import Future
 from hylo_memory.pipeline.run.window import Mode
@@ -240,8 +241,10 @@ class RunSummary(BaseModel):
     def to_json(self) -> str:
         return self.model_dump_json(exclude={"files"})
 
-    def to_text(self) -> str:
-        return render("summary.txt.j2", summary=self, now=dt.datetime.now(dt.UTC), **changes_context(self.files))
+    def to_text(self, naming: Naming) -> str:
+        """The summary as the person reads it; the steps it advises in the words of the door's `naming`."""
+        return render("summary.txt.j2", summary=self, now=dt.datetime.now(dt.UTC),
+                      **changes_context(self.files, naming))
 
 
 def file_reports(updates: list[FileUpdate]) -> list[FileReport]:
@@ -271,10 +274,12 @@ def trust_lists(reports: list[FileReport]) -> dict[str, list[object]]:
     }
 
 
-def changes_context(reports: list[FileReport]) -> dict[str, object]:
-    return {"updates": reports, "totals": total_counts(reports)}
+def changes_context(reports: list[FileReport], naming: Naming) -> dict[str, object]:
+    """The changes' lists, and the door's words for the steps they advise."""
+    return {"updates": reports, "totals": total_counts(reports), "say": naming.say, "command": naming.command,
+            "Step": Step}
 
 
-def render_changes(updates: list[FileUpdate]) -> str:
-    """The per-file change report that `apply` and `remember` print."""
-    return render("changes.txt.j2", **changes_context(file_reports(updates)))
+def render_changes(updates: list[FileUpdate], naming: Naming) -> str:
+    """The per-file change report that `apply` and a review print."""
+    return render("changes.txt.j2", **changes_context(file_reports(updates), naming))

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 from hylo_memory.decay import Dimension
 from hylo_memory.extractors.llm.agent import Handout
 from hylo_memory.extractors.llm.review import ANSWER_SHAPE, ReviewHandout
+from hylo_memory.pipeline.naming import Naming
 from hylo_memory.pipeline.run.summary import RunSummary
 from hylo_memory.pipeline.state.leases import Lease
 
@@ -173,12 +174,14 @@ class Proposed(BaseModel):
         """The lease's day, which the run was on."""
         return self.summary.today
 
-    def to_text(self, next_with: str) -> str:
-        """`next_with`: how the door it goes out through is asked for the next batch."""
+    def to_text(self, naming: Naming, next_with: str | None = None) -> str:
+        """In the words of the door it goes out through (`naming`); `next_with`: how that door is asked for the next
+        batch, when not as `naming` says it."""
+        next_with = next_with or naming.next_batch
         more = (f"{self.remaining} source(s) remain: ask for the next batch with {next_with}."
                 if self.remaining else f"No note remains to read: ask {next_with} once more, until it says there "
                 "is nothing to read (a review of the memory's alike items may come first).")
-        return f"{self.summary.to_text()}\n{more}\n"
+        return f"{self.summary.to_text(naming)}\n{more}\n"
 
     def to_json(self) -> str:
         return json.dumps({"remaining": self.remaining, "summary": json.loads(self.summary.to_json())})

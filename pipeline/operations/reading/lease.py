@@ -73,7 +73,7 @@ def notes_to_read(memory: Opened, client: str, today: dt.date, max_chars: int | 
     passed = {p.path: p for p in handed.passed_over + after.passed_over}  # each note once, with its first reason
     decayed = summary.counts.faded + summary.counts.deleted
     return after.model_copy(update={"passed_over": list(passed.values())[:MAX_PASSED_OVER],
-                                    "decay": summary.to_text() if decayed else None})
+                                    "decay": summary.to_text(memory.naming) if decayed else None})
 
 
 class _Desk(NamedTuple):

@@ -26,6 +26,7 @@ from hylo_memory.extractors.llm.costs import Prices, cost_of, total
 from hylo_memory.extractors.llm.llm_errors import InvalidReply
 from hylo_memory.extractors.llm.review import Judgement, Refusal, ReviewHandout, ReviewItem, read_review, review_handout
 from hylo_memory.pipeline.config import Config
+from hylo_memory.pipeline.naming import Naming
 from hylo_memory.pipeline.operations.reading.handed import Handed
 from hylo_memory.pipeline.operations.serving.meaning import close_items
 from hylo_memory.pipeline.run.summary import (
@@ -133,9 +134,11 @@ class Reviewed(BaseModel):
         return (f"{self.reader} judged {self.judged} pair(s) of items alike: merged {c.merged}, superseded "
                 f"{c.superseded}{refused}")
 
-    def to_text(self, next_with: str) -> str:
-        """`next_with`: how the door it goes out through is asked for the next batch."""
-        lines = [f"Review: {self.line()}", render_changes(self.updates).rstrip("\n")]
+    def to_text(self, naming: Naming, next_with: str | None = None) -> str:
+        """In the words of the door it goes out through (`naming`); `next_with`: how that door is asked for the next
+        batch, when not as `naming` says it."""
+        next_with = next_with or naming.next_batch
+        lines = [f"Review: {self.line()}", render_changes(self.updates, naming).rstrip("\n")]
         lines += [f"Refused: {r.verdict} {r.entry}: {r.reason}" for r in self.refused]
         lines.append(f"{self.remaining} pair(s) of items remain to review: ask for the next batch with {next_with}."
                      if self.remaining else "Nothing remains: the memory is up to date.")

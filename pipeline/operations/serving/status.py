@@ -121,8 +121,10 @@ class Status(BaseModel):
     hints: list[str] = []  # no note in the next run's window, but older ones: the newest's date, how to read it
     soft_cap: list[OverCap] = []  # files past the soft cap (docs/spec.md §2.2): said, nothing deleted
 
-    def to_text(self) -> str:
-        return render("status.txt.j2", status=self, now=dt.datetime.now(dt.UTC))
+    def to_text(self, naming: Naming) -> str:
+        """The status as the person reads it; the steps it advises in the words of the door's `naming`."""
+        return render("status.txt.j2", status=self, now=dt.datetime.now(dt.UTC), say=naming.say,
+                      command=naming.command, Step=Step)
 
 
 def gather(memory: Opened, naming: Naming, today: dt.date | None = None, now: dt.datetime | None = None,
