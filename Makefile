@@ -46,8 +46,10 @@ demo-hylo: $(STAMP)
 
 # The fast tier for the edit–test loop: all but the tests marked slow, in parallel, none allowed to hang.
 # Compiled modules are cached whatever the environment says: rewriting the tests' asserts is most of collecting them.
+# One worker more than the cores: a test waiting on a fake server's reply would otherwise leave its core idle.
+WORKERS = $(shell $(PYTHON) -c 'import os; print((os.cpu_count() or 1) + 1)')
 test: $(STAMP)
-	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -m "not slow" -n auto --timeout 60 --hypothesis-profile=fast
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -m "not slow" -n $(WORKERS) --timeout 60 --hypothesis-profile=fast
 
 # Every test (CI): the slow tier too (real processes, crash safety, packaging, the demo).
 test-all: $(STAMP)

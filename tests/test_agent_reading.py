@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 from freezegun import freeze_time
@@ -59,24 +59,35 @@ def read_all(vault: Path, config: Config, client: str = "tester") -> tuple[list[
     return batches, given
 
 
-def test_the_loop_reads_every_source_of_the_window_and_nothing_waits(vault: Path) -> None:
-    config = config_for(vault, assistant_batch_chars=1000)  # several batches
-    batches, _ = read_all(vault, config)
-    assert len(batches) >= 3
-    assert gather(opened(vault, config), NAMING, TODAY).waiting.total == 0
+class Loop(NamedTuple):
+    vault: Path
+    config: Config
+    batches: list[Handed]
+    given: list[Evidence]
 
 
-def test_the_loop_keeps_the_memory_apply_keeps_from_the_same_evidence(vault: Path, tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def whole_loop(tmp_path_factory: pytest.TempPathFactory) -> Loop:
+    """The example vault read to the end in small batches (several), once for the tests that only look at it."""
+    vault = copy_example_vault(tmp_path_factory.mktemp("loop") / "vault")
     config = config_for(vault, assistant_batch_chars=1000)
-    _, given = read_all(vault, config)
+    return Loop(vault, config, *read_all(vault, config))
+
+
+def test_the_loop_reads_every_source_of_the_window_and_nothing_waits(whole_loop: Loop) -> None:
+    assert len(whole_loop.batches) >= 3
+    assert gather(opened(whole_loop.vault, whole_loop.config), NAMING, TODAY).waiting.total == 0
+
+
+def test_the_loop_keeps_the_memory_apply_keeps_from_the_same_evidence(whole_loop: Loop, tmp_path: Path) -> None:
     other = copy_example_vault(tmp_path / "applied")
-    apply_evidence(opened(other, config_for(other)), given, TODAY)
-    lines = {name: set((text or "").splitlines()) for name, text in memory_texts(vault / "_memory").items()}
+    apply_evidence(opened(other, config_for(other)), whole_loop.given, TODAY)
+    lines = {name: set((text or "").splitlines()) for name, text in memory_texts(whole_loop.vault / "_memory").items()}
     assert lines == {name: set((text or "").splitlines()) for name, text in memory_texts(other / "_memory").items()}
 
 
-def test_no_source_is_in_two_batches_and_each_batch_has_its_own_ids(vault: Path) -> None:
-    batches, _ = read_all(vault, config_for(vault, assistant_batch_chars=1000))
+def test_no_source_is_in_two_batches_and_each_batch_has_its_own_ids(whole_loop: Loop) -> None:
+    batches = whole_loop.batches
     paths = [path for b in batches for path in {s.path for s in b.sources}]  # a long note's pieces: one source
     ids = [s.id for b in batches for s in b.sources]
     assert len(paths) == len(set(paths)) and len(ids) == len(set(ids))

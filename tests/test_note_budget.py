@@ -134,6 +134,7 @@ def test_the_plain_reading_of_400_kb_of_hostile_markup_costs_linear_time(hostile
     assert time.perf_counter() - started < 5
 
 
+@pytest.mark.slow  # each spends a note's whole parse budget, about a second by design
 @pytest.mark.parametrize("piece", ["[[a [b] ", "a@b.co ", "http://a.co/x ", "*a ", "&amp; ", "> - > - x\n"])
 def test_a_note_just_under_the_budget_parses_in_bounded_time(piece: str) -> None:
     note = piece * (PARSE_BUDGET // markup_cost(piece))
