@@ -11,6 +11,7 @@ import datetime as dt
 import io
 import itertools
 import json
+import re
 import sqlite3
 import subprocess
 import sys
@@ -253,3 +254,13 @@ def test_a_write_embeds_the_memorys_items_for_the_next_reader(english: Path) -> 
     assert result.exit_code == 0, result.stderr
     assert len(cache_rows(english)) == len(SET["en"]["items"]) + 1  # every item, the new one too
     assert quick("recall", "languages", "--vault", english, "--today", TODAY) is not None  # no full recall needed
+
+
+def test_the_recall_tools_example_holds(tmp_path: Path) -> None:
+    """The MCP tool's description promises it (pipeline/mcp/wording.py): the assistant reads it as the contract."""
+    from hylo_memory.pipeline.mcp.wording import RECALL
+
+    query, item = re.search(r'`"([^"`]+)"` finds "([^"]+)"', RECALL.replace("\\\n", "").replace("\n", " ")).groups()
+    vault = vault_of(tmp_path, " ".join(item.split()), "Lives in Lisbon", "Sister Ana lives in Porto",
+                     "Training for a half marathon", "Loves jazz")
+    assert top(vault, query, 1) == [" ".join(item.split())]

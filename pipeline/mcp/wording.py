@@ -34,8 +34,10 @@ topics, or for what you infer rather than what they said.
 The dimension is chosen from the text unless given. Pin (`pin: true`) only a standing preference \
 or fact ("always answer in English", "I'm vegetarian"); current work and moods ("this week I'm \
 swamped") should not be pinned, so they fade. Leave `pin` out to let the memory decide. A fact \
-that replaces a kept one ("I moved to Porto") supersedes it. Returns one line saying what was kept \
-and where."""
+that replaces a kept one ("I moved to Porto") supersedes it when a model judges it (the one \
+configured); the offline patterns supersede only the opposite liking of the same thing ("I don't \
+like cold brew anymore"), and a review pairs the rest. Returns one line saying what was kept and \
+where."""
 
 RECALL = """\
 Find the kept items that best answer a question about the person, best first (Active and Fading; \
@@ -43,7 +45,7 @@ Fading ones are marked as less current).
 
 Call it when you need a detail the memory may hold, e.g. `query: "sister"`, `"vegetarian"`, \
 `"half marathon"`. It matches words (any form: "running" finds "run") and meanings, in English \
-and Chinese, with the embedding model installed with the memory: `"what do they eat"` finds "Is \
+and Chinese, with the embedding model installed with the memory: `"素食"` finds "Is \
 vegetarian". Where that model cannot run or is turned off, words alone, and the answer says so. \
 Items are kept in the language their notes were written in: when the person writes in two, put \
 the key words of both in the query (`"sister 妹妹"`): it finds the items of either. With no \
