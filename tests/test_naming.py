@@ -70,3 +70,12 @@ def test_a_step_s_options_are_the_command_s_flags_and_the_tool_s_arguments() -> 
 
 def test_the_command_line_s_answer_to_a_batch_names_its_lease_and_its_file() -> None:
     assert COMMAND_LINE.answer == f"`{PROG} apply --lease LEASE --evidence FILE`"  # `apply --lease` alone is refused
+
+
+def test_recall_on_a_memory_with_no_item_yet_says_to_read_the_notes_first_in_each_door_s_words() -> None:
+    nothing = RecallResult(query="Kyoto", limit=10, ranking="bm25", items=[], empty=True)
+    assert nothing.to_text(COMMAND_LINE) == ("No item matches 'Kyoto': the memory holds no item yet. Read your notes "
+                                             f"first with `{PROG} refresh`, or keep a fact with `{PROG} remember`.\n")
+    assert nothing.to_text(SERVER) == ("No item matches 'Kyoto': the memory holds no item yet. Read your notes first "
+                                       "with the `refresh` tool, or keep a fact with the `remember` tool.\n")
+    assert "empty" not in nothing.to_json()  # the JSON says it by its empty items

@@ -58,6 +58,7 @@ def test_the_recall_tool_says_what_it_matches_words_and_meanings(server: McpServ
 
 @pytest.mark.slow  # a real server process (the module's)
 def test_a_recall_tool_call_with_no_match_says_what_to_try(server: McpServer) -> None:
+    ok(server.call("remember", {"text": "I really love sourdough baking"}))  # a memory with an item, whatever ran before
     text = ok(server.call("recall", {"query": "kubernetes"}))
     assert text.startswith("No item matches 'kubernetes'. Recall matches words, not meanings: try other words")
 

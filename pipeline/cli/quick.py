@@ -277,4 +277,4 @@ def _recall(files: dict[Dimension, KeptFile | None], query: str, limit: int, day
     hits = rank(entries, BM25(texts, analysed), query, limit, day, cosines, bundled.FLOOR, bundled.ANSWER_FLOOR)
     rows = [Row(n, entries[h.at].dimension, texts[h.at], entries[h.at].fading, entries[h.at].item.pinned,
                 entries[h.at].item.seen, entries[h.at].item.last) for n, h in enumerate(hits, start=1)]
-    return recall_text(rows, query, cosines is not None, None, [], NAMING, waiting)
+    return recall_text(rows, query, cosines is not None, None, [], NAMING, waiting, empty=not entries)

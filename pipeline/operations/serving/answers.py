@@ -53,15 +53,19 @@ def check_query(query: str) -> str:
 
 
 def recall_text(items: Sequence[Ranked], query: str, embeddings: bool, fallback: str | None,
-                refused: Sequence[str], naming: Naming, waiting: int = 0) -> str:
+                refused: Sequence[str], naming: Naming, waiting: int = 0, empty: bool = False) -> str:
     """One line an item, best first; a line saying the ranking fell back, when it did, and one saying how many items
-    wait to be embedded, when some do; the steps it advises in the words of the door's `naming`."""
+    wait to be embedded, when some do; the steps it advises in the words of the door's `naming`. `empty`: the memory
+    holds no item yet (none kept, none unreadable): what to do first, not how to ask."""
     lines = []
     for found in items:
         marks = [found.dimension.value, *(["Fading"] if found.fading else []), f"seen {found.seen}",
                  *([f"last {found.last}"] if found.last else []), *(["pinned"] if found.pinned else [])]
         lines.append(f"{found.rank}. {found.text}  ({', '.join(marks)})")
-    if not items and waiting and not embeddings:  # the model is there: the items wait for it (the next line)
+    if not items and empty:
+        lines.append(f"No item matches {query!r}: the memory holds no item yet. Read your notes first with "
+                     f"{naming.say(Step.REFRESH)}, or keep a fact with {naming.say(Step.REMEMBER)}.")
+    elif not items and waiting and not embeddings:  # the model is there: the items wait for it (the next line)
         lines.append(f"No item matches {query!r} by its words.")
     elif not items:
         lines.append(f"No item matches {query!r}. {what_to_try(embeddings, naming)}")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from hylo_memory.decay import Dimension, MemoryFile
 from hylo_memory.decay.files.store import MemoryStore
@@ -59,12 +59,13 @@ class RecallResult(BaseModel):
     waiting: int = 0  # items not embedded yet, ranked by their words alone (the index embeds them)
     items: list[Found]
     refused: list[str] = []  # memory files that could not be read, one line each: their items are not searched
+    empty: bool = Field(default=False, exclude=True)  # no item kept yet, none unreadable: said, not in the JSON
 
     def to_text(self, naming: Naming) -> str:
         """One line an item, best first; a line saying the ranking fell back, when it did; what to try next in the
         words of the door's `naming` (the result's JSON names no step)."""
         return recall_text(self.items, self.query, self.ranking != "bm25", self.fallback, self.refused, naming,
-                           self.waiting)
+                           self.waiting, self.empty)
 
     def to_json(self) -> str:
         return self.model_dump_json()
@@ -98,7 +99,7 @@ def recall(memory: Opened, query: str, limit: int = 10, today: dt.date | None = 
              for n, h in enumerate(hits, start=1)]
     return RecallResult(query=query, limit=limit, ranking="bm25" if by_text is None else "bm25+embeddings",
                         model=meaning.model, fallback=meaning.fallback, waiting=meaning.waiting, items=items,
-                        refused=[str(e) for e in refused])
+                        refused=[str(e) for e in refused], empty=not entries and not refused)
 
 
 class Read(NamedTuple):
