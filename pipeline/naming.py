@@ -4,6 +4,8 @@ through; the command line and the MCP server each make their own (cli/options.py
 
 from __future__ import annotations
 
+import json
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum, auto
@@ -39,14 +41,17 @@ class Naming:
     commands: Mapping[Step, str]
     tools: Mapping[Step, str] = field(default_factory=dict)
 
-    def say(self, step: Step, *args: str, **options: str) -> str:
-        """The step as this door's reader takes it, with its arguments and options: "`hylo-memory forget 'Is vegan'
-        --dimension preferences`", or "the `forget` tool with 'Is vegan' (dimension: preferences)" where the door
-        has a tool for it."""
+    def say(self, step: Step, *placeholders: str, **values: str) -> str:
+        """The step as this door's reader takes it, its `values` quoted as that door reads them: "`hylo-memory forget
+        'Is vegan' --dimension preferences`" (`text` is the command's argument, the rest its flags), or "the `forget`
+        tool with {"text": "Is vegan", "dimension": "preferences"}" where the door has a tool for it. `placeholders`
+        ("TEXT") are said as they are."""
         if step in self.tools:
-            given = " ".join(args) + "".join(f" ({name}: {value})" for name, value in options.items())
-            return f"the `{self.tools[step]}` tool" + (f" with {given.strip()}" if given else "")
-        return self.command(step, *args, *(f"--{name} {value}" for name, value in options.items()))
+            given = [*placeholders, *([json.dumps(values, ensure_ascii=False)] if values else [])]
+            return f"the `{self.tools[step]}` tool" + (f" with {' '.join(given)}" if given else "")
+        text = [shlex.quote(values.pop("text"))] if "text" in values else []
+        flags = [f"--{name} {shlex.quote(value)}" for name, value in values.items()]
+        return self.command(step, *placeholders, *text, *flags)
 
     def command(self, step: Step, *args: str) -> str:
         """The step as the command line takes it, whatever the door: for a flag no tool takes (`--retry-stuck`)."""

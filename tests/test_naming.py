@@ -62,10 +62,19 @@ def test_a_step_the_server_has_no_tool_for_is_said_as_the_command_line_s_command
 
 
 def test_a_step_s_options_are_the_command_s_flags_and_the_tool_s_arguments() -> None:
-    assert COMMAND_LINE.say(Step.FORGET, "'Is vegan'", dimension="preferences") == \
-        f"`{PROG} forget 'Is vegan' --dimension preferences`"
-    assert SERVER.say(Step.FORGET, "'Is vegan'", dimension="preferences") == \
-        "the `forget` tool with 'Is vegan' (dimension: preferences)"
+    text = "Doesn't like cold brew"  # quoted as each door reads it: a shell's word, a JSON string
+    assert COMMAND_LINE.say(Step.FORGET, text=text, dimension="preferences") == \
+        f"`{PROG} forget 'Doesn'\"'\"'t like cold brew' --dimension preferences`"
+    assert SERVER.say(Step.FORGET, text=text, dimension="preferences") == \
+        'the `forget` tool with {"text": "Doesn\'t like cold brew", "dimension": "preferences"}'
+
+
+def test_the_values_said_for_a_tool_are_its_own_arguments() -> None:
+    import inspect
+
+    from hylo_memory.pipeline.mcp.tools import Tools
+
+    assert {"text", "dimension"} <= set(inspect.signature(Tools.forget).parameters)
 
 
 def test_the_command_line_s_answer_to_a_batch_names_its_lease_and_its_file() -> None:

@@ -141,7 +141,7 @@ def reject(memory: Opened, text: str, naming: Naming, dimension: Dimension | Non
         candidate = commit_planned(store, ledger, plan)
     after_write(store, config)
     return Decided(command="reject", text=candidate.text, dimension=candidate.dimension,
-                   sightings=len(candidate.sources), unforget_with=naming.say(Step.UNFORGET, f'"{candidate.text}"'))
+                   sightings=len(candidate.sources), unforget_with=naming.say(Step.UNFORGET, text=candidate.text))
 
 
 def the_candidate(command: str, waiting: list[Candidate], text: str, threshold: float,

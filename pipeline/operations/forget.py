@@ -79,7 +79,7 @@ def forget(memory: Opened, text: str, naming: Naming, dimension: Dimension | Non
     after_write(store, config)
     return ForgetReport(command="forget", file=found.dimension.filename, dimension=found.dimension,
                         text=found.item.text, section=found.section,
-                        unforget_with=naming.say(Step.UNFORGET, f'"{found.item.text}"'))
+                        unforget_with=naming.say(Step.UNFORGET, text=found.item.text))
 
 
 def unforget(memory: Opened, text: str, dimension: Dimension | None = None) -> ForgetReport:

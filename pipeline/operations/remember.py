@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import shlex
 
 from hylo_memory.decay import Dimension, Evidence, FileUpdate, apply_rules, render
 from hylo_memory.decay.forgetting import screen
@@ -86,9 +85,8 @@ def remember(memory: Opened, decision: Decision, naming: Naming, today: dt.date,
                                          today, threshold, decay=False, forgotten=stones)
             in_their_words = [evidence.model_copy(update={"text": stated})] if stated else []
             if changes.forgotten or screen(in_their_words, stones, threshold)[1]:
-                quoted = f'"{decision.text}"'
-                raise InputError(f"remember: {quoted} is a fact you asked to forget; "
-                                 f"{naming.say(Step.UNFORGET, quoted)} lets it be kept again")
+                raise InputError(f'remember: "{decision.text}" is a fact you asked to forget; '
+                                 f"{naming.say(Step.UNFORGET, text=decision.text)} lets it be kept again")
             update = FileUpdate(dimension=decision.dimension, before=before, after=after, changes=changes)
             if not update.write:
                 return None, update
@@ -105,7 +103,7 @@ def remember(memory: Opened, decision: Decision, naming: Naming, today: dt.date,
     note += "".join(f'; merged as the same fact: "{m.kept}" ← "{m.dropped}"' for m in changes.merged + changes.joined)
     note += "".join(f'; it replaces "{s.text}" (now fading)' for s in changes.superseded)
     note += "".join(f'; it contradicts pinned "{c.pinned}", kept as it is: '
-                    f'{naming.say(Step.FORGET, shlex.quote(c.pinned), dimension=decision.dimension.value)} '
+                    f'forget it with {naming.say(Step.FORGET, text=c.pinned, dimension=decision.dimension.value)} '
                     f'if it no longer holds'
                     for c in changes.conflicts)
     return update, f'{verb} "{kept.text}" in {store.path(decision.dimension).name} (seen {kept.seen}, {pin}){note}'
