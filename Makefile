@@ -47,7 +47,8 @@ demo-hylo: $(STAMP)
 # The fast tier for the edit–test loop: all but the tests marked slow, in parallel, none allowed to hang.
 # Compiled modules are cached whatever the environment says: rewriting the tests' asserts is most of collecting them.
 # One worker more than the cores: a test waiting on a fake server's reply would otherwise leave its core idle.
-WORKERS = $(shell $(PYTHON) -c 'import os; print((os.cpu_count() or 1) + 1)')
+# The cores this process may run on (a container's cpuset, not the host's), with the virtualenv's Python.
+WORKERS = $(shell $(BIN)/python -c 'import os; print(len(os.sched_getaffinity(0)) + 1 if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1) + 1)')
 test: $(STAMP)
 	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -m "not slow" -n $(WORKERS) --timeout 60 --hypothesis-profile=fast
 

@@ -8,18 +8,18 @@ from __future__ import annotations
 
 import functools
 import ssl
+import sys
 
 import openai
 
 
 @functools.cache
 def _tls() -> ssl.SSLContext:
-    """What the SDK's own client would build (SSL_CERT_FILE and all), with the HTTP library it uses."""
-    try:
-        import httpx2 as http
-    except ImportError:  # the SDK before httpx2
-        import httpx as http  # type: ignore[no-redef,import-not-found,unused-ignore]
-    return http.create_ssl_context()
+    """What the SDK's own client would build, by the HTTP library its client is made of (httpx2, or httpx before
+    it): SSL_CERT_FILE and SSL_CERT_DIR as they are when the first client is made, for the process's life."""
+    library = sys.modules[openai.DefaultHttpxClient.__mro__[1].__module__.partition(".")[0]]
+    context: ssl.SSLContext = library.create_ssl_context()
+    return context
 
 
 def sync_client(*, api_key: str, base_url: str | None, timeout: float, max_retries: int) -> openai.OpenAI:

@@ -33,15 +33,18 @@ RAM_DISK, RAM_DISK_ROOM = "/dev/shm", 2 << 30
 
 
 def _ram_disk() -> str | None:
+    """The RAM disk, when it has the room and runs programs (a test puts a `crontab` of its own there): Docker's
+    `/dev/shm` is mounted noexec."""
     try:
         room = os.statvfs(RAM_DISK)
     except OSError:
         return None
-    writable = os.access(RAM_DISK, os.W_OK | os.X_OK)
-    return RAM_DISK if writable and room.f_bavail * room.f_frsize >= RAM_DISK_ROOM else None
+    usable = os.access(RAM_DISK, os.W_OK | os.X_OK) and not room.f_flag & os.ST_NOEXEC
+    return RAM_DISK if usable and room.f_bavail * room.f_frsize >= RAM_DISK_ROOM else None
 
 
-if "PYTEST_DEBUG_TEMPROOT" not in os.environ and (_disk := _ram_disk()):
+# A developer's own TMPDIR (or PYTEST_DEBUG_TEMPROOT) wins.
+if not {"PYTEST_DEBUG_TEMPROOT", "TMPDIR"} & set(os.environ) and (_disk := _ram_disk()):
     os.environ["PYTEST_DEBUG_TEMPROOT"] = _disk
 
 # Registered once here, so no test module imports a fixture by name.
