@@ -21,10 +21,10 @@ from hylo_memory.pipeline.operations.serving import status  # and the readers' (
 settings.register_profile("ci", derandomize=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
-# The fast tier (`make test`, `--hypothesis-profile=fast`) explores about a third of each property's examples
+# The fast tier (`make test`, `--hypothesis-profile=fast`) explores about a quarter of each property's examples
 # (tests/tiers.py); the full tier all of them.
 settings.register_profile("fast", parent=settings.get_profile("ci" if os.environ.get("CI") else "default"),
-                          max_examples=35)
+                          max_examples=25)
 
 # The tests' temporary folders in memory where a RAM disk has room for them: the fast tier writes and removes
 # some 50,000 files and syncs thousands, which a RAM disk makes free (set PYTEST_DEBUG_TEMPROOT to choose another).
@@ -74,6 +74,15 @@ def memories_closed() -> Iterator[None]:
     helpers = sys.modules.get("vault_helpers")  # none opened when no test module loaded it
     if helpers is not None:
         helpers.close_opened()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that runs the bundled embedding model (it asks for `bundled_model`) is slow: the 4-bit model's inference
+    is most of its time. The fast tier ranks by words and by a fake embedding server's vectors."""
+    for item in items:
+        if "bundled_model" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""How many examples a property test explores: its own count in the full tier (`make test-all`), about a third of
+"""How many examples a property test explores: its own count in the full tier (`make test-all`), about a quarter of
 it in the fast tier (`make test` loads conftest's `fast` Hypothesis profile), so the edit–test loop stays quick and
 CI explores every example."""
 
