@@ -77,8 +77,17 @@ def test_the_values_said_for_a_tool_are_its_own_arguments() -> None:
     assert {"text", "dimension"} <= set(inspect.signature(Tools.forget).parameters)
 
 
-def test_the_command_line_s_answer_to_a_batch_names_its_lease_and_its_file() -> None:
-    assert COMMAND_LINE.answer == f"`{PROG} apply --lease LEASE --evidence FILE`"  # `apply --lease` alone is refused
+def test_the_command_line_s_answer_to_a_batch_names_its_lease_and_every_option_apply_requires() -> None:
+    import click
+
+    from hylo_memory.pipeline.cli.group import cli
+
+    words = COMMAND_LINE.answer.strip("`").split()
+    assert words[:2] == [PROG, "apply"] and "--lease" in words
+    apply = cli.get_command(click.Context(cli), "apply")
+    assert apply is not None
+    required = {p.opts[0] for p in apply.params if isinstance(p, click.Option) and p.required}
+    assert required and required <= set(words)  # `apply --lease` alone is refused: the words name the rest
 
 
 def test_recall_on_a_memory_with_no_item_yet_says_to_read_the_notes_first_in_each_door_s_words() -> None:

@@ -46,7 +46,7 @@ def _folder_hints(vault: Path, config: Config, naming: Naming) -> list[str]:
     folders = config.shorts_paths + config.knowledge_paths + config.extra_scan_paths
     if any(is_whole_vault(f) or (vault / f).exists() for f in folders):
         return []
-    run = f"run `{naming.commands[Step.INIT]} --vault {shlex.quote(str(vault))}` to choose which folders to read"
+    run = f"run {naming.command(Step.INIT, '--vault', shlex.quote(str(vault)))} to choose which folders to read"
     if not folders:
         return [f"no folders are configured to be read: {run}"]
     names = [f"{f.strip().rstrip('/')}/" for f in folders]
@@ -70,9 +70,9 @@ def old_vault_hint(vault: Path, config: Config, ledger: Ledger, window: Window, 
     if newest is None or newest >= window.start or ledger.covered(newest):
         return None  # a note in the window; or a person who stopped writing for a while, whose notes were read
     where = config.vault if is_remote(config.vault) else str(vault)
-    command = f"{naming.commands[step]} --vault {shlex.quote(str(where))} --today {newest}"
+    flags = ["--vault", shlex.quote(str(where)), "--today", str(newest)]
     if not (window.mode == "first" if first is None else first):
         since = newest - dt.timedelta(days=config.first_run_days - 1)
-        command += f" --reextract --since {since}" if step is Step.REFRESH else f" --since {since}"
+        flags += [*(["--reextract"] if step is Step.REFRESH else []), "--since", str(since)]
     return (f"no note is dated in the window ({window.start} to {window.today}); the newest is dated {newest}: "
-            f"`{command}` reads the {config.first_run_days} days up to it")
+            f"{naming.command(step, *flags)} reads the {config.first_run_days} days up to it")
